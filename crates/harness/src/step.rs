@@ -1,0 +1,148 @@
+//! `wobble step`: runs warmup + steps steps of one scene from rest, times the last `steps`
+//! (each step timed whole) and prints one JSON object.
+
+use crate::setup::{build_body, build_solver, Error};
+use crate::stats::quantile;
+use clap::Args;
+use serde::Serialize;
+use solver_core::{figures, step, StepParams};
+use sparse::SolverOptions;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `wobble step`.
+#[derive(Args, Debug, Clone)]
+pub struct StepArgs {
+    /// Scene: cloth, rope, flag, jelly, cube or mesh.
+    #[arg(long, default_value = "cloth")]
+    pub scene: String,
+    /// Size parameter (grid side; subdivision level for jelly; cells per side for cube).
+    #[arg(long, default_value_t = 32)]
+    pub n: usize,
+    /// Solver name.
+    #[arg(long, default_value = "gs")]
+    pub solver: String,
+    /// Solver iterations per substep.
+    #[arg(long, default_value_t = 8)]
+    pub iterations: usize,
+    /// Substeps per step.
+    #[arg(long, default_value_t = 1)]
+    pub substeps: usize,
+    /// Time step in seconds.
+    #[arg(long, default_value_t = 1.0 / 60.0)]
+    pub dt: f32,
+    /// Untimed steps before the timed ones.
+    #[arg(long, default_value_t = 20)]
+    pub warmup: usize,
+    /// Timed steps.
+    #[arg(long, default_value_t = 100)]
+    pub steps: usize,
+    /// Rayon threads for parallel solvers.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Relaxation factor for the Jacobi family.
+    #[arg(long, default_value_t = 1.0)]
+    pub omega: f32,
+    /// Inner sweeps per Newton iteration.
+    #[arg(long, default_value_t = 4)]
+    pub inner: usize,
+    /// Particle ordering: natural, shuffled, rcm or morton.
+    #[arg(long, default_value = "natural")]
+    pub ordering: String,
+    /// Mesh file for the mesh scene.
+    #[arg(long)]
+    pub mesh: Option<PathBuf>,
+    /// Print compact JSON on one line (the default is pretty-printed).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `wobble step` prints.
+#[derive(Serialize, Debug, Clone)]
+pub struct StepReport {
+    pub scene: String,
+    pub n: usize,
+    pub vertices: usize,
+    pub constraints: usize,
+    pub solver: String,
+    pub iterations: usize,
+    pub substeps: usize,
+    pub dt: f32,
+    pub threads: usize,
+    pub warmup: usize,
+    pub steps: usize,
+    pub ms_per_step_median: f64,
+    pub ms_per_step_p10: f64,
+    pub ms_per_step_p90: f64,
+    pub ns_per_projection: f64,
+    pub stretch_mean: f32,
+    pub stretch_max: f32,
+    pub stretch_mean_avg: f64,
+    pub energy: f64,
+    pub volume_ratio: Option<f64>,
+    pub finite: bool,
+    pub state_hash: String,
+    pub colors: Option<usize>,
+    pub ordering: String,
+}
+
+/// Runs the scene and returns the report (also used by the sweeps).
+pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
+    if args.steps == 0 {
+        return Err(Error::Arg("--steps must be at least 1".into()));
+    }
+    let (mut body, ordering) = build_body(&args.scene, args.n, args.mesh.clone(), &args.ordering)?;
+    let opts = SolverOptions { threads: args.threads, omega: args.omega, inner: args.inner, ..Default::default() };
+    let mut solver = build_solver(&args.solver, &opts)?;
+    let params = StepParams { dt: args.dt, substeps: args.substeps, iterations: args.iterations, ..Default::default() };
+    params.validate()?;
+    let mut times = Vec::with_capacity(args.steps);
+    let mut stretch_sum = 0.0f64;
+    let total = args.warmup + args.steps;
+    for s in 0..total {
+        let t0 = Instant::now();
+        step(&mut body, &params, solver.as_mut(), None)?;
+        let elapsed = t0.elapsed().as_secs_f64() * 1e3;
+        if s >= args.warmup {
+            times.push(elapsed);
+        }
+        stretch_sum += figures::stretch(&body).0 as f64;
+    }
+    let (stretch_mean, stretch_max) = figures::stretch(&body);
+    let median = quantile(&times, 0.5);
+    let projections = (body.constraints.len() * args.iterations * args.substeps).max(1) as f64;
+    Ok(StepReport {
+        scene: args.scene.clone(),
+        n: args.n,
+        vertices: body.len(),
+        constraints: body.constraints.len(),
+        solver: solver.name(),
+        iterations: args.iterations,
+        substeps: args.substeps,
+        dt: args.dt,
+        threads: solver.threads(),
+        warmup: args.warmup,
+        steps: args.steps,
+        ms_per_step_median: median,
+        ms_per_step_p10: quantile(&times, 0.1),
+        ms_per_step_p90: quantile(&times, 0.9),
+        ns_per_projection: median * 1e6 / projections,
+        stretch_mean,
+        stretch_max,
+        stretch_mean_avg: stretch_sum / total as f64,
+        energy: figures::energy(&body, params.gravity),
+        volume_ratio: figures::volume_ratio(&body),
+        finite: figures::all_finite(&body),
+        state_hash: format!("{:016x}", figures::state_hash(&body.particles.x)),
+        colors: solver.colors(),
+        ordering: ordering.name().to_string(),
+    })
+}
+
+/// `wobble step`.
+pub fn run(args: &StepArgs) -> Result<(), Error> {
+    let report = measure(args)?;
+    let text = if args.json { serde_json::to_string(&report) } else { serde_json::to_string_pretty(&report) };
+    println!("{}", text.map_err(|e| Error::Io(e.to_string()))?);
+    Ok(())
+}

@@ -1,0 +1,192 @@
+//! A body: particles, constraints, the surface/volume topology, colliders and attachments.
+
+use crate::collide::{Collider, Contact};
+use crate::constraints::Constraints;
+use crate::error::{check_finite, Result, WobbleError};
+use crate::particles::{Packed4, Particles};
+use glam::Vec3;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+static NEXT_TOPOLOGY_ID: AtomicU64 = AtomicU64::new(1);
+
+/// A fresh, process-unique topology id.
+pub fn fresh_topology_id() -> u64 {
+    NEXT_TOPOLOGY_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Mesh connectivity kept beside the constraints (for figures, rendering and physics).
+#[derive(Clone, Debug, Default)]
+pub struct Topology {
+    /// Surface triangles (counter-clockwise seen from outside for closed surfaces).
+    pub triangles: Vec<[u32; 3]>,
+    /// Tetrahedra (positive signed volume in the rest pose).
+    pub tets: Vec<[u32; 4]>,
+    /// Number of leading distance constraints that are structural (stretch figures use them).
+    pub structural: usize,
+    /// True when `triangles` is a closed, consistently oriented surface.
+    pub closed: bool,
+    /// Enclosed volume in the rest pose (closed surfaces and tet meshes; 0 otherwise).
+    pub rest_volume: f32,
+}
+
+/// A particle driven to a target every substep (a moving pin).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Attachment {
+    /// The attached particle (pinned while attached).
+    pub particle: u32,
+    /// Where the particle is at the start of the next step.
+    pub from: Vec3,
+    /// Where it must be at the end of the next step; substeps interpolate linearly.
+    pub to: Vec3,
+}
+
+/// Buffers the step loop reuses, so that stepping does not allocate.
+#[derive(Clone, Debug, Default)]
+pub struct StepScratch {
+    /// Positions at the start of the step (the last good state, for rollback).
+    pub backup_x: Vec<Packed4>,
+    /// Velocities at the start of the step.
+    pub backup_v: Vec<Packed4>,
+    /// Contacts found for the current substep.
+    pub contacts: Vec<Contact>,
+    /// One XPBD multiplier per constraint (global numbering).
+    pub lambda: Vec<f32>,
+}
+
+/// A simulated body.
+#[derive(Clone, Debug, Default)]
+pub struct Body {
+    /// The particles.
+    pub particles: Particles,
+    /// The constraints.
+    pub constraints: Constraints,
+    /// Triangles, tetrahedra and what the figures need to know of them.
+    pub topology: Topology,
+    /// Static or kinematic colliders.
+    pub colliders: Vec<Collider>,
+    /// Moving attachments.
+    pub attachments: Vec<Attachment>,
+    /// Reused buffers of the step loop.
+    pub scratch: StepScratch,
+    topology_id: u64,
+}
+
+impl Body {
+    /// Assembles a body and checks it: indices in range, finite positions, valid masses.
+    pub fn new(particles: Particles, constraints: Constraints, topology: Topology) -> Result<Self> {
+        let body = Body {
+            particles,
+            constraints,
+            topology,
+            colliders: Vec::new(),
+            attachments: Vec::new(),
+            scratch: StepScratch::default(),
+            topology_id: fresh_topology_id(),
+        };
+        body.validate()?;
+        Ok(body)
+    }
+
+    /// Checks every invariant the solvers rely on.
+    pub fn validate(&self) -> Result<()> {
+        let n = self.particles.len();
+        if n == 0 {
+            return Err(WobbleError::EmptyMesh("body".into()));
+        }
+        for (k, p) in self.particles.x.iter().enumerate() {
+            check_finite("position x", k, p.x)?;
+            check_finite("position y", k, p.y)?;
+            check_finite("position z", k, p.z)?;
+            if !(p.w.is_finite() && p.w >= 0.0) {
+                return Err(WobbleError::BadMass { what: "particle (inverse)", index: k, value: p.w });
+            }
+        }
+        for kind in self.constraints.kinds() {
+            for c in 0..kind.len() {
+                let ids = kind.particles(c);
+                for (a, &p) in ids.iter().enumerate() {
+                    if p as usize >= n {
+                        return Err(WobbleError::IndexOutOfRange {
+                            what: kind.name(),
+                            index: c,
+                            value: p as u64,
+                            len: n,
+                        });
+                    }
+                    if ids[..a].contains(&p) {
+                        return Err(WobbleError::RepeatedParticle { kind: kind.name(), index: c, particle: p });
+                    }
+                }
+            }
+        }
+        for (t, tri) in self.topology.triangles.iter().enumerate() {
+            for &p in tri {
+                if p as usize >= n {
+                    return Err(WobbleError::IndexOutOfRange { what: "triangle", index: t, value: p as u64, len: n });
+                }
+            }
+        }
+        for (t, tet) in self.topology.tets.iter().enumerate() {
+            for &p in tet {
+                if p as usize >= n {
+                    return Err(WobbleError::IndexOutOfRange { what: "tetrahedron", index: t, value: p as u64, len: n });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Process-unique id of the current topology; solvers rebuild their structures when it changes.
+    pub fn topology_id(&self) -> u64 {
+        self.topology_id
+    }
+
+    /// Declares that constraints or particles were added, removed or renumbered.
+    pub fn topology_changed(&mut self) {
+        self.topology_id = fresh_topology_id();
+    }
+
+    /// Number of particles.
+    pub fn len(&self) -> usize {
+        self.particles.len()
+    }
+
+    /// True when the body has no particle.
+    pub fn is_empty(&self) -> bool {
+        self.particles.is_empty()
+    }
+
+    /// Adds a collider.
+    pub fn add_collider(&mut self, collider: Collider) {
+        self.colliders.push(collider);
+    }
+
+    /// Attaches particle `i` where it is now, pinning it; move it with [`Body::move_attachment`].
+    pub fn attach(&mut self, i: u32) -> Result<usize> {
+        if i as usize >= self.len() {
+            return Err(WobbleError::IndexOutOfRange { what: "attachment", index: self.attachments.len(), value: i as u64, len: self.len() });
+        }
+        self.particles.pin(i as usize);
+        let p = self.particles.position(i as usize);
+        self.attachments.push(Attachment { particle: i, from: p, to: p });
+        Ok(self.attachments.len() - 1)
+    }
+
+    /// Sets where attachment `a` must be at the end of the next step.
+    pub fn move_attachment(&mut self, a: usize, target: Vec3) -> Result<()> {
+        check_finite("attachment target", a, target.x + target.y + target.z)?;
+        let len = self.attachments.len();
+        let at = self.attachments.get_mut(a).ok_or(WobbleError::IndexOutOfRange { what: "attachment", index: a, value: a as u64, len })?;
+        at.to = target;
+        Ok(())
+    }
+
+    /// Releases attachment `a`, giving its particle `mass` back.
+    pub fn release_attachment(&mut self, a: usize, mass: f32) -> Result<()> {
+        if a >= self.attachments.len() {
+            return Err(WobbleError::IndexOutOfRange { what: "attachment", index: a, value: a as u64, len: self.attachments.len() });
+        }
+        let at = self.attachments.remove(a);
+        self.particles.set_mass(at.particle as usize, mass)
+    }
+}

@@ -1,0 +1,215 @@
+//! Colliders (plane, sphere, capsule, box) and contact resolution as position constraints.
+//!
+//! Theory: a contact is the inequality `C(x) = sdf(x) >= 0`. A collider is kinematic (infinite
+//! mass), so projecting it moves only the particle: `x += -min(sdf(x), 0) n`. It is projected
+//! inside every solver iteration, after the solver's own constraints. Friction follows Macklin
+//! et al. 2014 ("Unified particle physics", §6.1): the tangential displacement over the substep
+//! `Δx_t` is cancelled whole when `|Δx_t| < μ d` (static) and by `μ d / |Δx_t|` otherwise, where
+//! `d` is the penetration resolved. Restitution sets the outgoing normal velocity to
+//! `-e v_n`, with `v_n` the approach velocity before the solve.
+
+use crate::error::{Result, WobbleError};
+use crate::particles::Packed4;
+use glam::{Quat, Vec3};
+
+/// The geometry of a collider.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Shape {
+    /// Half-space `n · x >= offset` is free; `normal` must be unit length.
+    Plane { normal: Vec3, offset: f32 },
+    /// A solid sphere.
+    Sphere { center: Vec3, radius: f32 },
+    /// A solid capsule around the segment `a`-`b`.
+    Capsule { a: Vec3, b: Vec3, radius: f32 },
+    /// A solid box with half extents `half`, rotated by `rotation` about `center`.
+    Cuboid { center: Vec3, half: Vec3, rotation: Quat },
+}
+
+/// A kinematic collider with friction and restitution.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Collider {
+    /// The geometry.
+    pub shape: Shape,
+    /// Coulomb friction coefficient μ (static and kinetic).
+    pub friction: f32,
+    /// Restitution e in [0, 1].
+    pub restitution: f32,
+}
+
+/// A particle near a collider during one substep.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Contact {
+    /// The particle.
+    pub particle: u32,
+    /// Index of the collider in the body's list.
+    pub collider: u32,
+    /// Normal velocity before the solve (negative when approaching).
+    pub approach: f32,
+    /// Total normal correction applied this substep (the penetration resolved).
+    pub pushed: f32,
+}
+
+impl Shape {
+    /// Signed distance from `p` to the surface (negative inside) and the outward normal there.
+    #[inline]
+    pub fn signed_distance(&self, p: Vec3) -> (f32, Vec3) {
+        match *self {
+            Shape::Plane { normal, offset } => (normal.dot(p) - offset, normal),
+            Shape::Sphere { center, radius } => {
+                let d = p - center;
+                let len = d.length();
+                let n = if len > 0.0 { d / len } else { Vec3::Y };
+                (len - radius, n)
+            }
+            Shape::Capsule { a, b, radius } => {
+                let ab = b - a;
+                let t = ((p - a).dot(ab) / ab.length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
+                let d = p - (a + ab * t);
+                let len = d.length();
+                let n = if len > 0.0 { d / len } else { Vec3::Y };
+                (len - radius, n)
+            }
+            Shape::Cuboid { center, half, rotation } => {
+                let local = rotation.inverse() * (p - center);
+                let q = local.abs() - half;
+                let outside = q.max(Vec3::ZERO);
+                let out_len = outside.length();
+                let (dist, n_local) = if out_len > 0.0 {
+                    (out_len, outside * local.signum() / out_len)
+                } else {
+                    // Inside: leave through the nearest face.
+                    let axis = if q.x >= q.y && q.x >= q.z {
+                        Vec3::X
+                    } else if q.y >= q.z {
+                        Vec3::Y
+                    } else {
+                        Vec3::Z
+                    };
+                    (q.max_element(), axis * local.dot(axis).signum())
+                };
+                (dist, rotation * n_local)
+            }
+        }
+    }
+
+    /// Checks that the shape is finite and non-degenerate.
+    pub fn validate(&self, index: usize) -> Result<()> {
+        let bad = |reason: &'static str| WobbleError::BadParameter { name: "collider", value: index as f64, reason };
+        let finite = |v: Vec3| v.is_finite();
+        match *self {
+            Shape::Plane { normal, offset } => {
+                if !finite(normal) || !offset.is_finite() || (normal.length() - 1.0).abs() > 1e-3 {
+                    return Err(bad("plane needs a finite unit normal and a finite offset"));
+                }
+            }
+            Shape::Sphere { center, radius } => {
+                if !finite(center) || !(radius.is_finite() && radius > 0.0) {
+                    return Err(bad("sphere needs a finite centre and a radius > 0"));
+                }
+            }
+            Shape::Capsule { a, b, radius } => {
+                if !finite(a) || !finite(b) || !(radius.is_finite() && radius > 0.0) {
+                    return Err(bad("capsule needs finite end points and a radius > 0"));
+                }
+            }
+            Shape::Cuboid { center, half, rotation } => {
+                if !finite(center) || !half.is_finite() || half.min_element() <= 0.0 || !rotation.is_finite() {
+                    return Err(bad("box needs a finite centre, half extents > 0 and a finite rotation"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Collider {
+    /// The ground plane y = 0.
+    pub fn ground(friction: f32, restitution: f32) -> Self {
+        Collider { shape: Shape::Plane { normal: Vec3::Y, offset: 0.0 }, friction, restitution }
+    }
+
+    /// Checks shape and coefficients.
+    pub fn validate(&self, index: usize) -> Result<()> {
+        self.shape.validate(index)?;
+        if !(self.friction.is_finite() && self.friction >= 0.0) {
+            return Err(WobbleError::BadParameter { name: "friction", value: self.friction as f64, reason: "must be finite and >= 0" });
+        }
+        if !(0.0..=1.0).contains(&self.restitution) {
+            return Err(WobbleError::BadParameter { name: "restitution", value: self.restitution as f64, reason: "must be in [0, 1]" });
+        }
+        Ok(())
+    }
+}
+
+/// Finds the particles that may touch a collider during this substep: those whose predicted
+/// position lies within `margin` of a surface. Clears and fills `out`.
+pub fn find_contacts(colliders: &[Collider], x: &[Packed4], v: &[Packed4], margin: f32, out: &mut Vec<Contact>) {
+    out.clear();
+    if colliders.is_empty() {
+        return;
+    }
+    for (i, p) in x.iter().enumerate() {
+        if p.w == 0.0 {
+            continue;
+        }
+        for (c, col) in colliders.iter().enumerate() {
+            let (d, n) = col.shape.signed_distance(p.xyz());
+            if d < margin {
+                out.push(Contact { particle: i as u32, collider: c as u32, approach: v[i].xyz().dot(n), pushed: 0.0 });
+            }
+        }
+    }
+}
+
+/// Pushes every penetrating contact particle out to the surface (one iteration's worth).
+#[inline]
+pub fn project_contacts(colliders: &[Collider], contacts: &mut [Contact], x: &mut [Packed4]) {
+    for c in contacts.iter_mut() {
+        let p = &mut x[c.particle as usize];
+        let (d, n) = colliders[c.collider as usize].shape.signed_distance(p.xyz());
+        if d < 0.0 {
+            p.set_xyz(p.xyz() - n * d);
+            c.pushed -= d;
+        }
+    }
+}
+
+/// Applies Coulomb friction to the contacts that ended the solve touching their collider.
+pub fn apply_friction(colliders: &[Collider], contacts: &[Contact], x: &mut [Packed4], x_prev: &[Packed4]) {
+    for c in contacts {
+        let col = &colliders[c.collider as usize];
+        if col.friction <= 0.0 || c.pushed <= 0.0 {
+            continue;
+        }
+        let i = c.particle as usize;
+        let (d, n) = col.shape.signed_distance(x[i].xyz());
+        if d > 1e-6 {
+            continue;
+        }
+        let dx = x[i].xyz() - x_prev[i].xyz();
+        let tangential = dx - n * dx.dot(n);
+        let t_len = tangential.length();
+        if t_len <= 0.0 {
+            continue;
+        }
+        let limit = col.friction * c.pushed;
+        let scale = if t_len < limit { 1.0 } else { (limit / t_len).min(1.0) };
+        x[i].set_xyz(x[i].xyz() - tangential * scale);
+    }
+}
+
+/// After the velocity update: gives bouncing contacts their restitution velocity.
+pub fn apply_restitution(colliders: &[Collider], contacts: &[Contact], x: &[Packed4], v: &mut [Packed4], threshold: f32) {
+    for c in contacts {
+        let col = &colliders[c.collider as usize];
+        if c.pushed <= 0.0 || c.approach >= -threshold {
+            continue;
+        }
+        let i = c.particle as usize;
+        let (_, n) = col.shape.signed_distance(x[i].xyz());
+        let vel = v[i].xyz();
+        let vn = vel.dot(n);
+        let target = -col.restitution * c.approach;
+        v[i].set_xyz(vel + n * (target - vn));
+    }
+}

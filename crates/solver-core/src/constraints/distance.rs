@@ -1,0 +1,172 @@
+//! Distance constraints `C = |x_i - x_j| - l0`, stored as a structure of arrays.
+
+use super::{ConstraintKind, MAX_ARITY};
+use crate::error::{Result, WobbleError};
+use crate::particles::Packed4;
+use glam::Vec3;
+
+/// Distance constraints between particle pairs: indices, rest lengths, compliances.
+#[derive(Clone, Debug, Default)]
+pub struct DistanceConstraints {
+    /// Particle pairs `[i, j]`, i != j.
+    pub pairs: Vec<[u32; 2]>,
+    /// Rest lengths l0 (> 0).
+    pub rest: Vec<f32>,
+    /// Compliances α (>= 0; 0 = rigid).
+    pub compliance: Vec<f32>,
+}
+
+impl DistanceConstraints {
+    /// Number of constraints.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// True when empty.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
+    }
+
+    /// Adds a constraint between `i` and `j` whose rest length is their distance in `x`.
+    pub fn push_rest(&mut self, x: &[Packed4], i: u32, j: u32, compliance: f32) -> Result<()> {
+        let index = self.len();
+        for p in [i, j] {
+            if p as usize >= x.len() {
+                return Err(WobbleError::IndexOutOfRange {
+                    what: "distance constraint",
+                    index,
+                    value: p as u64,
+                    len: x.len(),
+                });
+            }
+        }
+        let rest = (x[i as usize].xyz() - x[j as usize].xyz()).length();
+        self.push(i, j, rest, compliance)
+    }
+
+    /// Adds a constraint with an explicit rest length.
+    pub fn push(&mut self, i: u32, j: u32, rest: f32, compliance: f32) -> Result<()> {
+        let index = self.len();
+        if i == j {
+            return Err(WobbleError::RepeatedParticle { kind: "distance", index, particle: i });
+        }
+        if !rest.is_finite() {
+            return Err(WobbleError::NonFinite { what: "rest length", index, value: rest });
+        }
+        if rest <= 0.0 {
+            return Err(WobbleError::ZeroLengthConstraint { kind: "distance", index, i, j });
+        }
+        if !(compliance.is_finite() && compliance >= 0.0) {
+            return Err(WobbleError::BadParameter {
+                name: "compliance",
+                value: compliance as f64,
+                reason: "must be finite and >= 0",
+            });
+        }
+        self.pairs.push([i, j]);
+        self.rest.push(rest);
+        self.compliance.push(compliance);
+        Ok(())
+    }
+
+    /// Sets every constraint's compliance.
+    pub fn set_compliance(&mut self, alpha: f32) {
+        self.compliance.iter_mut().for_each(|a| *a = alpha);
+    }
+
+    /// Mean rest length (1 when empty).
+    pub fn mean_rest(&self) -> f32 {
+        if self.rest.is_empty() {
+            1.0
+        } else {
+            (self.rest.iter().map(|&r| r as f64).sum::<f64>() / self.rest.len() as f64) as f32
+        }
+    }
+}
+
+impl ConstraintKind for DistanceConstraints {
+    fn name(&self) -> &'static str {
+        "distance"
+    }
+    fn len(&self) -> usize {
+        self.pairs.len()
+    }
+    fn particles(&self, c: usize) -> &[u32] {
+        &self.pairs[c]
+    }
+    fn compliance(&self, c: usize) -> f32 {
+        self.compliance[c]
+    }
+    fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
+        let [i, j] = self.pairs[c];
+        let d = x[i as usize].xyz() - x[j as usize].xyz();
+        let len = d.length();
+        let n = if len > 0.0 { d / len } else { Vec3::ZERO };
+        grad[0] = n;
+        grad[1] = -n;
+        len - self.rest[c]
+    }
+    fn scale(&self) -> f32 {
+        self.mean_rest()
+    }
+    fn clone_box(&self) -> Box<dyn ConstraintKind> {
+        Box::new(self.clone())
+    }
+}
+
+/// Projects distance constraints one after another (Gauss-Seidel), scalar: the reference that
+/// the SIMD kernel is tested against and the inner loop of the sequential solver.
+///
+/// For each constraint `c` in `order`: `Δλ = (-C - α̃ λ) / (w_i + w_j + α̃)`, `λ += Δλ`,
+/// `x_i += k w_i n Δλ`, `x_j -= k w_j n Δλ` with `n = (x_i - x_j)/|x_i - x_j|`. `lambda` is
+/// indexed like the constraints; `inv_dt2` is `1/h²` in XPBD mode and 0 in PBD mode.
+#[inline]
+pub fn project_distance_scalar(
+    x: &mut [Packed4],
+    table: &DistanceConstraints,
+    order: impl Iterator<Item = usize>,
+    lambda: &mut [f32],
+    inv_dt2: f32,
+    k: f32,
+) {
+    for c in order {
+        let [i, j] = table.pairs[c];
+        let alpha = table.compliance[c] * inv_dt2;
+        project_distance_one(x, i as usize, j as usize, table.rest[c], alpha, &mut lambda[c], k);
+    }
+}
+
+/// One scalar distance projection; shared by every scalar path.
+#[inline(always)]
+pub(crate) fn project_distance_one(
+    x: &mut [Packed4],
+    i: usize,
+    j: usize,
+    rest: f32,
+    alpha: f32,
+    lambda: &mut f32,
+    k: f32,
+) {
+    let pi = x[i];
+    let pj = x[j];
+    let dx = pi.x - pj.x;
+    let dy = pi.y - pj.y;
+    let dz = pi.z - pj.z;
+    let len = (dx * dx + dy * dy + dz * dz).sqrt();
+    let denom = pi.w + pj.w + alpha;
+    if len <= 0.0 || denom <= 0.0 {
+        return;
+    }
+    let dl = (rest - len - alpha * *lambda) / denom;
+    *lambda += dl;
+    let s = k * dl / len;
+    let (si, sj) = (s * pi.w, s * pj.w);
+    x[i].x = pi.x + si * dx;
+    x[i].y = pi.y + si * dy;
+    x[i].z = pi.z + si * dz;
+    x[j].x = pj.x - sj * dx;
+    x[j].y = pj.y - sj * dy;
+    x[j].z = pj.z - sj * dz;
+}

@@ -1,0 +1,138 @@
+//! Figures of a state, as defined in SCENES.md: stretch error, residual, energy, volume, hash.
+
+use crate::body::Body;
+use crate::constraints::{Constraints, MAX_ARITY};
+use crate::particles::Packed4;
+use glam::Vec3;
+
+/// Mean and max of `|l - l0| / l0` over the structural distance constraints (all distance
+/// constraints when the body marks none as structural).
+pub fn stretch(body: &Body) -> (f32, f32) {
+    let d = &body.constraints.distance;
+    let count = if body.topology.structural > 0 { body.topology.structural.min(d.len()) } else { d.len() };
+    if count == 0 {
+        return (0.0, 0.0);
+    }
+    let x = &body.particles.x;
+    let (mut sum, mut max) = (0.0f64, 0.0f32);
+    for c in 0..count {
+        let [i, j] = d.pairs[c];
+        let l = (x[i as usize].xyz() - x[j as usize].xyz()).length();
+        let e = (l - d.rest[c]).abs() / d.rest[c];
+        sum += e as f64;
+        max = max.max(e);
+    }
+    ((sum / count as f64) as f32, max)
+}
+
+/// The residual: root mean square of the constraint values, each divided by its kind's scale
+/// (for distance constraints, `|x_i - x_j| - l0` over the mean rest length).
+pub fn residual(constraints: &Constraints, x: &[Packed4]) -> f32 {
+    let mut grad = [Vec3::ZERO; MAX_ARITY];
+    let (mut sum, mut count) = (0.0f64, 0usize);
+    let d = &constraints.distance;
+    let inv_scale = 1.0 / d.mean_rest() as f64;
+    for (c, &[i, j]) in d.pairs.iter().enumerate() {
+        let l = (x[i as usize].xyz() - x[j as usize].xyz()).length();
+        let v = (l - d.rest[c]) as f64 * inv_scale;
+        sum += v * v;
+    }
+    count += d.len();
+    for kind in &constraints.extra {
+        let inv = 1.0 / kind.scale().max(f32::MIN_POSITIVE) as f64;
+        for c in 0..kind.len() {
+            let mut v = kind.evaluate(c, x, &mut grad);
+            if kind.unilateral() {
+                v = v.max(0.0);
+            }
+            let v = v as f64 * inv;
+            sum += v * v;
+        }
+        count += kind.len();
+    }
+    if count == 0 {
+        0.0
+    } else {
+        (sum / count as f64).sqrt() as f32
+    }
+}
+
+/// Kinetic plus gravitational energy, `Σ m (|v|²/2 - g·x)`, over particles that are not pinned.
+pub fn energy(body: &Body, gravity: Vec3) -> f64 {
+    let p = &body.particles;
+    let mut e = 0.0f64;
+    for i in 0..p.len() {
+        let m = p.mass[i] as f64;
+        if m == 0.0 {
+            continue;
+        }
+        let v = p.v[i].xyz();
+        e += m * (0.5 * v.length_squared() as f64 - gravity.dot(p.x[i].xyz()) as f64);
+    }
+    e
+}
+
+/// Signed volume enclosed by triangles (positive for outward, counter-clockwise faces).
+pub fn enclosed_volume(triangles: &[[u32; 3]], x: &[Packed4]) -> f64 {
+    let mut v = 0.0f64;
+    for t in triangles {
+        let a = x[t[0] as usize].xyz().as_dvec3();
+        let b = x[t[1] as usize].xyz().as_dvec3();
+        let c = x[t[2] as usize].xyz().as_dvec3();
+        v += a.dot(b.cross(c));
+    }
+    v / 6.0
+}
+
+/// Sum of the signed volumes of the tetrahedra.
+pub fn tet_volume(tets: &[[u32; 4]], x: &[Packed4]) -> f64 {
+    tets.iter()
+        .map(|t| {
+            let p0 = x[t[0] as usize].xyz().as_dvec3();
+            let a = x[t[1] as usize].xyz().as_dvec3() - p0;
+            let b = x[t[2] as usize].xyz().as_dvec3() - p0;
+            let c = x[t[3] as usize].xyz().as_dvec3() - p0;
+            a.dot(b.cross(c)) / 6.0
+        })
+        .sum()
+}
+
+/// Current volume over rest volume, for closed surfaces and tet meshes; `None` for open meshes.
+pub fn volume_ratio(body: &Body) -> Option<f64> {
+    let t = &body.topology;
+    if t.rest_volume <= 0.0 {
+        return None;
+    }
+    let v = if !t.tets.is_empty() {
+        tet_volume(&t.tets, &body.particles.x)
+    } else if t.closed {
+        enclosed_volume(&t.triangles, &body.particles.x)
+    } else {
+        return None;
+    };
+    Some(v / t.rest_volume as f64)
+}
+
+/// True when every position and velocity component is finite.
+pub fn all_finite(body: &Body) -> bool {
+    body.particles.x.iter().all(|p| p.is_finite()) && body.particles.v.iter().all(|p| p.is_finite())
+}
+
+/// FNV-1a over the bits of every position coordinate: equal hashes mean bitwise-equal states.
+pub fn state_hash(x: &[Packed4]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for p in x {
+        for c in [p.x, p.y, p.z] {
+            for byte in c.to_bits().to_le_bytes() {
+                h ^= byte as u64;
+                h = h.wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        }
+    }
+    h
+}
+
+/// The lowest y coordinate of the body.
+pub fn lowest_y(body: &Body) -> f32 {
+    body.particles.x.iter().map(|p| p.y).fold(f32::INFINITY, f32::min)
+}

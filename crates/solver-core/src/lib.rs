@@ -1,0 +1,45 @@
+//! # solver-core
+//!
+//! The data and the hot kernels of wobble, a position-based dynamics (PBD/XPBD) library.
+//!
+//! - [`particles`]: structure-of-arrays particle storage; each position is packed with its
+//!   inverse mass as `[x, y, z, w]` ([`Packed4`]).
+//! - [`constraints`]: one table per constraint kind behind the [`ConstraintKind`] trait;
+//!   distance constraints first, with their scalar Gauss-Seidel projection.
+//! - [`simd`]: the SIMD projection of a batch of independent distance constraints (what the
+//!   colored solver runs), beside its scalar twin.
+//! - [`body`]: a [`Body`] ties particles, constraints, topology, colliders and attachments.
+//! - [`solver`]: the [`Solver`] trait, the only thing the step loop knows of solvers, and the
+//!   reference sequential [`GaussSeidel`].
+//! - [`step`]: the step loop (forces → predict → solve with contacts → velocities).
+//! - [`collide`]: plane, sphere, capsule and box colliders with friction and restitution.
+//! - [`mesh`]: triangle meshes, welding, edge adjacency, normals, OBJ loading.
+//! - [`scenes`]: the standard scenes of SCENES.md.
+//! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
+//! - [`error`]: [`WobbleError`], the one error type.
+//!
+//! Data flows one way: a scene or mesh builds a `Body`; [`step()`] advances it with any
+//! `Solver`; `figures` read the result. `glam::Vec3` appears at the API edges only; the hot
+//! loops work on slices of `Packed4` and `u32` indices.
+
+pub mod body;
+pub mod collide;
+pub mod constraints;
+pub mod error;
+pub mod figures;
+pub mod mesh;
+pub mod particles;
+pub mod scenes;
+pub mod simd;
+pub mod solver;
+pub mod step;
+
+pub use body::{Attachment, Body, Topology};
+pub use collide::{Collider, Shape};
+pub use constraints::{ConstraintKind, Constraints, DistanceConstraints};
+pub use error::{Result, WobbleError};
+pub use particles::{Packed4, Particles};
+pub use scenes::Scene;
+pub use solver::{GaussSeidel, SolveState, Solver};
+pub use step::{step, StepParams, Stiffness};
+pub use glam;

@@ -1,0 +1,182 @@
+//! Particle storage: one array per attribute (structure of arrays), each particle's position
+//! packed with its inverse mass as `[x, y, z, w]` so that a projection gets everything it needs
+//! from one 16-byte load.
+
+use crate::error::{check_finite, Result, WobbleError};
+use glam::Vec3;
+
+/// A position packed with the particle's inverse mass in `w`; 16-byte aligned.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[repr(C, align(16))]
+pub struct Packed4 {
+    /// x coordinate.
+    pub x: f32,
+    /// y coordinate.
+    pub y: f32,
+    /// z coordinate.
+    pub z: f32,
+    /// Inverse mass (0 = pinned) for positions; unused (0) for velocities.
+    pub w: f32,
+}
+
+impl Packed4 {
+    /// Packs a vector and a fourth component.
+    #[inline]
+    pub fn new(v: Vec3, w: f32) -> Self {
+        Self { x: v.x, y: v.y, z: v.z, w }
+    }
+    /// The xyz part as a glam vector.
+    #[inline]
+    pub fn xyz(self) -> Vec3 {
+        Vec3::new(self.x, self.y, self.z)
+    }
+    /// Overwrites the xyz part, keeping w.
+    #[inline]
+    pub fn set_xyz(&mut self, v: Vec3) {
+        self.x = v.x;
+        self.y = v.y;
+        self.z = v.z;
+    }
+    /// True when all four components are finite.
+    #[inline]
+    pub fn is_finite(self) -> bool {
+        self.x.is_finite() && self.y.is_finite() && self.z.is_finite() && self.w.is_finite()
+    }
+}
+
+/// The particles of one body: positions (with inverse mass), positions at the start of the
+/// substep, velocities and accumulated external forces.
+#[derive(Clone, Debug, Default)]
+pub struct Particles {
+    /// Current (during a solve: predicted) positions; `w` is the inverse mass.
+    pub x: Vec<Packed4>,
+    /// Positions at the start of the current substep; `w` mirrors the inverse mass.
+    pub x_prev: Vec<Packed4>,
+    /// Velocities; `w` is unused.
+    pub v: Vec<Packed4>,
+    /// External forces accumulated for the next step (cleared after it); `w` is unused.
+    pub force: Vec<Packed4>,
+    /// Masses (0 for pinned particles, whose inverse mass is 0 and mass infinite).
+    pub mass: Vec<f32>,
+}
+
+impl Particles {
+    /// Builds particles at rest from positions and masses; a mass of `f32::INFINITY` pins.
+    pub fn new(positions: &[Vec3], masses: &[f32]) -> Result<Self> {
+        if positions.len() != masses.len() {
+            return Err(WobbleError::IndexOutOfRange {
+                what: "mass array",
+                index: 0,
+                value: masses.len() as u64,
+                len: positions.len(),
+            });
+        }
+        let mut p = Particles::default();
+        for (k, (&pos, &m)) in positions.iter().zip(masses).enumerate() {
+            check_finite("position x", k, pos.x)?;
+            check_finite("position y", k, pos.y)?;
+            check_finite("position z", k, pos.z)?;
+            if m.is_nan() || m <= 0.0 {
+                return Err(WobbleError::BadMass { what: "particle", index: k, value: m });
+            }
+            let w = if m.is_infinite() { 0.0 } else { 1.0 / m };
+            if !w.is_finite() {
+                return Err(WobbleError::BadMass { what: "particle", index: k, value: m });
+            }
+            p.x.push(Packed4::new(pos, w));
+            p.mass.push(if w == 0.0 { 0.0 } else { m });
+        }
+        p.x_prev = p.x.clone();
+        p.v = vec![Packed4::default(); p.x.len()];
+        p.force = vec![Packed4::default(); p.x.len()];
+        Ok(p)
+    }
+
+    /// Number of particles.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.x.len()
+    }
+
+    /// True when there are no particles.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.x.is_empty()
+    }
+
+    /// Position of particle `i`.
+    #[inline]
+    pub fn position(&self, i: usize) -> Vec3 {
+        self.x[i].xyz()
+    }
+
+    /// Velocity of particle `i`.
+    #[inline]
+    pub fn velocity(&self, i: usize) -> Vec3 {
+        self.v[i].xyz()
+    }
+
+    /// Inverse mass of particle `i` (0 when pinned).
+    #[inline]
+    pub fn inv_mass(&self, i: usize) -> f32 {
+        self.x[i].w
+    }
+
+    /// Pins particle `i` (inverse mass 0) where it is.
+    pub fn pin(&mut self, i: usize) {
+        self.x[i].w = 0.0;
+        self.x_prev[i].w = 0.0;
+        self.v[i] = Packed4::default();
+        self.mass[i] = 0.0;
+    }
+
+    /// Sets the mass of particle `i`; `f32::INFINITY` pins it.
+    pub fn set_mass(&mut self, i: usize, mass: f32) -> Result<()> {
+        if mass.is_nan() || mass <= 0.0 {
+            return Err(WobbleError::BadMass { what: "particle", index: i, value: mass });
+        }
+        let w = if mass.is_infinite() { 0.0 } else { 1.0 / mass };
+        if !w.is_finite() {
+            return Err(WobbleError::BadMass { what: "particle", index: i, value: mass });
+        }
+        self.x[i].w = w;
+        self.x_prev[i].w = w;
+        self.mass[i] = if w == 0.0 { 0.0 } else { mass };
+        Ok(())
+    }
+
+    /// Moves particle `i` to `p` with zero velocity (a teleport).
+    pub fn teleport(&mut self, i: usize, p: Vec3) -> Result<()> {
+        check_finite("teleport target", i, p.x + p.y + p.z)?;
+        self.x[i].set_xyz(p);
+        self.x_prev[i].set_xyz(p);
+        self.v[i] = Packed4::default();
+        Ok(())
+    }
+
+    /// Adds a force (newtons) to particle `i` for the next step.
+    pub fn add_force(&mut self, i: usize, f: Vec3) -> Result<()> {
+        check_finite("force", i, f.x + f.y + f.z)?;
+        let a = &mut self.force[i];
+        a.x += f.x;
+        a.y += f.y;
+        a.z += f.z;
+        Ok(())
+    }
+
+    /// Adds an impulse (newton seconds) to particle `i`: dv = impulse / m.
+    pub fn add_impulse(&mut self, i: usize, impulse: Vec3) -> Result<()> {
+        check_finite("impulse", i, impulse.x + impulse.y + impulse.z)?;
+        let w = self.x[i].w;
+        let v = &mut self.v[i];
+        v.x += impulse.x * w;
+        v.y += impulse.y * w;
+        v.z += impulse.z * w;
+        Ok(())
+    }
+
+    /// Positions as glam vectors (allocates; for API edges and tests).
+    pub fn positions(&self) -> Vec<Vec3> {
+        self.x.iter().map(|p| p.xyz()).collect()
+    }
+}
