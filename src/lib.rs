@@ -14,6 +14,6 @@
 //! step(&mut cloth, &StepParams::default(), &mut solver, None).unwrap();
 //! ```
 
+pub use glam;
 pub use solver_core as core;
 pub use sparse;
-pub use glam;

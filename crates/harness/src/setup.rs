@@ -23,11 +23,19 @@ pub mod errors {
 }
 
 /// Builds the body of `scene` (size `n`, file `mesh`) and renumbers it with `ordering`.
-pub fn build_body(scene: &str, n: usize, mesh: Option<PathBuf>, ordering: &str) -> Result<(Body, Ordering), Error> {
+pub fn build_body(
+    scene: &str,
+    n: usize,
+    mesh: Option<PathBuf>,
+    ordering: &str,
+) -> Result<(Body, Ordering), Error> {
     if scene == "mesh" {
         if let Some(path) = &mesh {
             if !path.exists() {
-                return Err(Error::Arg(format!("mesh file {} does not exist", path.display())));
+                return Err(Error::Arg(format!(
+                    "mesh file {} does not exist",
+                    path.display()
+                )));
             }
         }
     }

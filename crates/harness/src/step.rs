@@ -92,9 +92,19 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
         return Err(Error::Arg("--steps must be at least 1".into()));
     }
     let (mut body, ordering) = build_body(&args.scene, args.n, args.mesh.clone(), &args.ordering)?;
-    let opts = SolverOptions { threads: args.threads, omega: args.omega, inner: args.inner, ..Default::default() };
+    let opts = SolverOptions {
+        threads: args.threads,
+        omega: args.omega,
+        inner: args.inner,
+        ..Default::default()
+    };
     let mut solver = build_solver(&args.solver, &opts)?;
-    let params = StepParams { dt: args.dt, substeps: args.substeps, iterations: args.iterations, ..Default::default() };
+    let params = StepParams {
+        dt: args.dt,
+        substeps: args.substeps,
+        iterations: args.iterations,
+        ..Default::default()
+    };
     params.validate()?;
     let mut times = Vec::with_capacity(args.steps);
     let mut stretch_sum = 0.0f64;
@@ -142,7 +152,11 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
 /// `wobble step`.
 pub fn run(args: &StepArgs) -> Result<(), Error> {
     let report = measure(args)?;
-    let text = if args.json { serde_json::to_string(&report) } else { serde_json::to_string_pretty(&report) };
+    let text = if args.json {
+        serde_json::to_string(&report)
+    } else {
+        serde_json::to_string_pretty(&report)
+    };
     println!("{}", text.map_err(|e| Error::Io(e.to_string()))?);
     Ok(())
 }

@@ -98,7 +98,11 @@ impl Body {
             check_finite("position y", k, p.y)?;
             check_finite("position z", k, p.z)?;
             if !(p.w.is_finite() && p.w >= 0.0) {
-                return Err(WobbleError::BadMass { what: "particle (inverse)", index: k, value: p.w });
+                return Err(WobbleError::BadMass {
+                    what: "particle (inverse)",
+                    index: k,
+                    value: p.w,
+                });
             }
         }
         for kind in self.constraints.kinds() {
@@ -114,7 +118,11 @@ impl Body {
                         });
                     }
                     if ids[..a].contains(&p) {
-                        return Err(WobbleError::RepeatedParticle { kind: kind.name(), index: c, particle: p });
+                        return Err(WobbleError::RepeatedParticle {
+                            kind: kind.name(),
+                            index: c,
+                            particle: p,
+                        });
                     }
                 }
             }
@@ -122,14 +130,24 @@ impl Body {
         for (t, tri) in self.topology.triangles.iter().enumerate() {
             for &p in tri {
                 if p as usize >= n {
-                    return Err(WobbleError::IndexOutOfRange { what: "triangle", index: t, value: p as u64, len: n });
+                    return Err(WobbleError::IndexOutOfRange {
+                        what: "triangle",
+                        index: t,
+                        value: p as u64,
+                        len: n,
+                    });
                 }
             }
         }
         for (t, tet) in self.topology.tets.iter().enumerate() {
             for &p in tet {
                 if p as usize >= n {
-                    return Err(WobbleError::IndexOutOfRange { what: "tetrahedron", index: t, value: p as u64, len: n });
+                    return Err(WobbleError::IndexOutOfRange {
+                        what: "tetrahedron",
+                        index: t,
+                        value: p as u64,
+                        len: n,
+                    });
                 }
             }
         }
@@ -164,11 +182,20 @@ impl Body {
     /// Attaches particle `i` where it is now, pinning it; move it with [`Body::move_attachment`].
     pub fn attach(&mut self, i: u32) -> Result<usize> {
         if i as usize >= self.len() {
-            return Err(WobbleError::IndexOutOfRange { what: "attachment", index: self.attachments.len(), value: i as u64, len: self.len() });
+            return Err(WobbleError::IndexOutOfRange {
+                what: "attachment",
+                index: self.attachments.len(),
+                value: i as u64,
+                len: self.len(),
+            });
         }
         self.particles.pin(i as usize);
         let p = self.particles.position(i as usize);
-        self.attachments.push(Attachment { particle: i, from: p, to: p });
+        self.attachments.push(Attachment {
+            particle: i,
+            from: p,
+            to: p,
+        });
         Ok(self.attachments.len() - 1)
     }
 
@@ -176,7 +203,15 @@ impl Body {
     pub fn move_attachment(&mut self, a: usize, target: Vec3) -> Result<()> {
         check_finite("attachment target", a, target.x + target.y + target.z)?;
         let len = self.attachments.len();
-        let at = self.attachments.get_mut(a).ok_or(WobbleError::IndexOutOfRange { what: "attachment", index: a, value: a as u64, len })?;
+        let at = self
+            .attachments
+            .get_mut(a)
+            .ok_or(WobbleError::IndexOutOfRange {
+                what: "attachment",
+                index: a,
+                value: a as u64,
+                len,
+            })?;
         at.to = target;
         Ok(())
     }
@@ -184,7 +219,12 @@ impl Body {
     /// Releases attachment `a`, giving its particle `mass` back.
     pub fn release_attachment(&mut self, a: usize, mass: f32) -> Result<()> {
         if a >= self.attachments.len() {
-            return Err(WobbleError::IndexOutOfRange { what: "attachment", index: a, value: a as u64, len: self.attachments.len() });
+            return Err(WobbleError::IndexOutOfRange {
+                what: "attachment",
+                index: a,
+                value: a as u64,
+                len: self.attachments.len(),
+            });
         }
         let at = self.attachments.remove(a);
         self.particles.set_mass(at.particle as usize, mass)

@@ -22,7 +22,11 @@ pub enum Shape {
     /// A solid capsule around the segment `a`-`b`.
     Capsule { a: Vec3, b: Vec3, radius: f32 },
     /// A solid box with half extents `half`, rotated by `rotation` about `center`.
-    Cuboid { center: Vec3, half: Vec3, rotation: Quat },
+    Cuboid {
+        center: Vec3,
+        half: Vec3,
+        rotation: Quat,
+    },
 }
 
 /// A kinematic collider with friction and restitution.
@@ -63,13 +67,18 @@ impl Shape {
             }
             Shape::Capsule { a, b, radius } => {
                 let ab = b - a;
-                let t = ((p - a).dot(ab) / ab.length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
+                let t =
+                    ((p - a).dot(ab) / ab.length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
                 let d = p - (a + ab * t);
                 let len = d.length();
                 let n = if len > 0.0 { d / len } else { Vec3::Y };
                 (len - radius, n)
             }
-            Shape::Cuboid { center, half, rotation } => {
+            Shape::Cuboid {
+                center,
+                half,
+                rotation,
+            } => {
                 let local = rotation.inverse() * (p - center);
                 let q = local.abs() - half;
                 let outside = q.max(Vec3::ZERO);
@@ -94,7 +103,11 @@ impl Shape {
 
     /// Checks that the shape is finite and non-degenerate.
     pub fn validate(&self, index: usize) -> Result<()> {
-        let bad = |reason: &'static str| WobbleError::BadParameter { name: "collider", value: index as f64, reason };
+        let bad = |reason: &'static str| WobbleError::BadParameter {
+            name: "collider",
+            value: index as f64,
+            reason,
+        };
         let finite = |v: Vec3| v.is_finite();
         match *self {
             Shape::Plane { normal, offset } => {
@@ -112,9 +125,19 @@ impl Shape {
                     return Err(bad("capsule needs finite end points and a radius > 0"));
                 }
             }
-            Shape::Cuboid { center, half, rotation } => {
-                if !finite(center) || !half.is_finite() || half.min_element() <= 0.0 || !rotation.is_finite() {
-                    return Err(bad("box needs a finite centre, half extents > 0 and a finite rotation"));
+            Shape::Cuboid {
+                center,
+                half,
+                rotation,
+            } => {
+                if !finite(center)
+                    || !half.is_finite()
+                    || half.min_element() <= 0.0
+                    || !rotation.is_finite()
+                {
+                    return Err(bad(
+                        "box needs a finite centre, half extents > 0 and a finite rotation",
+                    ));
                 }
             }
         }
@@ -125,17 +148,32 @@ impl Shape {
 impl Collider {
     /// The ground plane y = 0.
     pub fn ground(friction: f32, restitution: f32) -> Self {
-        Collider { shape: Shape::Plane { normal: Vec3::Y, offset: 0.0 }, friction, restitution }
+        Collider {
+            shape: Shape::Plane {
+                normal: Vec3::Y,
+                offset: 0.0,
+            },
+            friction,
+            restitution,
+        }
     }
 
     /// Checks shape and coefficients.
     pub fn validate(&self, index: usize) -> Result<()> {
         self.shape.validate(index)?;
         if !(self.friction.is_finite() && self.friction >= 0.0) {
-            return Err(WobbleError::BadParameter { name: "friction", value: self.friction as f64, reason: "must be finite and >= 0" });
+            return Err(WobbleError::BadParameter {
+                name: "friction",
+                value: self.friction as f64,
+                reason: "must be finite and >= 0",
+            });
         }
         if !(0.0..=1.0).contains(&self.restitution) {
-            return Err(WobbleError::BadParameter { name: "restitution", value: self.restitution as f64, reason: "must be in [0, 1]" });
+            return Err(WobbleError::BadParameter {
+                name: "restitution",
+                value: self.restitution as f64,
+                reason: "must be in [0, 1]",
+            });
         }
         Ok(())
     }
@@ -143,7 +181,13 @@ impl Collider {
 
 /// Finds the particles that may touch a collider during this substep: those whose predicted
 /// position lies within `margin` of a surface. Clears and fills `out`.
-pub fn find_contacts(colliders: &[Collider], x: &[Packed4], v: &[Packed4], margin: f32, out: &mut Vec<Contact>) {
+pub fn find_contacts(
+    colliders: &[Collider],
+    x: &[Packed4],
+    v: &[Packed4],
+    margin: f32,
+    out: &mut Vec<Contact>,
+) {
     out.clear();
     if colliders.is_empty() {
         return;
@@ -155,7 +199,12 @@ pub fn find_contacts(colliders: &[Collider], x: &[Packed4], v: &[Packed4], margi
         for (c, col) in colliders.iter().enumerate() {
             let (d, n) = col.shape.signed_distance(p.xyz());
             if d < margin {
-                out.push(Contact { particle: i as u32, collider: c as u32, approach: v[i].xyz().dot(n), pushed: 0.0 });
+                out.push(Contact {
+                    particle: i as u32,
+                    collider: c as u32,
+                    approach: v[i].xyz().dot(n),
+                    pushed: 0.0,
+                });
             }
         }
     }
@@ -166,7 +215,9 @@ pub fn find_contacts(colliders: &[Collider], x: &[Packed4], v: &[Packed4], margi
 pub fn project_contacts(colliders: &[Collider], contacts: &mut [Contact], x: &mut [Packed4]) {
     for c in contacts.iter_mut() {
         let p = &mut x[c.particle as usize];
-        let (d, n) = colliders[c.collider as usize].shape.signed_distance(p.xyz());
+        let (d, n) = colliders[c.collider as usize]
+            .shape
+            .signed_distance(p.xyz());
         if d < 0.0 {
             p.set_xyz(p.xyz() - n * d);
             c.pushed -= d;
@@ -175,7 +226,12 @@ pub fn project_contacts(colliders: &[Collider], contacts: &mut [Contact], x: &mu
 }
 
 /// Applies Coulomb friction to the contacts that ended the solve touching their collider.
-pub fn apply_friction(colliders: &[Collider], contacts: &[Contact], x: &mut [Packed4], x_prev: &[Packed4]) {
+pub fn apply_friction(
+    colliders: &[Collider],
+    contacts: &[Contact],
+    x: &mut [Packed4],
+    x_prev: &[Packed4],
+) {
     for c in contacts {
         let col = &colliders[c.collider as usize];
         if col.friction <= 0.0 || c.pushed <= 0.0 {
@@ -193,13 +249,23 @@ pub fn apply_friction(colliders: &[Collider], contacts: &[Contact], x: &mut [Pac
             continue;
         }
         let limit = col.friction * c.pushed;
-        let scale = if t_len < limit { 1.0 } else { (limit / t_len).min(1.0) };
+        let scale = if t_len < limit {
+            1.0
+        } else {
+            (limit / t_len).min(1.0)
+        };
         x[i].set_xyz(x[i].xyz() - tangential * scale);
     }
 }
 
 /// After the velocity update: gives bouncing contacts their restitution velocity.
-pub fn apply_restitution(colliders: &[Collider], contacts: &[Contact], x: &[Packed4], v: &mut [Packed4], threshold: f32) {
+pub fn apply_restitution(
+    colliders: &[Collider],
+    contacts: &[Contact],
+    x: &[Packed4],
+    v: &mut [Packed4],
+    threshold: f32,
+) {
     for c in contacts {
         let col = &colliders[c.collider as usize];
         if c.pushed <= 0.0 || c.approach >= -threshold {

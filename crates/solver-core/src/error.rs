@@ -7,43 +7,85 @@ use std::path::PathBuf;
 pub enum WobbleError {
     /// A coordinate, force or parameter is NaN or infinite.
     #[error("non-finite {what} at index {index}: {value}")]
-    NonFinite { what: &'static str, index: usize, value: f32 },
+    NonFinite {
+        what: &'static str,
+        index: usize,
+        value: f32,
+    },
     /// An index points past the end of the array it indexes.
     #[error("{what} {index} refers to index {value}, but there are only {len}")]
-    IndexOutOfRange { what: &'static str, index: usize, value: u64, len: usize },
+    IndexOutOfRange {
+        what: &'static str,
+        index: usize,
+        value: u64,
+        len: usize,
+    },
     /// A triangle whose corners are collinear or repeated (zero area).
     #[error("triangle {index} ({a}, {b}, {c}) is degenerate: zero area")]
-    DegenerateTriangle { index: usize, a: u32, b: u32, c: u32 },
+    DegenerateTriangle {
+        index: usize,
+        a: u32,
+        b: u32,
+        c: u32,
+    },
     /// A tetrahedron with zero or negative signed volume.
     #[error("tetrahedron {index} is inverted or flat (signed volume {volume})")]
     InvertedTetrahedron { index: usize, volume: f32 },
     /// A constraint whose rest length (or rest measure) is zero.
     #[error("{kind} constraint {index} between particles {i} and {j} has zero rest length")]
-    ZeroLengthConstraint { kind: &'static str, index: usize, i: u32, j: u32 },
+    ZeroLengthConstraint {
+        kind: &'static str,
+        index: usize,
+        i: u32,
+        j: u32,
+    },
     /// A constraint that names the same particle twice.
     #[error("{kind} constraint {index} names particle {particle} twice")]
-    RepeatedParticle { kind: &'static str, index: usize, particle: u32 },
+    RepeatedParticle {
+        kind: &'static str,
+        index: usize,
+        particle: u32,
+    },
     /// A mass (or total mass) that is zero, negative or non-finite.
     #[error("mass of {what} {index} is {value}; it must be finite and > 0")]
-    BadMass { what: &'static str, index: usize, value: f32 },
+    BadMass {
+        what: &'static str,
+        index: usize,
+        value: f32,
+    },
     /// A time step that is zero, negative or non-finite.
     #[error("time step dt = {0} is invalid; it must be finite and > 0")]
     BadTimeStep(f32),
     /// A count (iterations, substeps, ...) that is zero or absurdly large.
     #[error("{name} = {value} is invalid; it must be in 1..={max}")]
-    BadCount { name: &'static str, value: u64, max: u64 },
+    BadCount {
+        name: &'static str,
+        value: u64,
+        max: u64,
+    },
     /// A real-valued parameter outside its meaningful range.
     #[error("{name} = {value} is invalid: {reason}")]
-    BadParameter { name: &'static str, value: f64, reason: &'static str },
+    BadParameter {
+        name: &'static str,
+        value: f64,
+        reason: &'static str,
+    },
     /// A mesh with no vertices or no elements.
     #[error("{0} is empty: it has no vertices or no elements")]
     EmptyMesh(String),
     /// A mesh file that cannot be read.
     #[error("cannot read {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// A mesh file whose contents are not a mesh.
     #[error("{path}:{line}: {message}")]
-    Parse { path: PathBuf, line: usize, message: String },
+    Parse {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
     /// A scene, option or constraint kind that this build does not support yet.
     #[error("unsupported: {0}")]
     Unsupported(String),
@@ -76,7 +118,11 @@ pub fn check_dt(dt: f32) -> Result<()> {
 /// Checks a count against 1..=max.
 pub fn check_count(name: &'static str, value: usize, max: usize) -> Result<()> {
     if value == 0 || value > max {
-        Err(WobbleError::BadCount { name, value: value as u64, max: max as u64 })
+        Err(WobbleError::BadCount {
+            name,
+            value: value as u64,
+            max: max as u64,
+        })
     } else {
         Ok(())
     }

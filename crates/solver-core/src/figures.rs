@@ -9,7 +9,11 @@ use glam::Vec3;
 /// constraints when the body marks none as structural).
 pub fn stretch(body: &Body) -> (f32, f32) {
     let d = &body.constraints.distance;
-    let count = if body.topology.structural > 0 { body.topology.structural.min(d.len()) } else { d.len() };
+    let count = if body.topology.structural > 0 {
+        body.topology.structural.min(d.len())
+    } else {
+        d.len()
+    };
     if count == 0 {
         return (0.0, 0.0);
     }
@@ -134,5 +138,9 @@ pub fn state_hash(x: &[Packed4]) -> u64 {
 
 /// The lowest y coordinate of the body.
 pub fn lowest_y(body: &Body) -> f32 {
-    body.particles.x.iter().map(|p| p.y).fold(f32::INFINITY, f32::min)
+    body.particles
+        .x
+        .iter()
+        .map(|p| p.y)
+        .fold(f32::INFINITY, f32::min)
 }

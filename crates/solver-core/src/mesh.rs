@@ -36,7 +36,10 @@ impl EdgeAdjacency {
 impl TriMesh {
     /// Builds a mesh and checks it: finite coordinates, indices in range, no zero-area triangle.
     pub fn new(positions: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> Result<Self> {
-        let mesh = TriMesh { positions, triangles };
+        let mesh = TriMesh {
+            positions,
+            triangles,
+        };
         mesh.validate()?;
         Ok(mesh)
     }
@@ -56,11 +59,21 @@ impl TriMesh {
         for (t, tri) in self.triangles.iter().enumerate() {
             for &v in tri {
                 if v as usize >= n {
-                    return Err(WobbleError::IndexOutOfRange { what: "triangle", index: t, value: v as u64, len: n });
+                    return Err(WobbleError::IndexOutOfRange {
+                        what: "triangle",
+                        index: t,
+                        value: v as u64,
+                        len: n,
+                    });
                 }
             }
             if self.double_area(t) <= 1e-12 * scale * scale {
-                return Err(WobbleError::DegenerateTriangle { index: t, a: tri[0], b: tri[1], c: tri[2] });
+                return Err(WobbleError::DegenerateTriangle {
+                    index: t,
+                    a: tri[0],
+                    b: tri[1],
+                    c: tri[2],
+                });
             }
         }
         Ok(())
@@ -80,14 +93,23 @@ impl TriMesh {
 
     /// Bounding box (min, max).
     pub fn bounds(&self) -> (Vec3, Vec3) {
-        self.positions.iter().fold((Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)), |(lo, hi), &p| (lo.min(p), hi.max(p)))
+        self.positions.iter().fold(
+            (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+            |(lo, hi), &p| (lo.min(p), hi.max(p)),
+        )
     }
 
     /// Merges vertices closer than `tolerance`; returns the welded mesh and the old-to-new map.
     /// Triangles that collapse are dropped.
     pub fn weld(&self, tolerance: f32) -> (TriMesh, Vec<u32>) {
         let cell = tolerance.max(f32::MIN_POSITIVE);
-        let key = |p: Vec3| ((p.x / cell).floor() as i64, (p.y / cell).floor() as i64, (p.z / cell).floor() as i64);
+        let key = |p: Vec3| {
+            (
+                (p.x / cell).floor() as i64,
+                (p.y / cell).floor() as i64,
+                (p.z / cell).floor() as i64,
+            )
+        };
         let mut grid: HashMap<(i64, i64, i64), Vec<u32>> = HashMap::new();
         let mut remap = Vec::with_capacity(self.positions.len());
         let mut positions: Vec<Vec3> = Vec::new();
@@ -122,7 +144,13 @@ impl TriMesh {
             .map(|t| t.map(|v| remap[v as usize]))
             .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
             .collect();
-        (TriMesh { positions, triangles }, remap)
+        (
+            TriMesh {
+                positions,
+                triangles,
+            },
+            remap,
+        )
     }
 
     /// Unique edges with their triangles, in order of first appearance.
@@ -167,21 +195,42 @@ impl TriMesh {
 
 /// Loads a Wavefront OBJ file as one triangle mesh (all its models merged, faces triangulated).
 pub fn load_obj(path: &Path) -> Result<TriMesh> {
-    let bytes = std::fs::read(path).map_err(|source| WobbleError::Io { path: path.to_path_buf(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| WobbleError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     parse_obj(&bytes, path)
 }
 
 /// Parses OBJ text (`path` only names the source in errors).
 pub fn parse_obj(bytes: &[u8], path: &Path) -> Result<TriMesh> {
-    let parse_err = |line: usize, message: String| WobbleError::Parse { path: path.to_path_buf(), line, message };
+    let parse_err = |line: usize, message: String| WobbleError::Parse {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
     let text = std::str::from_utf8(bytes).map_err(|e| {
-        let line = bytes[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count() + 1;
-        parse_err(line, "not a text file (invalid UTF-8): not a Wavefront OBJ mesh".into())
+        let line = bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        parse_err(
+            line,
+            "not a text file (invalid UTF-8): not a Wavefront OBJ mesh".into(),
+        )
     })?;
     if text.contains('\0') {
-        return Err(parse_err(1, "binary data (NUL byte): not a Wavefront OBJ mesh".into()));
+        return Err(parse_err(
+            1,
+            "binary data (NUL byte): not a Wavefront OBJ mesh".into(),
+        ));
     }
-    let opts = tobj::LoadOptions { triangulate: true, single_index: false, ..Default::default() };
+    let opts = tobj::LoadOptions {
+        triangulate: true,
+        single_index: false,
+        ..Default::default()
+    };
     let mut reader = std::io::BufReader::new(text.as_bytes());
     let (models, _) = tobj::load_obj_buf(&mut reader, &opts, |_| Ok(Default::default()))
         .map_err(|e| parse_err(0, format!("not a valid Wavefront OBJ mesh: {e}")))?;
@@ -191,12 +240,22 @@ pub fn parse_obj(bytes: &[u8], path: &Path) -> Result<TriMesh> {
         let base = positions.len() as u32;
         let mesh = &m.mesh;
         if mesh.positions.len() % 3 != 0 {
-            return Err(parse_err(0, format!("model '{}' has a partial vertex", m.name)));
+            return Err(parse_err(
+                0,
+                format!("model '{}' has a partial vertex", m.name),
+            ));
         }
-        positions.extend(mesh.positions.chunks_exact(3).map(|c| Vec3::new(c[0], c[1], c[2])));
+        positions.extend(
+            mesh.positions
+                .chunks_exact(3)
+                .map(|c| Vec3::new(c[0], c[1], c[2])),
+        );
         for (f, tri) in mesh.indices.chunks(3).enumerate() {
             if tri.len() < 3 {
-                return Err(parse_err(0, format!("model '{}' face {f} has fewer than 3 vertices", m.name)));
+                return Err(parse_err(
+                    0,
+                    format!("model '{}' face {f} has fewer than 3 vertices", m.name),
+                ));
             }
             triangles.push([base + tri[0], base + tri[1], base + tri[2]]);
         }

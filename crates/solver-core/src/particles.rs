@@ -23,7 +23,12 @@ impl Packed4 {
     /// Packs a vector and a fourth component.
     #[inline]
     pub fn new(v: Vec3, w: f32) -> Self {
-        Self { x: v.x, y: v.y, z: v.z, w }
+        Self {
+            x: v.x,
+            y: v.y,
+            z: v.z,
+            w,
+        }
     }
     /// The xyz part as a glam vector.
     #[inline]
@@ -77,11 +82,19 @@ impl Particles {
             check_finite("position y", k, pos.y)?;
             check_finite("position z", k, pos.z)?;
             if m.is_nan() || m <= 0.0 {
-                return Err(WobbleError::BadMass { what: "particle", index: k, value: m });
+                return Err(WobbleError::BadMass {
+                    what: "particle",
+                    index: k,
+                    value: m,
+                });
             }
             let w = if m.is_infinite() { 0.0 } else { 1.0 / m };
             if !w.is_finite() {
-                return Err(WobbleError::BadMass { what: "particle", index: k, value: m });
+                return Err(WobbleError::BadMass {
+                    what: "particle",
+                    index: k,
+                    value: m,
+                });
             }
             p.x.push(Packed4::new(pos, w));
             p.mass.push(if w == 0.0 { 0.0 } else { m });
@@ -133,11 +146,19 @@ impl Particles {
     /// Sets the mass of particle `i`; `f32::INFINITY` pins it.
     pub fn set_mass(&mut self, i: usize, mass: f32) -> Result<()> {
         if mass.is_nan() || mass <= 0.0 {
-            return Err(WobbleError::BadMass { what: "particle", index: i, value: mass });
+            return Err(WobbleError::BadMass {
+                what: "particle",
+                index: i,
+                value: mass,
+            });
         }
         let w = if mass.is_infinite() { 0.0 } else { 1.0 / mass };
         if !w.is_finite() {
-            return Err(WobbleError::BadMass { what: "particle", index: i, value: mass });
+            return Err(WobbleError::BadMass {
+                what: "particle",
+                index: i,
+                value: mass,
+            });
         }
         self.x[i].w = w;
         self.x_prev[i].w = w;

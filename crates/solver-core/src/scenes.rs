@@ -41,7 +41,9 @@ impl Scene {
             "jelly" => Scene::Jelly { subdivisions: n },
             "cube" => Scene::Cube { k: n },
             "mesh" => Scene::Mesh {
-                path: mesh.ok_or_else(|| WobbleError::Unsupported("the mesh scene needs a file (--mesh FILE)".into()))?,
+                path: mesh.ok_or_else(|| {
+                    WobbleError::Unsupported("the mesh scene needs a file (--mesh FILE)".into())
+                })?,
             },
             other => {
                 return Err(WobbleError::Unsupported(format!(
@@ -84,17 +86,29 @@ impl Scene {
 
 fn check_n(name: &'static str, n: usize, min: usize) -> Result<()> {
     if n < min {
-        return Err(WobbleError::BadParameter { name, value: n as f64, reason: "is below the smallest size of this scene (2)" });
+        return Err(WobbleError::BadParameter {
+            name,
+            value: n as f64,
+            reason: "is below the smallest size of this scene (2)",
+        });
     }
     if n > MAX_N {
-        return Err(WobbleError::BadCount { name, value: n as u64, max: MAX_N as u64 });
+        return Err(WobbleError::BadCount {
+            name,
+            value: n as u64,
+            max: MAX_N as u64,
+        });
     }
     Ok(())
 }
 
 /// Distance constraints and triangles of a `cols` x `rows` grid numbered `v = j*cols + i`, in
 /// the order of SCENES.md: horizontal, vertical, then one diagonal per quad.
-fn grid_constraints(x: &Particles, cols: usize, rows: usize) -> Result<(DistanceConstraints, Vec<[u32; 3]>, usize)> {
+fn grid_constraints(
+    x: &Particles,
+    cols: usize,
+    rows: usize,
+) -> Result<(DistanceConstraints, Vec<[u32; 3]>, usize)> {
     let v = |i: usize, j: usize| (j * cols + i) as u32;
     let mut d = DistanceConstraints::default();
     let edges = rows * (cols - 1) + (rows - 1) * cols + (rows - 1) * (cols - 1);
@@ -138,14 +152,27 @@ pub fn cloth(n: usize) -> Result<Body> {
     mass[n - 1] = f32::INFINITY;
     let particles = Particles::new(&pos, &mass)?;
     let (distance, triangles, structural) = grid_constraints(&particles, n, n)?;
-    let topology = Topology { triangles, structural, ..Default::default() };
-    Body::new(particles, Constraints { distance, extra: Vec::new() }, topology)
+    let topology = Topology {
+        triangles,
+        structural,
+        ..Default::default()
+    };
+    Body::new(
+        particles,
+        Constraints {
+            distance,
+            extra: Vec::new(),
+        },
+        topology,
+    )
 }
 
 /// The rope: n vertices from (0,1,0) to (1,1,0), neighbours linked, vertex 0 pinned.
 pub fn rope(n: usize) -> Result<Body> {
     check_n("rope n", n, 2)?;
-    let pos: Vec<Vec3> = (0..n).map(|i| Vec3::new(i as f32 / (n - 1) as f32, 1.0, 0.0)).collect();
+    let pos: Vec<Vec3> = (0..n)
+        .map(|i| Vec3::new(i as f32 / (n - 1) as f32, 1.0, 0.0))
+        .collect();
     let mut mass = vec![1.0 / n as f32; n];
     mass[0] = f32::INFINITY;
     let particles = Particles::new(&pos, &mass)?;
@@ -154,8 +181,18 @@ pub fn rope(n: usize) -> Result<Body> {
         distance.push_rest(&particles.x, i as u32, i as u32 + 1, 0.0)?;
     }
     let structural = distance.len();
-    let topology = Topology { structural, ..Default::default() };
-    Body::new(particles, Constraints { distance, extra: Vec::new() }, topology)
+    let topology = Topology {
+        structural,
+        ..Default::default()
+    };
+    Body::new(
+        particles,
+        Constraints {
+            distance,
+            extra: Vec::new(),
+        },
+        topology,
+    )
 }
 
 /// A body from a triangle mesh: one particle per vertex, `total_mass` shared equally, one
@@ -163,28 +200,62 @@ pub fn rope(n: usize) -> Result<Body> {
 pub fn body_from_trimesh(mesh: &TriMesh, total_mass: f32, compliance: f32) -> Result<Body> {
     mesh.validate()?;
     if !(total_mass.is_finite() && total_mass > 0.0) {
-        return Err(WobbleError::BadMass { what: "body total", index: 0, value: total_mass });
+        return Err(WobbleError::BadMass {
+            what: "body total",
+            index: 0,
+            value: total_mass,
+        });
     }
     let n = mesh.positions.len();
     let particles = Particles::new(&mesh.positions, &vec![total_mass / n as f32; n])?;
     let adj = mesh.edge_adjacency();
     let mut distance = DistanceConstraints::default();
     for (e, &[a, b]) in adj.edges.iter().enumerate() {
-        distance.push_rest(&particles.x, a, b, compliance).map_err(|err| match err {
-            WobbleError::ZeroLengthConstraint { kind, i, j, .. } => WobbleError::ZeroLengthConstraint { kind, index: e, i, j },
-            other => other,
-        })?;
+        distance
+            .push_rest(&particles.x, a, b, compliance)
+            .map_err(|err| match err {
+                WobbleError::ZeroLengthConstraint { kind, i, j, .. } => {
+                    WobbleError::ZeroLengthConstraint {
+                        kind,
+                        index: e,
+                        i,
+                        j,
+                    }
+                }
+                other => other,
+            })?;
     }
     let closed = adj.is_closed();
-    let rest_volume = if closed { crate::figures::enclosed_volume(&mesh.triangles, &particles.x) as f32 } else { 0.0 };
-    let topology = Topology { triangles: mesh.triangles.clone(), structural: 0, closed, rest_volume, tets: Vec::new() };
-    Body::new(particles, Constraints { distance, extra: Vec::new() }, topology)
+    let rest_volume = if closed {
+        crate::figures::enclosed_volume(&mesh.triangles, &particles.x) as f32
+    } else {
+        0.0
+    };
+    let topology = Topology {
+        triangles: mesh.triangles.clone(),
+        structural: 0,
+        closed,
+        rest_volume,
+        tets: Vec::new(),
+    };
+    Body::new(
+        particles,
+        Constraints {
+            distance,
+            extra: Vec::new(),
+        },
+        topology,
+    )
 }
 
 /// The `mesh FILE` scene: moved so its lowest point is half its height above y = 0, ground
 /// plane with friction 0.5, 1 kg in total.
 pub fn mesh_scene(path: &std::path::Path) -> Result<Body> {
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("").to_ascii_lowercase();
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     if ext == "node" || ext == "ele" {
         return Err(WobbleError::Unsupported(
             "TetGen .node/.ele meshes need tetrahedral volume constraints, which wobble does not have yet".into(),

@@ -37,15 +37,29 @@ impl EdgeBatch {
         for (k, &c) in ids.iter().enumerate() {
             let c = c as usize;
             if c >= table.len() {
-                return Err(WobbleError::IndexOutOfRange { what: "batch constraint", index: k, value: c as u64, len: table.len() });
+                return Err(WobbleError::IndexOutOfRange {
+                    what: "batch constraint",
+                    index: k,
+                    value: c as u64,
+                    len: table.len(),
+                });
             }
             let [i, j] = table.pairs[c];
             for p in [i, j] {
                 if p as usize >= particles {
-                    return Err(WobbleError::IndexOutOfRange { what: "distance constraint", index: c, value: p as u64, len: particles });
+                    return Err(WobbleError::IndexOutOfRange {
+                        what: "distance constraint",
+                        index: c,
+                        value: p as u64,
+                        len: particles,
+                    });
                 }
                 if seen[p as usize] {
-                    return Err(WobbleError::RepeatedParticle { kind: "batch (constraints not independent)", index: c, particle: p });
+                    return Err(WobbleError::RepeatedParticle {
+                        kind: "batch (constraints not independent)",
+                        index: c,
+                        particle: p,
+                    });
                 }
                 seen[p as usize] = true;
             }
@@ -71,7 +85,13 @@ impl EdgeBatch {
 
 /// Scalar twin of [`project_distance_batch`]: projects the batch's constraints in order;
 /// `lambda` is indexed like the batch.
-pub fn project_distance_batch_scalar(x: &mut [Packed4], b: &EdgeBatch, lambda: &mut [f32], inv_dt2: f32, k: f32) {
+pub fn project_distance_batch_scalar(
+    x: &mut [Packed4],
+    b: &EdgeBatch,
+    lambda: &mut [f32],
+    inv_dt2: f32,
+    k: f32,
+) {
     for c in 0..b.len() {
         crate::constraints::distance::project_distance_one(
             x,
@@ -87,16 +107,62 @@ pub fn project_distance_batch_scalar(x: &mut [Packed4], b: &EdgeBatch, lambda: &
 
 /// Projects a batch of independent distance constraints `LANES` at a time; the remainder runs
 /// through the scalar path. `lambda` is indexed like the batch.
-pub fn project_distance_batch(x: &mut [Packed4], b: &EdgeBatch, lambda: &mut [f32], inv_dt2: f32, k: f32) {
-    let full = b.len() / LANES * LANES;
+pub fn project_distance_batch(
+    x: &mut [Packed4],
+    b: &EdgeBatch,
+    lambda: &mut [f32],
+    inv_dt2: f32,
+    k: f32,
+) {
+    assert!(
+        lambda.len() >= b.len(),
+        "one multiplier per batch constraint"
+    );
+    assert!(
+        b.i.iter().chain(&b.j).all(|&p| (p as usize) < x.len()),
+        "batch indices in range"
+    );
+    // SAFETY: indices are in range (checked above) and the batch's constraints are independent.
+    unsafe {
+        project_distance_batch_range(
+            x.as_mut_ptr(),
+            b,
+            0..b.len(),
+            lambda.as_mut_ptr(),
+            inv_dt2,
+            k,
+        )
+    }
+}
+
+/// Projects constraints `range` of a batch; the unit of work of the parallel colored solver.
+///
+/// The result for each constraint does not depend on how a batch is cut into ranges, as long as
+/// every range starts at a multiple of [`LANES`] (the remainder of the whole batch alone runs
+/// scalar).
+///
+/// # Safety
+/// `x` must point to at least as many particles as the batch's largest index + 1, `lambda` to at
+/// least `range.end` multipliers, and no other thread may access the particles or multipliers of
+/// this range during the call.
+pub unsafe fn project_distance_batch_range(
+    x: *mut Packed4,
+    b: &EdgeBatch,
+    range: std::ops::Range<usize>,
+    lambda: *mut f32,
+    inv_dt2: f32,
+    k: f32,
+) {
+    let full_end = (b.len() / LANES * LANES).min(range.end);
     let inv_dt2v = f32x8::splat(inv_dt2);
     let kv = f32x8::splat(k);
     let zero = f32x8::splat(0.0);
-    for base in (0..full).step_by(LANES) {
+    let mut base = range.start;
+    while base + LANES <= full_end {
         let mut a = [[0.0f32; LANES]; 8];
         for l in 0..LANES {
-            let pi = x[b.i[base + l] as usize];
-            let pj = x[b.j[base + l] as usize];
+            let pi = *x.add(b.i[base + l] as usize);
+            let pj = *x.add(b.j[base + l] as usize);
             a[0][l] = pi.x;
             a[1][l] = pi.y;
             a[2][l] = pi.z;
@@ -109,7 +175,8 @@ pub fn project_distance_batch(x: &mut [Packed4], b: &EdgeBatch, lambda: &mut [f3
         let [xi, yi, zi, wi, xj, yj, zj, wj] = a.map(f32x8::from);
         let rest = f32x8::from(&b.rest[base..base + LANES]);
         let alpha = f32x8::from(&b.compliance[base..base + LANES]) * inv_dt2v;
-        let lam = f32x8::from(&lambda[base..base + LANES]);
+        let lam_slice = std::slice::from_raw_parts_mut(lambda.add(base), LANES);
+        let lam = f32x8::from(&lam_slice[..]);
         let (dx, dy, dz) = (xi - xj, yi - yj, zi - zj);
         let len = (dx * dx + dy * dy + dz * dz).sqrt();
         let denom = wi + wj + alpha;
@@ -117,27 +184,37 @@ pub fn project_distance_batch(x: &mut [Packed4], b: &EdgeBatch, lambda: &mut [f3
         let dl = ok.select((rest - len - alpha * lam) / denom, zero);
         let s = ok.select(kv * dl / len, zero);
         let (si, sj) = (s * wi, s * wj);
-        let out = [xi + si * dx, yi + si * dy, zi + si * dz, xj - sj * dx, yj - sj * dy, zj - sj * dz].map(|v| v.to_array());
-        lambda[base..base + LANES].copy_from_slice(&(lam + dl).to_array());
+        let out = [
+            xi + si * dx,
+            yi + si * dy,
+            zi + si * dz,
+            xj - sj * dx,
+            yj - sj * dy,
+            zj - sj * dz,
+        ]
+        .map(|v| v.to_array());
+        lam_slice.copy_from_slice(&(lam + dl).to_array());
         for l in 0..LANES {
-            let pi = &mut x[b.i[base + l] as usize];
+            let pi = &mut *x.add(b.i[base + l] as usize);
             pi.x = out[0][l];
             pi.y = out[1][l];
             pi.z = out[2][l];
-            let pj = &mut x[b.j[base + l] as usize];
+            let pj = &mut *x.add(b.j[base + l] as usize);
             pj.x = out[3][l];
             pj.y = out[4][l];
             pj.z = out[5][l];
         }
+        base += LANES;
     }
-    for c in full..b.len() {
-        crate::constraints::distance::project_distance_one(
-            x,
-            b.i[c] as usize,
-            b.j[c] as usize,
+    for c in base..range.end {
+        let pi = &mut *x.add(b.i[c] as usize);
+        let pj = &mut *x.add(b.j[c] as usize);
+        crate::constraints::distance::project_distance_pair(
+            pi,
+            pj,
             b.rest[c],
             b.compliance[c] * inv_dt2,
-            &mut lambda[c],
+            &mut *lambda.add(c),
             k,
         );
     }

@@ -41,7 +41,12 @@ pub trait Solver: Send {
     /// The name the CLI knows it by.
     fn name(&self) -> String;
     /// Builds structures that depend only on topology (colorings, CSR patterns, scratch).
-    fn prepare(&mut self, constraints: &Constraints, particles: usize, topology_id: u64) -> Result<()>;
+    fn prepare(
+        &mut self,
+        constraints: &Constraints,
+        particles: usize,
+        topology_id: u64,
+    ) -> Result<()>;
     /// The topology id of the last successful `prepare`, if any.
     fn prepared_for(&self) -> Option<u64>;
     /// Called once per substep before the first iteration.
@@ -74,7 +79,10 @@ impl GaussSeidel {
 
     /// A solver that visits constraints in the given order (a permutation of global ids).
     pub fn with_order(order: Vec<u32>) -> Self {
-        GaussSeidel { prepared: None, order: Some(order) }
+        GaussSeidel {
+            prepared: None,
+            order: Some(order),
+        }
     }
 }
 
@@ -83,7 +91,12 @@ impl Solver for GaussSeidel {
         "gs".into()
     }
 
-    fn prepare(&mut self, constraints: &Constraints, _particles: usize, topology_id: u64) -> Result<()> {
+    fn prepare(
+        &mut self,
+        constraints: &Constraints,
+        _particles: usize,
+        topology_id: u64,
+    ) -> Result<()> {
         if let Some(order) = &self.order {
             if order.len() != constraints.len() {
                 return Err(crate::WobbleError::BadCount {
@@ -105,7 +118,14 @@ impl Solver for GaussSeidel {
         let nd = s.constraints.distance.len();
         match &self.order {
             None => {
-                project_distance_scalar(s.x, &s.constraints.distance, 0..nd, s.lambda, s.inv_dt2, s.stiffness);
+                project_distance_scalar(
+                    s.x,
+                    &s.constraints.distance,
+                    0..nd,
+                    s.lambda,
+                    s.inv_dt2,
+                    s.stiffness,
+                );
                 let mut g = nd;
                 for kind in &s.constraints.extra {
                     for c in 0..kind.len() {
@@ -119,7 +139,14 @@ impl Solver for GaussSeidel {
                 for &g in order {
                     let g = g as usize;
                     if g < nd {
-                        project_distance_scalar(s.x, &s.constraints.distance, g..g + 1, s.lambda, s.inv_dt2, s.stiffness);
+                        project_distance_scalar(
+                            s.x,
+                            &s.constraints.distance,
+                            g..g + 1,
+                            s.lambda,
+                            s.inv_dt2,
+                            s.stiffness,
+                        );
                     } else {
                         let (kind, c) = s.constraints.locate(g);
                         let a = kind.compliance(c) * s.inv_dt2;

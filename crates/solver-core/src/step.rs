@@ -86,17 +86,33 @@ impl StepParams {
         check_count("substeps", self.substeps, MAX_COUNT)?;
         check_count("iterations", self.iterations, MAX_COUNT)?;
         if !self.gravity.is_finite() {
-            return Err(WobbleError::BadParameter { name: "gravity", value: f64::NAN, reason: "must be finite" });
+            return Err(WobbleError::BadParameter {
+                name: "gravity",
+                value: f64::NAN,
+                reason: "must be finite",
+            });
         }
         if !(self.damping.is_finite() && self.damping >= 0.0) {
-            return Err(WobbleError::BadParameter { name: "damping", value: self.damping as f64, reason: "must be finite and >= 0" });
+            return Err(WobbleError::BadParameter {
+                name: "damping",
+                value: self.damping as f64,
+                reason: "must be finite and >= 0",
+            });
         }
         if !(self.contact_margin.is_finite() && self.contact_margin >= 0.0) {
-            return Err(WobbleError::BadParameter { name: "contact_margin", value: self.contact_margin as f64, reason: "must be finite and >= 0" });
+            return Err(WobbleError::BadParameter {
+                name: "contact_margin",
+                value: self.contact_margin as f64,
+                reason: "must be finite and >= 0",
+            });
         }
         if let Stiffness::Pbd { k, .. } = self.stiffness {
             if !(0.0..=1.0).contains(&k) {
-                return Err(WobbleError::BadParameter { name: "stiffness", value: k as f64, reason: "PBD stiffness must be in [0, 1]" });
+                return Err(WobbleError::BadParameter {
+                    name: "stiffness",
+                    value: k as f64,
+                    reason: "PBD stiffness must be in [0, 1]",
+                });
             }
         }
         Ok(())
@@ -111,8 +127,14 @@ impl StepParams {
     pub fn correction_scale(&self) -> f32 {
         match self.stiffness {
             Stiffness::Xpbd => 1.0,
-            Stiffness::Pbd { k, iteration_corrected: false } => k,
-            Stiffness::Pbd { k, iteration_corrected: true } => 1.0 - (1.0 - k).powf(1.0 / self.iterations as f32),
+            Stiffness::Pbd {
+                k,
+                iteration_corrected: false,
+            } => k,
+            Stiffness::Pbd {
+                k,
+                iteration_corrected: true,
+            } => 1.0 - (1.0 - k).powf(1.0 / self.iterations as f32),
         }
     }
 }
@@ -121,7 +143,12 @@ impl StepParams {
 ///
 /// When `residuals` is given, the residual (SCENES.md: RMS of C over the mean rest length) after
 /// every iteration of every substep is appended to it.
-pub fn step(body: &mut Body, params: &StepParams, solver: &mut dyn Solver, mut residuals: Option<&mut Vec<f32>>) -> Result<()> {
+pub fn step(
+    body: &mut Body,
+    params: &StepParams,
+    solver: &mut dyn Solver,
+    mut residuals: Option<&mut Vec<f32>>,
+) -> Result<()> {
     params.validate()?;
     if solver.prepared_for() != Some(body.topology_id()) {
         solver.prepare(&body.constraints, body.particles.len(), body.topology_id())?;
@@ -131,7 +158,14 @@ pub fn step(body: &mut Body, params: &StepParams, solver: &mut dyn Solver, mut r
     }
     let n = body.particles.len();
     let nc = body.constraints.len();
-    let Body { particles: p, constraints, colliders, attachments, scratch, .. } = body;
+    let Body {
+        particles: p,
+        constraints,
+        colliders,
+        attachments,
+        scratch,
+        ..
+    } = body;
     scratch.lambda.resize(nc, 0.0);
     scratch.backup_x.clear();
     scratch.backup_x.extend_from_slice(&p.x);
@@ -170,7 +204,13 @@ pub fn step(body: &mut Body, params: &StepParams, solver: &mut dyn Solver, mut r
             let target = a.from.lerp(a.to, t);
             p.x[a.particle as usize].set_xyz(target);
         }
-        find_contacts(colliders, &p.x, &p.v, params.contact_margin, &mut scratch.contacts);
+        find_contacts(
+            colliders,
+            &p.x,
+            &p.v,
+            params.contact_margin,
+            &mut scratch.contacts,
+        );
         scratch.lambda.iter_mut().for_each(|l| *l = 0.0);
 
         let mut state = SolveState {
@@ -197,18 +237,31 @@ pub fn step(body: &mut Body, params: &StepParams, solver: &mut dyn Solver, mut r
             p.v[i].y = (x.y - x0.y) * inv_h;
             p.v[i].z = (x.z - x0.z) * inv_h;
         }
-        apply_restitution(colliders, &scratch.contacts, &p.x, &mut p.v, 2.0 * g.length() * h);
+        apply_restitution(
+            colliders,
+            &scratch.contacts,
+            &p.x,
+            &mut p.v,
+            2.0 * g.length() * h,
+        );
     }
     for a in attachments.iter_mut() {
         a.from = a.to;
     }
     p.force.iter_mut().for_each(|f| *f = Default::default());
 
-    if let Some(bad) = p.x.iter().zip(&p.v).position(|(x, v)| !(x.is_finite() && v.is_finite())) {
+    if let Some(bad) =
+        p.x.iter()
+            .zip(&p.v)
+            .position(|(x, v)| !(x.is_finite() && v.is_finite()))
+    {
         p.x.copy_from_slice(&scratch.backup_x);
         p.x_prev.copy_from_slice(&scratch.backup_x);
         p.v.copy_from_slice(&scratch.backup_v);
-        return Err(WobbleError::Diverged { particle: bad, stage: "step".into() });
+        return Err(WobbleError::Diverged {
+            particle: bad,
+            stage: "step".into(),
+        });
     }
     Ok(())
 }

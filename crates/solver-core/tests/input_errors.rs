@@ -16,13 +16,33 @@ fn quad() -> TriMesh {
 
 #[test]
 fn mesh_errors_name_the_offender() {
-    let e = TriMesh::new(vec![Vec3::ZERO, Vec3::X, Vec3::new(f32::NAN, 0.0, 0.0)], vec![[0, 1, 2]]).unwrap_err();
+    let e = TriMesh::new(
+        vec![Vec3::ZERO, Vec3::X, Vec3::new(f32::NAN, 0.0, 0.0)],
+        vec![[0, 1, 2]],
+    )
+    .unwrap_err();
     assert!(matches!(e, WobbleError::NonFinite { index: 2, .. }), "{e}");
     let e = TriMesh::new(vec![Vec3::ZERO, Vec3::X, Vec3::Y], vec![[0, 1, 7]]).unwrap_err();
-    assert!(matches!(e, WobbleError::IndexOutOfRange { index: 0, value: 7, .. }), "{e}");
+    assert!(
+        matches!(
+            e,
+            WobbleError::IndexOutOfRange {
+                index: 0,
+                value: 7,
+                ..
+            }
+        ),
+        "{e}"
+    );
     let e = TriMesh::new(vec![Vec3::ZERO, Vec3::X, Vec3::X * 2.0], vec![[0, 1, 2]]).unwrap_err();
-    assert!(matches!(e, WobbleError::DegenerateTriangle { index: 0, .. }), "{e}");
-    assert!(matches!(TriMesh::new(vec![], vec![]).unwrap_err(), WobbleError::EmptyMesh(_)));
+    assert!(
+        matches!(e, WobbleError::DegenerateTriangle { index: 0, .. }),
+        "{e}"
+    );
+    assert!(matches!(
+        TriMesh::new(vec![], vec![]).unwrap_err(),
+        WobbleError::EmptyMesh(_)
+    ));
 }
 
 #[test]
@@ -40,16 +60,34 @@ fn obj_files_that_are_not_meshes_are_refused() {
 
 #[test]
 fn particle_and_constraint_errors() {
-    assert!(matches!(Particles::new(&[Vec3::ZERO], &[0.0]).unwrap_err(), WobbleError::BadMass { .. }));
-    assert!(matches!(Particles::new(&[Vec3::ZERO], &[-1.0]).unwrap_err(), WobbleError::BadMass { .. }));
+    assert!(matches!(
+        Particles::new(&[Vec3::ZERO], &[0.0]).unwrap_err(),
+        WobbleError::BadMass { .. }
+    ));
+    assert!(matches!(
+        Particles::new(&[Vec3::ZERO], &[-1.0]).unwrap_err(),
+        WobbleError::BadMass { .. }
+    ));
     assert!(Particles::new(&[Vec3::new(0.0, f32::INFINITY, 0.0)], &[1.0]).is_err());
     let mut d = DistanceConstraints::default();
-    assert!(matches!(d.push(0, 1, 0.0, 0.0).unwrap_err(), WobbleError::ZeroLengthConstraint { .. }));
-    assert!(matches!(d.push(3, 3, 1.0, 0.0).unwrap_err(), WobbleError::RepeatedParticle { .. }));
+    assert!(matches!(
+        d.push(0, 1, 0.0, 0.0).unwrap_err(),
+        WobbleError::ZeroLengthConstraint { .. }
+    ));
+    assert!(matches!(
+        d.push(3, 3, 1.0, 0.0).unwrap_err(),
+        WobbleError::RepeatedParticle { .. }
+    ));
     assert!(d.push(0, 1, 1.0, -1.0).is_err());
     let p = Particles::new(&[Vec3::ZERO, Vec3::ZERO], &[1.0, 1.0]).unwrap();
-    assert!(matches!(d.push_rest(&p.x, 0, 1, 0.0).unwrap_err(), WobbleError::ZeroLengthConstraint { .. }));
-    assert!(matches!(d.push_rest(&p.x, 0, 5, 0.0).unwrap_err(), WobbleError::IndexOutOfRange { value: 5, .. }));
+    assert!(matches!(
+        d.push_rest(&p.x, 0, 1, 0.0).unwrap_err(),
+        WobbleError::ZeroLengthConstraint { .. }
+    ));
+    assert!(matches!(
+        d.push_rest(&p.x, 0, 5, 0.0).unwrap_err(),
+        WobbleError::IndexOutOfRange { value: 5, .. }
+    ));
     assert!(body_from_trimesh(&quad(), 0.0, 0.0).is_err());
 }
 
@@ -65,7 +103,14 @@ fn mesh_building_welds_and_finds_adjacency() {
     assert!(normals.iter().all(|n| (n.y.abs() - 1.0).abs() < 1e-6));
     // Two triangles with their own copies of the shared edge weld into the quad.
     let split = TriMesh::new(
-        vec![Vec3::ZERO, Vec3::X, Vec3::new(1.0, 0.0, 1.0), Vec3::ZERO, Vec3::new(1.0, 0.0, 1.0), Vec3::Z],
+        vec![
+            Vec3::ZERO,
+            Vec3::X,
+            Vec3::new(1.0, 0.0, 1.0),
+            Vec3::ZERO,
+            Vec3::new(1.0, 0.0, 1.0),
+            Vec3::Z,
+        ],
         vec![[0, 1, 2], [3, 4, 5]],
     )
     .unwrap();

@@ -7,7 +7,11 @@ fn cloth_has_the_documented_counts_and_pins() {
     for n in [2usize, 3, 16, 23] {
         let body = scenes::cloth(n).unwrap();
         assert_eq!(body.len(), n * n);
-        assert_eq!(body.constraints.distance.len(), 3 * n * n - 4 * n + 1, "n = {n}");
+        assert_eq!(
+            body.constraints.distance.len(),
+            3 * n * n - 4 * n + 1,
+            "n = {n}"
+        );
         assert_eq!(body.topology.triangles.len(), 2 * (n - 1) * (n - 1));
         assert_eq!(body.topology.structural, 2 * n * (n - 1));
         for v in 0..n * n {
@@ -65,8 +69,14 @@ fn hanging_cloth_keeps_pins_exact_hangs_and_stays_finite() {
 #[test]
 fn scenes_that_need_missing_constraint_kinds_fail_clearly() {
     for name in ["jelly", "cube", "flag"] {
-        let err = solver_core::Scene::parse(name, 2, None).unwrap().build().unwrap_err();
-        assert!(err.to_string().contains("does not have yet"), "{name}: {err}");
+        let err = solver_core::Scene::parse(name, 2, None)
+            .unwrap()
+            .build()
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("does not have yet"),
+            "{name}: {err}"
+        );
     }
     assert!(solver_core::Scene::parse("teapot", 2, None).is_err());
     assert!(solver_core::Scene::parse("mesh", 2, None).is_err());

@@ -8,7 +8,10 @@ use solver_core::{figures, scenes, step, GaussSeidel, StepParams, Stiffness, Wob
 fn residual_is_reported_per_iteration_and_falls() {
     let mut body = scenes::cloth(16).unwrap();
     let mut solver = GaussSeidel::new();
-    let params = StepParams { iterations: 20, ..Default::default() };
+    let params = StepParams {
+        iterations: 20,
+        ..Default::default()
+    };
     for _ in 0..5 {
         step(&mut body, &params, &mut solver, None).unwrap();
     }
@@ -16,7 +19,10 @@ fn residual_is_reported_per_iteration_and_falls() {
     step(&mut body, &params, &mut solver, Some(&mut r)).unwrap();
     assert_eq!(r.len(), 20);
     assert!(r[19] < 0.9 * r[0], "residual {} -> {}", r[0], r[19]);
-    assert!(r.windows(2).all(|w| w[1] <= w[0] * 1.0001), "GS residual never rises: {r:?}");
+    assert!(
+        r.windows(2).all(|w| w[1] <= w[0] * 1.0001),
+        "GS residual never rises: {r:?}"
+    );
 }
 
 #[test]
@@ -25,15 +31,29 @@ fn iteration_corrected_pbd_stiffness_is_less_iteration_dependent() {
     let stretch_after = |iterations: usize, corrected: bool| {
         let mut body = scenes::cloth(12).unwrap();
         let mut gs = GaussSeidel::new();
-        let params = StepParams { iterations, stiffness: Stiffness::Pbd { k: 0.5, iteration_corrected: corrected }, ..Default::default() };
+        let params = StepParams {
+            iterations,
+            stiffness: Stiffness::Pbd {
+                k: 0.5,
+                iteration_corrected: corrected,
+            },
+            ..Default::default()
+        };
         for _ in 0..120 {
             step(&mut body, &params, &mut gs, None).unwrap();
         }
         figures::stretch(&body).0
     };
-    let plain = (stretch_after(4, false) / stretch_after(32, false)).ln().abs();
-    let corrected = (stretch_after(4, true) / stretch_after(32, true)).ln().abs();
-    assert!(corrected < plain, "log ratio corrected {corrected} vs plain {plain}");
+    let plain = (stretch_after(4, false) / stretch_after(32, false))
+        .ln()
+        .abs();
+    let corrected = (stretch_after(4, true) / stretch_after(32, true))
+        .ln()
+        .abs();
+    assert!(
+        corrected < plain,
+        "log ratio corrected {corrected} vs plain {plain}"
+    );
 }
 
 #[test]
@@ -43,7 +63,16 @@ fn xpbd_compliance_makes_constraints_softer() {
         body.constraints.distance.set_compliance(alpha);
         let mut gs = GaussSeidel::new();
         for _ in 0..200 {
-            step(&mut body, &StepParams { iterations: 20, ..Default::default() }, &mut gs, None).unwrap();
+            step(
+                &mut body,
+                &StepParams {
+                    iterations: 20,
+                    ..Default::default()
+                },
+                &mut gs,
+                None,
+            )
+            .unwrap();
         }
         figures::stretch(&body).0
     };
@@ -53,15 +82,33 @@ fn xpbd_compliance_makes_constraints_softer() {
 #[test]
 fn a_dropped_rope_rests_on_every_collider_shape() {
     let shapes = [
-        Shape::Plane { normal: Vec3::Y, offset: 0.5 },
-        Shape::Sphere { center: Vec3::new(0.5, 0.0, 0.0), radius: 0.5 },
-        Shape::Capsule { a: Vec3::new(-1.0, 0.2, 0.0), b: Vec3::new(2.0, 0.2, 0.0), radius: 0.3 },
-        Shape::Cuboid { center: Vec3::new(0.5, 0.0, 0.0), half: Vec3::new(2.0, 0.5, 1.0), rotation: Quat::from_rotation_y(0.3) },
+        Shape::Plane {
+            normal: Vec3::Y,
+            offset: 0.5,
+        },
+        Shape::Sphere {
+            center: Vec3::new(0.5, 0.0, 0.0),
+            radius: 0.5,
+        },
+        Shape::Capsule {
+            a: Vec3::new(-1.0, 0.2, 0.0),
+            b: Vec3::new(2.0, 0.2, 0.0),
+            radius: 0.3,
+        },
+        Shape::Cuboid {
+            center: Vec3::new(0.5, 0.0, 0.0),
+            half: Vec3::new(2.0, 0.5, 1.0),
+            rotation: Quat::from_rotation_y(0.3),
+        },
     ];
     for shape in shapes {
         let mut body = scenes::rope(8).unwrap();
         body.particles.set_mass(0, 0.1).unwrap();
-        body.add_collider(Collider { shape, friction: 0.5, restitution: 0.0 });
+        body.add_collider(Collider {
+            shape,
+            friction: 0.5,
+            restitution: 0.0,
+        });
         let mut gs = GaussSeidel::new();
         for _ in 0..300 {
             step(&mut body, &StepParams::default(), &mut gs, None).unwrap();
@@ -80,7 +127,14 @@ fn restitution_bounces_and_friction_stops_sliding() {
     let drop = |restitution: f32| {
         let mut body = scenes::rope(2).unwrap();
         body.particles.set_mass(0, 0.5).unwrap();
-        body.add_collider(Collider { shape: Shape::Plane { normal: Vec3::Y, offset: 0.0 }, friction: 0.0, restitution });
+        body.add_collider(Collider {
+            shape: Shape::Plane {
+                normal: Vec3::Y,
+                offset: 0.0,
+            },
+            friction: 0.0,
+            restitution,
+        });
         let mut gs = GaussSeidel::new();
         let mut max_up = 0.0f32;
         for _ in 0..60 {
@@ -96,17 +150,31 @@ fn restitution_bounces_and_friction_stops_sliding() {
         let mut body = scenes::rope(2).unwrap();
         body.particles.set_mass(0, 0.5).unwrap();
         for i in 0..2 {
-            body.particles.teleport(i, Vec3::new(i as f32, 0.0, 0.0)).unwrap();
+            body.particles
+                .teleport(i, Vec3::new(i as f32, 0.0, 0.0))
+                .unwrap();
             body.particles.v[i].x = 3.0;
         }
-        body.add_collider(Collider { shape: Shape::Plane { normal: Vec3::Y, offset: 0.0 }, friction, restitution: 0.0 });
+        body.add_collider(Collider {
+            shape: Shape::Plane {
+                normal: Vec3::Y,
+                offset: 0.0,
+            },
+            friction,
+            restitution: 0.0,
+        });
         let mut gs = GaussSeidel::new();
         for _ in 0..120 {
             step(&mut body, &StepParams::default(), &mut gs, None).unwrap();
         }
         body.particles.velocity(0).x.abs()
     };
-    assert!(slide(1.0) < 0.05 && slide(0.0) > 2.5, "friction {} vs frictionless {}", slide(1.0), slide(0.0));
+    assert!(
+        slide(1.0) < 0.05 && slide(0.0) > 2.5,
+        "friction {} vs frictionless {}",
+        slide(1.0),
+        slide(0.0)
+    );
 }
 
 #[test]
@@ -116,11 +184,23 @@ fn attachments_are_driven_every_substep() {
     let target = Vec3::new(1.0, 1.5, 0.3);
     body.move_attachment(a, target).unwrap();
     let mut gs = GaussSeidel::new();
-    step(&mut body, &StepParams { substeps: 4, ..Default::default() }, &mut gs, None).unwrap();
+    step(
+        &mut body,
+        &StepParams {
+            substeps: 4,
+            ..Default::default()
+        },
+        &mut gs,
+        None,
+    )
+    .unwrap();
     assert!((body.particles.position(4) - target).length() < 1e-6);
     let v = body.particles.velocity(4);
     let expected = (target - Vec3::new(1.0, 1.0, 0.0)) * 60.0;
-    assert!((v - expected).length() < 1e-2 * expected.length(), "velocity {v} vs {expected}");
+    assert!(
+        (v - expected).length() < 1e-2 * expected.length(),
+        "velocity {v} vs {expected}"
+    );
     body.release_attachment(a, 0.2).unwrap();
     assert!(body.particles.inv_mass(4) > 0.0);
 }
@@ -130,14 +210,41 @@ fn bad_parameters_are_errors_not_panics() {
     let mut body = scenes::cloth(4).unwrap();
     let mut gs = GaussSeidel::new();
     let bad = [
-        StepParams { dt: 0.0, ..Default::default() },
-        StepParams { dt: -1.0, ..Default::default() },
-        StepParams { dt: f32::NAN, ..Default::default() },
-        StepParams { iterations: 0, ..Default::default() },
-        StepParams { substeps: 0, ..Default::default() },
-        StepParams { iterations: 10_000_000, ..Default::default() },
-        StepParams { stiffness: Stiffness::Pbd { k: 1.5, iteration_corrected: false }, ..Default::default() },
-        StepParams { gravity: Vec3::new(0.0, f32::INFINITY, 0.0), ..Default::default() },
+        StepParams {
+            dt: 0.0,
+            ..Default::default()
+        },
+        StepParams {
+            dt: -1.0,
+            ..Default::default()
+        },
+        StepParams {
+            dt: f32::NAN,
+            ..Default::default()
+        },
+        StepParams {
+            iterations: 0,
+            ..Default::default()
+        },
+        StepParams {
+            substeps: 0,
+            ..Default::default()
+        },
+        StepParams {
+            iterations: 10_000_000,
+            ..Default::default()
+        },
+        StepParams {
+            stiffness: Stiffness::Pbd {
+                k: 1.5,
+                iteration_corrected: false,
+            },
+            ..Default::default()
+        },
+        StepParams {
+            gravity: Vec3::new(0.0, f32::INFINITY, 0.0),
+            ..Default::default()
+        },
     ];
     for p in bad {
         let before = body.particles.x.clone();
@@ -156,5 +263,8 @@ fn a_non_finite_force_rolls_the_body_back() {
     let err = step(&mut body, &StepParams::default(), &mut gs, None).unwrap_err();
     assert!(matches!(err, WobbleError::Diverged { .. }), "{err}");
     assert_eq!(body.particles.x, good);
-    assert!(body.particles.add_force(5, Vec3::new(f32::NAN, 0.0, 0.0)).is_err());
+    assert!(body
+        .particles
+        .add_force(5, Vec3::new(f32::NAN, 0.0, 0.0))
+        .is_err());
 }

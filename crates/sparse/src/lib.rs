@@ -27,7 +27,12 @@ pub struct SolverOptions {
 
 impl Default for SolverOptions {
     fn default() -> Self {
-        SolverOptions { threads: 1, omega: 1.0, inner: 4, seed: 1 }
+        SolverOptions {
+            threads: 1,
+            omega: 1.0,
+            inner: 4,
+            seed: 1,
+        }
     }
 }
 

@@ -15,7 +15,9 @@ impl FromStr for Ordering {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "natural" => Ok(Ordering::Natural),
-            other => Err(WobbleError::Unsupported(format!("unknown ordering '{other}'; expected natural"))),
+            other => Err(WobbleError::Unsupported(format!(
+                "unknown ordering '{other}'; expected natural"
+            ))),
         }
     }
 }

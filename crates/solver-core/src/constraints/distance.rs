@@ -50,13 +50,26 @@ impl DistanceConstraints {
     pub fn push(&mut self, i: u32, j: u32, rest: f32, compliance: f32) -> Result<()> {
         let index = self.len();
         if i == j {
-            return Err(WobbleError::RepeatedParticle { kind: "distance", index, particle: i });
+            return Err(WobbleError::RepeatedParticle {
+                kind: "distance",
+                index,
+                particle: i,
+            });
         }
         if !rest.is_finite() {
-            return Err(WobbleError::NonFinite { what: "rest length", index, value: rest });
+            return Err(WobbleError::NonFinite {
+                what: "rest length",
+                index,
+                value: rest,
+            });
         }
         if rest <= 0.0 {
-            return Err(WobbleError::ZeroLengthConstraint { kind: "distance", index, i, j });
+            return Err(WobbleError::ZeroLengthConstraint {
+                kind: "distance",
+                index,
+                i,
+                j,
+            });
         }
         if !(compliance.is_finite() && compliance >= 0.0) {
             return Err(WobbleError::BadParameter {
@@ -134,7 +147,15 @@ pub fn project_distance_scalar(
     for c in order {
         let [i, j] = table.pairs[c];
         let alpha = table.compliance[c] * inv_dt2;
-        project_distance_one(x, i as usize, j as usize, table.rest[c], alpha, &mut lambda[c], k);
+        project_distance_one(
+            x,
+            i as usize,
+            j as usize,
+            table.rest[c],
+            alpha,
+            &mut lambda[c],
+            k,
+        );
     }
 }
 
@@ -149,8 +170,27 @@ pub(crate) fn project_distance_one(
     lambda: &mut f32,
     k: f32,
 ) {
-    let pi = x[i];
-    let pj = x[j];
+    debug_assert_ne!(i, j);
+    let (pi, pj) = if i < j {
+        let (lo, hi) = x.split_at_mut(j);
+        (&mut lo[i], &mut hi[0])
+    } else {
+        let (lo, hi) = x.split_at_mut(i);
+        (&mut hi[0], &mut lo[j])
+    };
+    project_distance_pair(pi, pj, rest, alpha, lambda, k);
+}
+
+/// The distance projection of one particle pair in place.
+#[inline(always)]
+pub fn project_distance_pair(
+    pi: &mut Packed4,
+    pj: &mut Packed4,
+    rest: f32,
+    alpha: f32,
+    lambda: &mut f32,
+    k: f32,
+) {
     let dx = pi.x - pj.x;
     let dy = pi.y - pj.y;
     let dz = pi.z - pj.z;
@@ -163,10 +203,10 @@ pub(crate) fn project_distance_one(
     *lambda += dl;
     let s = k * dl / len;
     let (si, sj) = (s * pi.w, s * pj.w);
-    x[i].x = pi.x + si * dx;
-    x[i].y = pi.y + si * dy;
-    x[i].z = pi.z + si * dz;
-    x[j].x = pj.x - sj * dx;
-    x[j].y = pj.y - sj * dy;
-    x[j].z = pj.z - sj * dz;
+    pi.x += si * dx;
+    pi.y += si * dy;
+    pi.z += si * dz;
+    pj.x -= sj * dx;
+    pj.y -= sj * dy;
+    pj.z -= sj * dz;
 }

@@ -14,7 +14,7 @@
 
 pub(crate) mod distance;
 
-pub use distance::{project_distance_scalar, DistanceConstraints};
+pub use distance::{project_distance_pair, project_distance_scalar, DistanceConstraints};
 
 use crate::particles::Packed4;
 use glam::Vec3;
