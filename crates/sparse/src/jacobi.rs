@@ -29,7 +29,9 @@ use crate::parallel::{Pool, SharedMut};
 use crate::SolverOptions;
 use solver_core::constraints::MAX_ARITY;
 use solver_core::glam::Vec3;
-use solver_core::{ConstraintKind, Constraints, Packed4, SolveState, Solver, WobbleError};
+use solver_core::{
+    ConstraintKind, Constraints, DistanceConstraints, Packed4, SolveState, Solver, WobbleError,
+};
 
 /// Table `t` of the constraints (0 = distance, then the extras) without allocating.
 #[inline]
@@ -75,6 +77,36 @@ pub(crate) fn constraint_correction(
         let s = k * x[p as usize].w * dl;
         out[slot] = [s * grad[slot].x, s * grad[slot].y, s * grad[slot].z, 1.0];
     }
+}
+
+/// [`constraint_correction`] for distance constraint `c`, without dynamic dispatch (the same
+/// arithmetic as `DistanceConstraints::evaluate` followed by the generic update).
+#[inline(always)]
+pub(crate) fn distance_correction(
+    table: &DistanceConstraints,
+    c: usize,
+    x: &[Packed4],
+    lambda: &mut f32,
+    alpha_tilde: f32,
+    k: f32,
+    out: &mut [[f32; 4]],
+) {
+    let [i, j] = table.pairs[c];
+    let (pi, pj) = (x[i as usize], x[j as usize]);
+    let d = pi.xyz() - pj.xyz();
+    let len = d.length();
+    let n = if len > 0.0 { d / len } else { Vec3::ZERO };
+    let value = len - table.rest[c];
+    let denom = alpha_tilde + pi.w * n.length_squared() + pj.w * n.length_squared();
+    if denom <= f32::EPSILON * 1e-6 || !denom.is_finite() {
+        out.fill([0.0; 4]);
+        return;
+    }
+    let dl = (-value - alpha_tilde * *lambda) / denom;
+    *lambda += dl;
+    let (si, sj) = (k * pi.w * dl, k * pj.w * dl);
+    out[0] = [si * n.x, si * n.y, si * n.z, 1.0];
+    out[1] = [-sj * n.x, -sj * n.y, -sj * n.z, 1.0];
 }
 
 /// What the Jacobi family shares: the incidence, the per-entry corrections, the pool.
@@ -157,10 +189,10 @@ impl JacobiCore {
                         continue;
                     }
                     let kind = kind_at(constraints, t);
+                    let distance = &constraints.distance;
                     for g in lo..hi {
                         let (e0, e1) = (rows[g] as usize, rows[g + 1] as usize);
                         let c = g - offsets[t];
-                        let alpha = kind.compliance(c) * inv_dt2;
                         // SAFETY: blocks are disjoint ranges of constraints; constraint g owns
                         // multiplier g and entries rows[g]..rows[g + 1] of `corr`, which no other
                         // block touches; both buffers outlive the call and are in range (one
@@ -172,7 +204,13 @@ impl JacobiCore {
                                 std::slice::from_raw_parts_mut(corr.get().add(e0), e1 - e0),
                             )
                         };
-                        constraint_correction(kind, c, x, lam, alpha, k, out);
+                        if t == 0 {
+                            let alpha = distance.compliance[c] * inv_dt2;
+                            distance_correction(distance, c, x, lam, alpha, k, out);
+                        } else {
+                            let alpha = kind.compliance(c) * inv_dt2;
+                            constraint_correction(kind, c, x, lam, alpha, k, out);
+                        }
                     }
                 }
             });
@@ -262,5 +300,53 @@ impl Solver for Jacobi {
 
     fn threads(&self) -> usize {
         self.core.pool.threads()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{RngExt, SeedableRng};
+
+    #[test]
+    fn distance_fast_path_equals_the_generic_update_bit_for_bit() {
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(9);
+        let mut x = Vec::new();
+        let mut table = DistanceConstraints::default();
+        for _ in 0..64 {
+            let w = if rng.random_range(0..4) == 0 {
+                0.0
+            } else {
+                rng.random_range(0.1f32..10.0)
+            };
+            let v = Vec3::new(
+                rng.random_range(-1.0f32..1.0),
+                rng.random_range(-1.0f32..1.0),
+                rng.random_range(-1.0f32..1.0),
+            );
+            x.push(Packed4::new(v, w));
+        }
+        for c in 0..200u32 {
+            let i = c % 64;
+            let j = (c * 7 + 1 + c / 64) % 64;
+            if i != j {
+                let alpha = if c % 3 == 0 { 0.0 } else { 1e-4 };
+                table
+                    .push(i, j, rng.random_range(0.05f32..1.5), alpha)
+                    .unwrap();
+            }
+        }
+        for c in 0..table.len() {
+            let (mut la, mut lb) = (0.3f32, 0.3f32);
+            let (mut a, mut b) = ([[9.0f32; 4]; 2], [[9.0f32; 4]; 2]);
+            let alpha = table.compliance[c] * 3600.0;
+            distance_correction(&table, c, &x, &mut la, alpha, 0.7, &mut a);
+            constraint_correction(&table, c, &x, &mut lb, alpha, 0.7, &mut b);
+            assert_eq!(la.to_bits(), lb.to_bits());
+            assert_eq!(
+                a.map(|s| s.map(f32::to_bits)),
+                b.map(|s| s.map(f32::to_bits))
+            );
+        }
     }
 }
