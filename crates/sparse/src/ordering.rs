@@ -9,9 +9,10 @@
 //!   particle graph (particles linked when a constraint holds both) from a pseudo-peripheral
 //!   particle, neighbours in ascending degree, then reversed; it makes the graph's adjacency
 //!   matrix banded with a small bandwidth.
-//! - Morton: particles sorted by the Z-order code of their rest positions (the 21 high bits of
-//!   each coordinate over the bounding box, interleaved), so particles close in space get
-//!   close numbers.
+//! - Morton: particles sorted by the Z-order code of their positions when the ordering is
+//!   applied (the rest pose, when applied right after the scene is built as the harness does):
+//!   each coordinate quantized to 21 bits over the bounding box, the bits interleaved, so
+//!   particles close in space get close numbers.
 //!
 //! Only particle indices change: constraints keep their order, so a solver that visits
 //! constraints in storage order performs the same arithmetic in any numbering (the same result,

@@ -210,3 +210,26 @@ fn rcm_handles_disconnected_graphs_and_isolated_particles() {
     assert_eq!(off, vec![0, 1, 3, 5, 7, 9, 10]);
     assert_eq!(&nb[..3], &[1, 0, 2]);
 }
+
+#[test]
+fn morton_codes_interleave_the_quantized_coordinates() {
+    let body = scenes::cloth(9).unwrap();
+    let codes = sparse::ordering::morton_codes(&body);
+    let naive = |q: [u64; 3]| {
+        (0..21).fold(0u64, |code, bit| {
+            code | ((q[0] >> bit) & 1) << (3 * bit)
+                | ((q[1] >> bit) & 1) << (3 * bit + 1)
+                | ((q[2] >> bit) & 1) << (3 * bit + 2)
+        })
+    };
+    let cells = ((1u64 << 21) - 1) as f64;
+    for (k, p) in body.particles.x.iter().enumerate() {
+        // The cloth spans [0, 1] in x and z and is flat in y (quantized to 0).
+        let q = [
+            (p.x as f64 * cells).round() as u64,
+            0,
+            (p.z as f64 * cells).round() as u64,
+        ];
+        assert_eq!(codes[k], naive(q), "particle {k}");
+    }
+}
