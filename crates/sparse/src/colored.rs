@@ -20,11 +20,9 @@
 //!   (the earlier color's tile is never later), constraints that share nothing commute, and
 //!   every piece of a batch starts at a multiple of `LANES`, where the kernel's result per
 //!   constraint does not depend on the cut; so the tiled schedule gives the same bits as the
-//!   color sweep, and 1, 2 and N threads agree bit for bit. On the 2-core development machine
-//!   (260 MB of L3, where the 1M-vertex cloth fits whole) tiling measured neither faster nor
-//!   slower than plain sweeps (CPU time of 40 steps at n = 1024: 10.13 s vs 10.08 s); it stays
-//!   on because it costs nothing there and bounds the working set where caches are smaller.
-//!   `SolverOptions::tile_particles = 0` turns it off.
+//!   color sweep, and 1, 2 and N threads agree bit for bit. Where the whole mesh fits in the last
+//!   level cache, tiling gains nothing measurable (nor costs); it bounds the working set where
+//!   caches are smaller. `SolverOptions::tile_particles = 0` turns it off.
 //!
 //! The batches copy rest lengths and compliances at prepare: after changing them on a body,
 //! call `Body::topology_changed` so the solver rebuilds.
