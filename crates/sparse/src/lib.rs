@@ -3,26 +3,85 @@
 //! The solvers wobble compares, each behind solver-core's [`Solver`] trait, on the same
 //! constraints and scenes so that a difference in a plot is the solver's and nothing else's.
 //!
-//! - [`make_solver`] builds a solver by the name the CLI accepts, from [`SolverOptions`].
+//! - [`make_solver`] builds a solver by the name the CLI accepts ([`SOLVER_NAMES`]), from
+//!   [`SolverOptions`].
+//! - [`incidence`]: the constraint -> particle incidence and its transpose (CSR, `u32`).
+//! - [`coloring`]: greedy and randomized (Vivace) colorings of the constraint graph.
 //! - [`ordering`]: particle renumberings applied once to a body (natural, shuffled, RCM, Morton).
+//! - One module per solver: [`gs`] (shuffled Gauss-Seidel; plain `gs` is solver-core's),
+//!   [`colored`], [`jacobi`], [`chebyshev`], [`newton`] (`newton-gs`, `newton-jacobi`,
+//!   `newton-direct`).
 
+pub mod chebyshev;
+pub mod colored;
+pub mod coloring;
+pub mod gs;
+pub mod incidence;
+pub mod jacobi;
+pub mod newton;
 pub mod ordering;
+mod parallel;
 
+pub use chebyshev::Chebyshev;
+pub use colored::Colored;
+pub use coloring::{Coloring, ColoringReport, LaneSplit};
+pub use gs::ShuffledGaussSeidel;
+pub use incidence::{CsrPattern, Incidence};
+pub use jacobi::Jacobi;
+pub use newton::{InnerSolve, Newton};
 pub use ordering::{apply_ordering, Ordering};
+pub use parallel::{Pool, MAX_THREADS};
 
+use solver_core::simd::LANES;
 use solver_core::{GaussSeidel, Solver, WobbleError};
+
+/// How the colored solver colors the constraint graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColoringMethod {
+    /// Greedy in storage order.
+    Greedy,
+    /// Vivace's randomized palette coloring, seeded with [`SolverOptions::seed`].
+    Randomized,
+}
 
 /// Options shared by the solvers; each solver reads the ones that concern it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SolverOptions {
-    /// Rayon threads for parallel solvers (1 = serial).
+    /// Rayon threads for parallel solvers (`colored`, `jacobi`, `chebyshev`; 1 = serial).
     pub threads: usize,
-    /// Relaxation factor ω (Jacobi family).
+    /// Relaxation factor ω: of the Jacobi step (`jacobi`, `chebyshev`, in (0, 2]) and of the
+    /// inner Jacobi sweeps of `newton-jacobi`.
     pub omega: f32,
-    /// Inner sweeps per outer iteration (newton-gs, newton-jacobi).
+    /// Inner sweeps per outer iteration (`newton-gs`, `newton-jacobi`).
     pub inner: usize,
-    /// Seed for randomized choices (shuffled orders, randomized coloring).
+    /// Seed for randomized choices (`gs-shuffled`'s order, the randomized coloring).
     pub seed: u64,
+    /// Divide each particle's summed Jacobi correction by the number of constraints acting on it
+    /// (Macklin et al. 2014) (`jacobi`, `chebyshev`).
+    pub average: bool,
+    /// Coloring of the `colored` solver.
+    pub coloring: ColoringMethod,
+    /// Palette shrink factor of the randomized coloring (>= 1).
+    pub palette_shrink: f32,
+    /// SIMD lanes in the `colored` solver (false: its scalar twin, same order).
+    pub simd: bool,
+    /// Work block of the parallel solvers: constraints per block for `colored` (a multiple of
+    /// `LANES`), constraints and particles per block for the Jacobi family. Block boundaries
+    /// never depend on the thread count.
+    pub chunk: usize,
+    /// Smallest color (`colored`) or constraint count (Jacobi family) worth splitting across
+    /// threads.
+    pub parallel_threshold: usize,
+    /// `colored` with one thread: particles per tile of the tiled schedule (0: plain color
+    /// sweeps). Meshes with no more particles than this are not tiled.
+    pub tile_particles: usize,
+    /// Spectral radius ρ of the Jacobi iteration for `chebyshev`, in [0, 1); `None`: estimated
+    /// by a plain Jacobi probe in the first substep after prepare.
+    pub rho: Option<f32>,
+    /// Iterations of plain Jacobi before the Chebyshev acceleration starts (S in Wang 2015).
+    pub chebyshev_delay: usize,
+    /// `newton-direct`: `A + ε·mean(diag A)·I` is factored, ε this value (>= 0).
+    pub regularization: f64,
 }
 
 impl Default for SolverOptions {
@@ -32,18 +91,99 @@ impl Default for SolverOptions {
             omega: 1.0,
             inner: 4,
             seed: 1,
+            average: true,
+            coloring: ColoringMethod::Greedy,
+            palette_shrink: 2.0,
+            simd: true,
+            chunk: 1024,
+            parallel_threshold: 4096,
+            tile_particles: 16384,
+            rho: None,
+            chebyshev_delay: chebyshev::DEFAULT_DELAY,
+            regularization: 1e-10,
         }
     }
 }
 
-/// The solver names [`make_solver`] accepts.
-pub const SOLVER_NAMES: &[&str] = &["gs"];
+impl SolverOptions {
+    /// Checks every option; [`make_solver`] calls it.
+    pub fn validate(&self) -> Result<(), WobbleError> {
+        if self.threads == 0 || self.threads > MAX_THREADS {
+            return Err(WobbleError::BadCount {
+                name: "threads",
+                value: self.threads as u64,
+                max: MAX_THREADS as u64,
+            });
+        }
+        if !(self.omega.is_finite() && self.omega > 0.0 && self.omega <= 2.0) {
+            return Err(WobbleError::BadParameter {
+                name: "omega",
+                value: self.omega as f64,
+                reason: "must be in (0, 2]",
+            });
+        }
+        solver_core::error::check_count("inner sweeps", self.inner, 100_000)?;
+        if self.chunk == 0 || !self.chunk.is_multiple_of(LANES) || self.chunk > u32::MAX as usize {
+            return Err(WobbleError::BadParameter {
+                name: "chunk",
+                value: self.chunk as f64,
+                reason: "must be a positive multiple of the SIMD width (8)",
+            });
+        }
+        if !(self.palette_shrink.is_finite() && self.palette_shrink >= 1.0) {
+            return Err(WobbleError::BadParameter {
+                name: "palette_shrink",
+                value: self.palette_shrink as f64,
+                reason: "must be finite and >= 1",
+            });
+        }
+        if let Some(rho) = self.rho {
+            if !(rho.is_finite() && (0.0..1.0).contains(&rho)) {
+                return Err(WobbleError::BadParameter {
+                    name: "rho",
+                    value: rho as f64,
+                    reason: "spectral radius must be in [0, 1)",
+                });
+            }
+        }
+        if !(self.regularization.is_finite() && self.regularization >= 0.0) {
+            return Err(WobbleError::BadParameter {
+                name: "regularization",
+                value: self.regularization,
+                reason: "must be finite and >= 0",
+            });
+        }
+        Ok(())
+    }
+}
 
-/// Builds the solver called `name`.
+/// The solver names [`make_solver`] accepts.
+pub const SOLVER_NAMES: &[&str] = &[
+    "gs",
+    "gs-shuffled",
+    "colored",
+    "jacobi",
+    "chebyshev",
+    "newton-gs",
+    "newton-jacobi",
+    "newton-direct",
+];
+
+/// Builds the solver called `name` (one of [`SOLVER_NAMES`]).
+///
+/// `gs` is solver-core's sequential Gauss-Seidel in storage order; `gs-shuffled` visits the
+/// constraints in a random order fixed at prepare (seeded by `opts.seed`).
 pub fn make_solver(name: &str, opts: &SolverOptions) -> Result<Box<dyn Solver>, WobbleError> {
-    let _ = opts;
+    opts.validate()?;
     match name {
         "gs" => Ok(Box::new(GaussSeidel::new())),
+        "gs-shuffled" => Ok(Box::new(ShuffledGaussSeidel::new(opts.seed))),
+        "colored" => Ok(Box::new(Colored::new(opts)?)),
+        "jacobi" => Ok(Box::new(Jacobi::new(opts)?)),
+        "chebyshev" => Ok(Box::new(Chebyshev::new(opts)?)),
+        "newton-gs" => Ok(Box::new(Newton::new(InnerSolve::GaussSeidel, opts)?)),
+        "newton-jacobi" => Ok(Box::new(Newton::new(InnerSolve::Jacobi, opts)?)),
+        "newton-direct" => Ok(Box::new(Newton::new(InnerSolve::Direct, opts)?)),
         other => Err(WobbleError::Unsupported(format!(
             "unknown solver '{other}'; expected one of: {}",
             SOLVER_NAMES.join(", ")

@@ -48,6 +48,9 @@ pub trait ConstraintKind: Send + Sync + Debug {
     }
     /// A boxed copy (constraint sets are cloned with their body).
     fn clone_box(&self) -> Box<dyn ConstraintKind>;
+    /// Renames every particle index `p` to `new_index[p]` (a particle renumbering); the
+    /// constraints keep their order.
+    fn remap_particles(&mut self, new_index: &[u32]);
 }
 
 impl Clone for Box<dyn ConstraintKind> {

@@ -1,0 +1,157 @@
+//! The thread pool a parallel solver owns, and the raw-pointer wrapper its workers share.
+//!
+//! Work is always cut into blocks whose boundaries depend only on the problem (never on the
+//! thread count), and each block computes exactly what the serial loop over the same blocks
+//! computes; so 1, 2 or N threads give bitwise-identical results.
+
+use rayon::prelude::*;
+use solver_core::WobbleError;
+
+/// Largest accepted thread count.
+pub const MAX_THREADS: usize = 1024;
+
+/// A private rayon pool with a fixed number of threads, or none for serial work.
+#[derive(Debug)]
+pub struct Pool {
+    pool: Option<rayon::ThreadPool>,
+    threads: usize,
+}
+
+impl Pool {
+    /// A pool of `threads` threads; 1 runs everything on the caller's thread.
+    pub fn new(threads: usize) -> Result<Self, WobbleError> {
+        if threads == 0 || threads > MAX_THREADS {
+            return Err(WobbleError::BadCount {
+                name: "threads",
+                value: threads as u64,
+                max: MAX_THREADS as u64,
+            });
+        }
+        let pool = if threads > 1 {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .map_err(|e| {
+                        WobbleError::Unsupported(format!("cannot start {threads} threads: {e}"))
+                    })?,
+            )
+        } else {
+            None
+        };
+        Ok(Pool { pool, threads })
+    }
+
+    /// Number of threads.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Runs `f(block)` for every block in `0..blocks`: in parallel when the pool has threads and
+    /// `parallel` is true, else in order on this thread.
+    #[inline]
+    pub fn for_each_block(&self, blocks: usize, parallel: bool, f: impl Fn(usize) + Sync + Send) {
+        match &self.pool {
+            Some(pool) if parallel && blocks > 1 => {
+                pool.install(|| (0..blocks).into_par_iter().for_each(f))
+            }
+            _ => (0..blocks).for_each(f),
+        }
+    }
+}
+
+impl Pool {
+    /// Runs `f(block, chunk)` over `data` cut into chunks of `chunk` elements.
+    #[inline]
+    pub fn for_each_chunk_mut<T: Send>(
+        &self,
+        data: &mut [T],
+        chunk: usize,
+        parallel: bool,
+        f: impl Fn(usize, &mut [T]) + Sync + Send,
+    ) {
+        match &self.pool {
+            Some(pool) if parallel && data.len() > chunk => pool.install(|| {
+                data.par_chunks_mut(chunk)
+                    .enumerate()
+                    .for_each(|(b, d)| f(b, d))
+            }),
+            _ => data
+                .chunks_mut(chunk)
+                .enumerate()
+                .for_each(|(b, d)| f(b, d)),
+        }
+    }
+
+    /// Runs `f(block, chunk_a, chunk_b)` over two equally long slices cut alike.
+    #[inline]
+    pub fn for_each_chunk_mut2<A: Send, B: Send>(
+        &self,
+        a: &mut [A],
+        b: &mut [B],
+        chunk: usize,
+        parallel: bool,
+        f: impl Fn(usize, &mut [A], &mut [B]) + Sync + Send,
+    ) {
+        assert_eq!(a.len(), b.len(), "slices cut alike");
+        match &self.pool {
+            Some(pool) if parallel && a.len() > chunk => pool.install(|| {
+                a.par_chunks_mut(chunk)
+                    .zip(b.par_chunks_mut(chunk))
+                    .enumerate()
+                    .for_each(|(k, (da, db))| f(k, da, db))
+            }),
+            _ => a
+                .chunks_mut(chunk)
+                .zip(b.chunks_mut(chunk))
+                .enumerate()
+                .for_each(|(k, (da, db))| f(k, da, db)),
+        }
+    }
+
+    /// `out[block] = f(block)` for every block; `out` is reused.
+    #[inline]
+    pub fn map_blocks(
+        &self,
+        blocks: usize,
+        parallel: bool,
+        out: &mut Vec<f64>,
+        f: impl Fn(usize) -> f64 + Sync + Send,
+    ) {
+        match &self.pool {
+            Some(pool) if parallel && blocks > 1 => {
+                pool.install(|| (0..blocks).into_par_iter().map(f).collect_into_vec(out))
+            }
+            _ => {
+                out.clear();
+                out.extend((0..blocks).map(f));
+            }
+        }
+    }
+}
+
+/// A raw mutable pointer that may cross threads.
+///
+/// Whoever dereferences it must guarantee that no two threads touch the same element at the
+/// same time; each use says why in a SAFETY comment.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SharedMut<T>(*mut T);
+
+// SAFETY: the wrapper only carries the address; every dereference is an `unsafe` block whose
+// caller guarantees disjoint access per thread (see the uses).
+unsafe impl<T: Send> Send for SharedMut<T> {}
+// SAFETY: as above: shared use only hands out the address.
+unsafe impl<T: Send> Sync for SharedMut<T> {}
+
+impl<T> SharedMut<T> {
+    /// Wraps the start of a slice.
+    pub(crate) fn new(slice: &mut [T]) -> Self {
+        SharedMut(slice.as_mut_ptr())
+    }
+
+    /// The pointer (a method, so that closures capture the whole `Sync` wrapper).
+    #[inline(always)]
+    pub(crate) fn get(self) -> *mut T {
+        self.0
+    }
+}

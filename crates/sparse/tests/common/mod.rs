@@ -1,0 +1,214 @@
+//! Shared test helpers: extra constraint kinds of arity 1, 3 and 4, predicted states, solves.
+#![allow(dead_code)]
+
+use solver_core::constraints::MAX_ARITY;
+use solver_core::glam::Vec3;
+use solver_core::{
+    figures, step, Body, ConstraintKind, GaussSeidel, Packed4, SolveState, Solver, StepParams,
+};
+
+/// Triangle area constraints `C = area - rest` (arity 3).
+#[derive(Clone, Debug, Default)]
+pub struct TriangleArea {
+    pub tris: Vec<[u32; 3]>,
+    pub rest: Vec<f32>,
+}
+
+fn area_and_grad(x: &[Packed4], t: [u32; 3], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
+    let [a, b, c] = t.map(|p| x[p as usize].xyz());
+    let n = (b - a).cross(c - a);
+    let len = n.length();
+    if len == 0.0 {
+        grad.iter_mut().for_each(|g| *g = Vec3::ZERO);
+        return 0.0;
+    }
+    let nh = n / len;
+    grad[1] = 0.5 * (c - a).cross(nh);
+    grad[2] = 0.5 * nh.cross(b - a);
+    grad[0] = -grad[1] - grad[2];
+    0.5 * len
+}
+
+impl TriangleArea {
+    /// One constraint per triangle, rest area from `x`.
+    pub fn new(tris: &[[u32; 3]], x: &[Packed4]) -> Self {
+        let mut g = [Vec3::ZERO; MAX_ARITY];
+        TriangleArea {
+            tris: tris.to_vec(),
+            rest: tris.iter().map(|&t| area_and_grad(x, t, &mut g)).collect(),
+        }
+    }
+}
+
+impl ConstraintKind for TriangleArea {
+    fn name(&self) -> &'static str {
+        "test-area"
+    }
+    fn len(&self) -> usize {
+        self.tris.len()
+    }
+    fn particles(&self, c: usize) -> &[u32] {
+        &self.tris[c]
+    }
+    fn compliance(&self, _c: usize) -> f32 {
+        0.0
+    }
+    fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
+        area_and_grad(x, self.tris[c], grad) - self.rest[c]
+    }
+    fn scale(&self) -> f32 {
+        self.rest.iter().sum::<f32>() / self.rest.len().max(1) as f32
+    }
+    fn clone_box(&self) -> Box<dyn ConstraintKind> {
+        Box::new(self.clone())
+    }
+    fn remap_particles(&mut self, new_index: &[u32]) {
+        for t in &mut self.tris {
+            *t = t.map(|p| new_index[p as usize]);
+        }
+    }
+}
+
+/// A floor `y >= height` for some particles (arity 1, unilateral: `C = height - y`).
+#[derive(Clone, Debug, Default)]
+pub struct Floor {
+    pub ids: Vec<[u32; 1]>,
+    pub height: f32,
+}
+
+impl ConstraintKind for Floor {
+    fn name(&self) -> &'static str {
+        "test-floor"
+    }
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+    fn particles(&self, c: usize) -> &[u32] {
+        &self.ids[c]
+    }
+    fn compliance(&self, _c: usize) -> f32 {
+        0.0
+    }
+    fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
+        grad[0] = Vec3::new(0.0, -1.0, 0.0);
+        self.height - x[self.ids[c][0] as usize].y
+    }
+    fn scale(&self) -> f32 {
+        1.0
+    }
+    fn unilateral(&self) -> bool {
+        true
+    }
+    fn clone_box(&self) -> Box<dyn ConstraintKind> {
+        Box::new(self.clone())
+    }
+    fn remap_particles(&mut self, new_index: &[u32]) {
+        for i in &mut self.ids {
+            i[0] = new_index[i[0] as usize];
+        }
+    }
+}
+
+/// Any particles, any arity 1..=4, `C = 0` everywhere: for coloring tests.
+#[derive(Clone, Debug, Default)]
+pub struct Tuples {
+    pub ids: Vec<Vec<u32>>,
+}
+
+impl ConstraintKind for Tuples {
+    fn name(&self) -> &'static str {
+        "test-tuples"
+    }
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+    fn particles(&self, c: usize) -> &[u32] {
+        &self.ids[c]
+    }
+    fn compliance(&self, _c: usize) -> f32 {
+        0.0
+    }
+    fn evaluate(&self, _c: usize, _x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
+        grad.iter_mut().for_each(|g| *g = Vec3::ZERO);
+        0.0
+    }
+    fn scale(&self) -> f32 {
+        1.0
+    }
+    fn clone_box(&self) -> Box<dyn ConstraintKind> {
+        Box::new(self.clone())
+    }
+    fn remap_particles(&mut self, new_index: &[u32]) {
+        for t in &mut self.ids {
+            t.iter_mut().for_each(|p| *p = new_index[*p as usize]);
+        }
+    }
+}
+
+/// The cloth with one area constraint per triangle (arity 3) and a floor just below the
+/// rest height for every fourth particle (arity 1, unilateral), after the distance table.
+pub fn cloth_with_extra_kinds(n: usize) -> Body {
+    let mut body = solver_core::scenes::cloth(n).unwrap();
+    let area = TriangleArea::new(&body.topology.triangles, &body.particles.x);
+    body.constraints.push_kind(Box::new(area));
+    let floor = Floor {
+        ids: (0..body.len() as u32).step_by(4).map(|p| [p]).collect(),
+        height: 0.99,
+    };
+    body.constraints.push_kind(Box::new(floor));
+    body.topology_changed();
+    body
+}
+
+/// `steps` steps of storage-order Gauss-Seidel with the default parameters, then the prediction
+/// of the next substep (x_prev = x, v += h g, x += h v for free particles): the state a solver
+/// starts from.
+pub fn predicted(mut body: Body, steps: usize) -> Body {
+    let params = StepParams::default();
+    let mut gs = GaussSeidel::new();
+    for _ in 0..steps {
+        step(&mut body, &params, &mut gs, None).unwrap();
+    }
+    let h = params.dt;
+    let p = &mut body.particles;
+    for i in 0..p.len() {
+        p.x_prev[i] = p.x[i];
+        if p.x[i].w == 0.0 {
+            continue;
+        }
+        p.v[i].y += h * params.gravity.y;
+        p.x[i].x += h * p.v[i].x;
+        p.x[i].y += h * p.v[i].y;
+        p.x[i].z += h * p.v[i].z;
+    }
+    body
+}
+
+/// Runs `iterations` solver iterations on a copy of `body` (XPBD, dt = 1/60) and returns the
+/// residual before the first and after every iteration, and the final positions.
+pub fn solve(body: &Body, solver: &mut dyn Solver, iterations: usize) -> (Vec<f32>, Vec<Packed4>) {
+    let mut b = body.clone();
+    if solver.prepared_for() != Some(b.topology_id()) {
+        solver
+            .prepare(&b.constraints, b.len(), b.topology_id())
+            .unwrap();
+    }
+    let mut lambda = vec![0.0; b.constraints.len()];
+    let dt = StepParams::default().dt;
+    let mut s = SolveState {
+        x: &mut b.particles.x,
+        x_prev: &b.particles.x_prev,
+        constraints: &b.constraints,
+        lambda: &mut lambda,
+        inv_dt2: 1.0 / (dt * dt),
+        stiffness: 1.0,
+        iterations,
+    };
+    let mut r = vec![figures::residual(s.constraints, s.x)];
+    solver.begin(&mut s);
+    for it in 0..iterations {
+        solver.iterate(&mut s, it);
+        r.push(figures::residual(s.constraints, s.x));
+    }
+    (r, b.particles.x)
+}

@@ -1,0 +1,388 @@
+//! Every solver converges from the same predicted state; parallel solvers give the same bits
+//! for any thread count; SIMD and scalar colored agree; newton-direct converges quadratically.
+
+mod common;
+
+use common::{cloth_with_extra_kinds, predicted, solve};
+use solver_core::{figures, scenes, step, Body, Solver, StepParams, Stiffness};
+use sparse::{make_solver, Colored, ColoringMethod, SolverOptions, SOLVER_NAMES};
+
+/// Small blocks so that the parallel paths run even on small test scenes.
+fn small_blocks(threads: usize) -> SolverOptions {
+    SolverOptions {
+        threads,
+        chunk: 32,
+        parallel_threshold: 64,
+        ..Default::default()
+    }
+}
+
+fn scenes_under_test() -> Vec<(&'static str, Body)> {
+    vec![
+        ("cloth", predicted(scenes::cloth(12).unwrap(), 5)),
+        ("rope", predicted(scenes::rope(24).unwrap(), 5)),
+        ("cloth+area+floor", predicted(cloth_with_extra_kinds(10), 5)),
+    ]
+}
+
+#[test]
+fn every_solver_lowers_the_residual_over_20_iterations() {
+    for (scene, body) in scenes_under_test() {
+        for name in SOLVER_NAMES {
+            for threads in [1, 2] {
+                let mut solver = make_solver(name, &small_blocks(threads)).unwrap();
+                // chebyshev estimates rho in its first substep; measure the second as well.
+                let (r, x) = solve(&body, solver.as_mut(), 20);
+                let (r2, _) = solve(&body, solver.as_mut(), 20);
+                assert!(x.iter().all(|p| p.is_finite()), "{scene} {name}");
+                for r in [&r, &r2] {
+                    assert!(
+                        r[20] < 0.95 * r[0],
+                        "{scene} {name} x{threads}: residual {} -> {}: {r:?}",
+                        r[0],
+                        r[20]
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn make_solver_knows_every_name_and_rejects_bad_input() {
+    for name in SOLVER_NAMES {
+        let s = make_solver(name, &SolverOptions::default()).unwrap();
+        assert_eq!(s.name(), *name);
+        assert_eq!(s.threads(), 1);
+    }
+    assert!(make_solver("sor", &SolverOptions::default()).is_err());
+    let bad = [
+        SolverOptions {
+            threads: 0,
+            ..Default::default()
+        },
+        SolverOptions {
+            omega: 0.0,
+            ..Default::default()
+        },
+        SolverOptions {
+            omega: f32::NAN,
+            ..Default::default()
+        },
+        SolverOptions {
+            inner: 0,
+            ..Default::default()
+        },
+        SolverOptions {
+            chunk: 12,
+            ..Default::default()
+        },
+        SolverOptions {
+            rho: Some(1.0),
+            ..Default::default()
+        },
+        SolverOptions {
+            regularization: -1.0,
+            ..Default::default()
+        },
+    ];
+    for opts in &bad {
+        assert!(make_solver("colored", opts).is_err(), "{opts:?}");
+    }
+    let threaded = make_solver("jacobi", &small_blocks(3)).unwrap();
+    assert_eq!(threaded.threads(), 3);
+}
+
+/// Runs `steps` steps of the cloth (12 x 12, one attached corner moving) and returns the hash.
+fn hash_after(name: &str, opts: &SolverOptions, steps: usize) -> (u64, Option<usize>) {
+    let mut body = scenes::cloth(12).unwrap();
+    body.attach(5).unwrap();
+    let mut solver = make_solver(name, opts).unwrap();
+    let params = StepParams::default();
+    for s in 0..steps {
+        let t = s as f32 / 60.0;
+        body.move_attachment(
+            0,
+            solver_core::glam::Vec3::new(0.4, 1.0 + 0.2 * t.sin(), 0.1 * t),
+        )
+        .unwrap();
+        step(&mut body, &params, solver.as_mut(), None).unwrap();
+    }
+    assert!(figures::all_finite(&body));
+    (figures::state_hash(&body.particles.x), solver.colors())
+}
+
+#[test]
+fn parallel_solvers_give_the_same_bits_for_1_2_and_3_threads() {
+    for name in ["colored", "jacobi", "chebyshev"] {
+        let (one, colors) = hash_after(name, &small_blocks(1), 200);
+        let (two, _) = hash_after(name, &small_blocks(2), 200);
+        let (three, _) = hash_after(name, &small_blocks(3), 200);
+        assert_eq!(one, two, "{name}: 1 vs 2 threads");
+        assert_eq!(one, three, "{name}: 1 vs 3 threads");
+        assert_eq!(colors.is_some(), name == "colored");
+    }
+    // The tiled single-thread schedule (tiny tiles here) against color sweeps, with and
+    // without other kinds in the colors.
+    for tile_particles in [0, 7, 40] {
+        let tiled = SolverOptions {
+            tile_particles,
+            ..small_blocks(1)
+        };
+        let (h, _) = hash_after("colored", &tiled, 120);
+        let (h2, _) = hash_after("colored", &small_blocks(2), 120);
+        assert_eq!(h, h2, "tile_particles = {tile_particles}");
+        let body = predicted(cloth_with_extra_kinds(10), 5);
+        let mut one = Colored::new(&tiled).unwrap();
+        let (_, x1) = solve(&body, &mut one, 8);
+        if tile_particles > 0 {
+            assert!(one.tiles() > 2, "{}", one.tiles());
+        }
+        let (_, x2) = solve(
+            &body,
+            make_solver("colored", &small_blocks(2)).unwrap().as_mut(),
+            8,
+        );
+        assert_eq!(
+            solver_core::figures::state_hash(&x1),
+            solver_core::figures::state_hash(&x2),
+            "extra kinds, tile_particles = {tile_particles}"
+        );
+    }
+    // Randomized coloring too, and the default blocks (serial below the threshold).
+    let randomized = SolverOptions {
+        coloring: ColoringMethod::Randomized,
+        ..small_blocks(1)
+    };
+    let (a, _) = hash_after("colored", &randomized, 50);
+    let (b, _) = hash_after(
+        "colored",
+        &SolverOptions {
+            threads: 2,
+            ..randomized
+        },
+        50,
+    );
+    assert_eq!(a, b);
+}
+
+#[test]
+fn colored_simd_and_scalar_agree_within_float_tolerance() {
+    let body = predicted(scenes::cloth(16).unwrap(), 10);
+    let simd = SolverOptions::default();
+    let scalar = SolverOptions {
+        simd: false,
+        ..Default::default()
+    };
+    let (r_simd, x_simd) = solve(&body, make_solver("colored", &simd).unwrap().as_mut(), 8);
+    let (r_scalar, x_scalar) = solve(&body, make_solver("colored", &scalar).unwrap().as_mut(), 8);
+    let max_diff = x_simd
+        .iter()
+        .zip(&x_scalar)
+        .map(|(a, b)| (a.xyz() - b.xyz()).abs().max_element())
+        .fold(0.0f32, f32::max);
+    assert!(max_diff < 1e-5, "max |Δx| = {max_diff}");
+    assert!((r_simd[8] - r_scalar[8]).abs() <= 1e-3 * r_scalar[8]);
+    // And over whole steps.
+    let mut a = scenes::cloth(16).unwrap();
+    let mut b = a.clone();
+    let (mut sa, mut sb) = (
+        make_solver("colored", &simd).unwrap(),
+        make_solver("colored", &scalar).unwrap(),
+    );
+    let params = StepParams::default();
+    for _ in 0..20 {
+        step(&mut a, &params, sa.as_mut(), None).unwrap();
+        step(&mut b, &params, sb.as_mut(), None).unwrap();
+    }
+    let max_diff = a
+        .particles
+        .x
+        .iter()
+        .zip(&b.particles.x)
+        .map(|(p, q)| (p.xyz() - q.xyz()).abs().max_element())
+        .fold(0.0f32, f32::max);
+    assert!(max_diff < 1e-4, "after 20 steps max |Δx| = {max_diff}");
+}
+
+#[test]
+fn colored_reports_six_colors_on_the_cloth_and_matches_serial_gs_per_color() {
+    let mut colored = Colored::new(&SolverOptions::default()).unwrap();
+    let body = predicted(scenes::cloth(16).unwrap(), 5);
+    let (_, x) = solve(&body, &mut colored, 1);
+    assert_eq!(colored.colors(), Some(6));
+    let report = colored.report();
+    assert_eq!(report.colors, 6);
+    // One colored iteration equals Gauss-Seidel in color order (constraints of a color are
+    // independent, so their order inside the color does not matter).
+    let mut order = Vec::new();
+    let inc = sparse::Incidence::new(&body.constraints, body.len()).unwrap();
+    let coloring = sparse::Coloring::greedy(&inc);
+    for k in 0..coloring.colors() {
+        order.extend_from_slice(coloring.color(k));
+    }
+    let mut gs = solver_core::GaussSeidel::with_order(order);
+    let (_, x_gs) = solve(&body, &mut gs, 1);
+    let max_diff = x
+        .iter()
+        .zip(&x_gs)
+        .map(|(a, b)| (a.xyz() - b.xyz()).abs().max_element())
+        .fold(0.0f32, f32::max);
+    assert!(max_diff < 1e-6, "{max_diff}");
+}
+
+#[test]
+fn colored_writes_the_multipliers_back_after_the_last_iteration() {
+    let body = predicted(scenes::cloth(8).unwrap(), 5);
+    let mut b = body.clone();
+    let mut solver = make_solver("colored", &SolverOptions::default()).unwrap();
+    solver
+        .prepare(&b.constraints, b.len(), b.topology_id())
+        .unwrap();
+    let mut lambda = vec![0.0; b.constraints.len()];
+    let mut s = solver_core::SolveState {
+        x: &mut b.particles.x,
+        x_prev: &b.particles.x_prev,
+        constraints: &b.constraints,
+        lambda: &mut lambda,
+        inv_dt2: 3600.0,
+        stiffness: 1.0,
+        iterations: 3,
+    };
+    solver.begin(&mut s);
+    for it in 0..3 {
+        solver.iterate(&mut s, it);
+    }
+    assert!(lambda.iter().filter(|l| **l != 0.0).count() > lambda.len() / 2);
+}
+
+#[test]
+fn newton_direct_converges_quadratically_once_close() {
+    // The rope: J has full row rank, so once the residual is small (here below 1e-3 of the
+    // mean rest length) every Gauss-Newton step cuts it at least tenfold, until f32 rounding
+    // (about 1e-7) stops it. From farther away (the longer ropes start at 3-4e-2) full steps
+    // can overshoot for a few iterations first.
+    for n in [16, 32, 48] {
+        let body = predicted(scenes::rope(n).unwrap(), 5);
+        let mut solver = make_solver("newton-direct", &SolverOptions::default()).unwrap();
+        let (r, _) = solve(&body, solver.as_mut(), 20);
+        let (close, floor) = (1e-3, 1e-5);
+        let first = r
+            .iter()
+            .position(|&v| v < close)
+            .unwrap_or_else(|| panic!("n = {n}: never close: {r:?}"));
+        let mut checked = 0;
+        for k in first..20 {
+            if r[k] <= floor {
+                break;
+            }
+            assert!(
+                r[k + 1] <= r[k] / 10.0,
+                "n = {n}, iteration {k}: {} -> {}: {r:?}",
+                r[k],
+                r[k + 1]
+            );
+            checked += 1;
+        }
+        assert!(checked >= 1, "n = {n}: no step measured: {r:?}");
+        assert!(r[20] < floor, "n = {n}: {r:?}");
+    }
+}
+
+#[test]
+fn newton_variants_beat_per_edge_gauss_seidel_per_iteration_on_the_rope() {
+    let body = predicted(scenes::rope(40).unwrap(), 5);
+    let (gs, _) = solve(
+        &body,
+        make_solver("gs", &SolverOptions::default())
+            .unwrap()
+            .as_mut(),
+        20,
+    );
+    for name in ["newton-gs", "newton-direct"] {
+        let (r, _) = solve(
+            &body,
+            make_solver(name, &SolverOptions::default())
+                .unwrap()
+                .as_mut(),
+            6,
+        );
+        assert!(r[6] < gs[6], "{name}: {} vs gs {}", r[6], gs[6]);
+    }
+}
+
+#[test]
+fn jacobi_with_averaging_and_omega_one_stays_finite() {
+    let opts = SolverOptions {
+        omega: 1.0,
+        average: true,
+        ..small_blocks(2)
+    };
+    let params = StepParams::default();
+    for (scene, mut body) in [
+        ("cloth", scenes::cloth(16).unwrap()),
+        ("rope", scenes::rope(32).unwrap()),
+        ("cloth+area+floor", cloth_with_extra_kinds(12)),
+    ] {
+        for name in ["jacobi", "chebyshev"] {
+            let mut solver = make_solver(name, &opts).unwrap();
+            let mut b = body.clone();
+            for s in 0..300 {
+                step(&mut b, &params, solver.as_mut(), None)
+                    .unwrap_or_else(|e| panic!("{scene} {name} step {s}: {e}"));
+                assert!(figures::all_finite(&b), "{scene} {name} step {s}");
+            }
+        }
+        // Many iterations in one step, PBD stiffness 1.
+        let mut solver = make_solver("jacobi", &opts).unwrap();
+        let pbd = StepParams {
+            iterations: 200,
+            stiffness: Stiffness::Pbd {
+                k: 1.0,
+                iteration_corrected: false,
+            },
+            ..Default::default()
+        };
+        step(&mut body, &pbd, solver.as_mut(), None).unwrap();
+        assert!(figures::all_finite(&body), "{scene}");
+    }
+}
+
+#[test]
+fn every_solver_honours_the_pbd_stiffness_scale() {
+    // PBD mode (inv_dt2 = 0): k = 0 moves nothing, and a softer k moves the particles less.
+    let body = predicted(scenes::cloth(10).unwrap(), 5);
+    for name in SOLVER_NAMES {
+        let moved_by = |k: f32| {
+            let mut b = body.clone();
+            let mut solver = make_solver(name, &SolverOptions::default()).unwrap();
+            solver
+                .prepare(&b.constraints, b.len(), b.topology_id())
+                .unwrap();
+            let mut lambda = vec![0.0; b.constraints.len()];
+            let mut s = solver_core::SolveState {
+                x: &mut b.particles.x,
+                x_prev: &b.particles.x_prev,
+                constraints: &b.constraints,
+                lambda: &mut lambda,
+                inv_dt2: 0.0,
+                stiffness: k,
+                iterations: 4,
+            };
+            solver.begin(&mut s);
+            for it in 0..4 {
+                solver.iterate(&mut s, it);
+            }
+            b.particles
+                .x
+                .iter()
+                .zip(&body.particles.x)
+                .map(|(p, q)| (p.xyz() - q.xyz()).length_squared() as f64)
+                .sum::<f64>()
+                .sqrt()
+        };
+        let (stiff, soft, off) = (moved_by(1.0), moved_by(0.2), moved_by(0.0));
+        assert_eq!(off, 0.0, "{name}: k = 0 must not move anything");
+        assert!(0.0 < soft && soft < stiff, "{name}: {soft} vs {stiff}");
+    }
+}
