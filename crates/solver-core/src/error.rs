@@ -89,6 +89,31 @@ pub enum WobbleError {
     /// A scene, option or constraint kind that this build does not support yet.
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// A mesh face with fewer than three vertices.
+    #[error("face {index} has {vertices} vertices; a face needs at least 3")]
+    FaceTooSmall { index: usize, vertices: usize },
+    /// Two vertices closer than the weld tolerance.
+    #[error(
+        "vertex {index} duplicates vertex {of} (distance {distance} <= weld tolerance {tolerance})"
+    )]
+    DuplicateVertex {
+        index: usize,
+        of: usize,
+        distance: f32,
+        tolerance: f32,
+    },
+    /// A face with the same vertices as an earlier one.
+    #[error("face {index} repeats face {of} (the same three vertices)")]
+    DuplicateTriangle { index: usize, of: usize },
+    /// A vertex that no face uses.
+    #[error("vertex {index} is used by no face")]
+    UnusedVertex { index: usize },
+    /// An edge shared by more than two triangles.
+    #[error("edge ({a}, {b}) is non-manifold: face {face} is the third triangle on it")]
+    NonManifoldEdge { a: u32, b: u32, face: usize },
+    /// A defect that default loading repairs, refused because strict mode was asked for.
+    #[error("{0}; strict mode refuses this (default loading repairs it)")]
+    RefusedInStrictMode(Box<WobbleError>),
     /// A step produced a non-finite value; the body was rolled back to its last good state.
     #[error("step diverged: particle {particle} became non-finite ({stage}); the body was restored to its last good state")]
     Diverged { particle: usize, stage: String },
