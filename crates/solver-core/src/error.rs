@@ -64,7 +64,7 @@ pub enum WobbleError {
         max: u64,
     },
     /// A real-valued parameter outside its meaningful range.
-    #[error("{name} = {value} is invalid: {reason}")]
+    #[error("{name} = {} is invalid: {reason}", show_value(.value))]
     BadParameter {
         name: &'static str,
         value: f64,
@@ -117,6 +117,27 @@ pub enum WobbleError {
     /// A step produced a non-finite value; the body was rolled back to its last good state.
     #[error("step diverged: particle {particle} became non-finite ({stage}); the body was restored to its last good state")]
     Diverged { particle: usize, stage: String },
+}
+
+/// A parameter value as people write it: the shortest form of the f32 it came from, in
+/// scientific notation when very small or very large.
+fn show_value(value: &f64) -> String {
+    let v = *value;
+    let short = if v as f32 as f64 == v || !v.is_finite() {
+        (v as f32).to_string()
+    } else {
+        v.to_string()
+    };
+    let a = v.abs();
+    if v != 0.0 && a.is_finite() && !(1e-4..1e9).contains(&a) {
+        if v as f32 as f64 == v {
+            format!("{:e}", v as f32)
+        } else {
+            format!("{v:e}")
+        }
+    } else {
+        short
+    }
 }
 
 /// Shorthand for results with [`WobbleError`].

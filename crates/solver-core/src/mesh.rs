@@ -394,13 +394,15 @@ fn scan_obj(text: &str) -> std::result::Result<RawObj, LineError> {
                         }
                         xyz.iter_mut().for_each(|c| *c /= w);
                     }
-                    n => return Err((
-                        line_no,
-                        format!(
+                    n => {
+                        return Err((
+                            line_no,
+                            format!(
                             "vertex line has {} numbers; expected x y z, x y z w or x y z r g b",
                             n + 3
                         ),
-                    )),
+                        ))
+                    }
                 }
                 for (c, name) in xyz.iter().zip(["x", "y", "z"]) {
                     if !c.is_finite() {

@@ -282,10 +282,10 @@ fn repair_sited<F: AsRef<[u32]>>(
     );
     let scale = (hi - lo).length();
     if !scale.is_finite() {
-        return Err(WobbleError::NonFinite {
-            what: "mesh extent (bounding-box diagonal; coordinates too large for f32)",
-            index: 0,
-            value: scale,
+        return Err(WobbleError::BadParameter {
+            name: "mesh extent",
+            value: scale as f64,
+            reason: "the bounding-box diagonal overflows f32: coordinates are too large",
         }
         .into());
     }

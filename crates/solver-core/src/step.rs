@@ -86,6 +86,14 @@ impl StepParams {
         check_dt(self.dt)?;
         check_count("substeps", self.substeps, MAX_COUNT)?;
         check_count("iterations", self.iterations, MAX_COUNT)?;
+        let inv_h = 1.0 / self.substep_dt();
+        if !(inv_h * inv_h).is_finite() {
+            return Err(WobbleError::BadParameter {
+                name: "dt",
+                value: self.dt as f64,
+                reason: "the substep h = dt / substeps is so small that 1/h² overflows f32 (h must be above about 5e-20 s)",
+            });
+        }
         if !self.gravity.is_finite() {
             return Err(WobbleError::BadParameter {
                 name: "gravity",
