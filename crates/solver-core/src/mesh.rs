@@ -170,7 +170,7 @@ impl TriMesh {
 /// A NaN area (from overflowing coordinates) counts as zero.
 pub fn is_zero_area(double_area: f32, scale: f32) -> bool {
     let scale = scale.max(f32::MIN_POSITIVE);
-    !(double_area > 1e-12 * scale * scale)
+    double_area.is_nan() || double_area <= 1e-12 * scale * scale
 }
 
 /// Clusters vertices closer than `tolerance` (exactly equal ones when it is 0): returns the
@@ -499,7 +499,6 @@ fn tobj_models(text: &str) -> std::result::Result<Vec<tobj::Model>, (usize, tobj
             single_index: false,
             ignore_points: true,
             ignore_lines: true,
-            ..Default::default()
         };
         let mut reader = std::io::BufReader::new(t.as_bytes());
         tobj::load_obj_buf(&mut reader, &opts, |_| Ok(Default::default())).map(|(m, _)| m)

@@ -156,7 +156,7 @@ fn the_checked_replay_of_a_healthy_step_is_the_step_bit_for_bit() {
     );
     assert_eq!(stepped.particles.v, replayed.particles.v);
     assert!(
-        stepped.scratch.contacts.len() > 0,
+        !stepped.scratch.contacts.is_empty(),
         "the collider must be touched for this test to cover contacts"
     );
 }
