@@ -64,7 +64,7 @@ pub enum WobbleError {
         max: u64,
     },
     /// A real-valued parameter outside its meaningful range.
-    #[error("{name} = {value} is invalid: {reason}")]
+    #[error("{name} = {} is invalid: {reason}", show_value(.value))]
     BadParameter {
         name: &'static str,
         value: f64,
@@ -89,9 +89,55 @@ pub enum WobbleError {
     /// A scene, option or constraint kind that this build does not support yet.
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// A mesh face with fewer than three vertices.
+    #[error("face {index} has {vertices} vertices; a face needs at least 3")]
+    FaceTooSmall { index: usize, vertices: usize },
+    /// Two vertices closer than the weld tolerance.
+    #[error(
+        "vertex {index} duplicates vertex {of} (distance {distance} <= weld tolerance {tolerance})"
+    )]
+    DuplicateVertex {
+        index: usize,
+        of: usize,
+        distance: f32,
+        tolerance: f32,
+    },
+    /// A face with the same vertices as an earlier one.
+    #[error("face {index} repeats face {of} (the same three vertices)")]
+    DuplicateTriangle { index: usize, of: usize },
+    /// A vertex that no face uses.
+    #[error("vertex {index} is used by no face")]
+    UnusedVertex { index: usize },
+    /// An edge shared by more than two triangles.
+    #[error("edge ({a}, {b}) is non-manifold: face {face} is the third triangle on it")]
+    NonManifoldEdge { a: u32, b: u32, face: usize },
+    /// A defect that default loading repairs, refused because strict mode was asked for.
+    #[error("{0}; strict mode refuses this (default loading repairs it)")]
+    RefusedInStrictMode(Box<WobbleError>),
     /// A step produced a non-finite value; the body was rolled back to its last good state.
     #[error("step diverged: particle {particle} became non-finite ({stage}); the body was restored to its last good state")]
     Diverged { particle: usize, stage: String },
+}
+
+/// A parameter value as people write it: the shortest form of the f32 it came from, in
+/// scientific notation when very small or very large.
+fn show_value(value: &f64) -> String {
+    let v = *value;
+    let short = if v as f32 as f64 == v || !v.is_finite() {
+        (v as f32).to_string()
+    } else {
+        v.to_string()
+    };
+    let a = v.abs();
+    if v != 0.0 && a.is_finite() && !(1e-4..1e9).contains(&a) {
+        if v as f32 as f64 == v {
+            format!("{:e}", v as f32)
+        } else {
+            format!("{v:e}")
+        }
+    } else {
+        short
+    }
 }
 
 /// Shorthand for results with [`WobbleError`].

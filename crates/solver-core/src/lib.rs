@@ -14,6 +14,9 @@
 //! - [`step`]: the step loop (forces → predict → solve with contacts → velocities).
 //! - [`collide`]: plane, sphere, capsule and box colliders with friction and restitution.
 //! - [`mesh`]: triangle meshes, welding, edge adjacency, normals, OBJ loading.
+//! - [`repair`]: mesh repair (or strict refusal) of duplicate vertices and triangles, zero-area
+//!   triangles, unused vertices, non-manifold edges; the fuzz target's entry point.
+//! - [`diagnose`]: the NaN guard's replay, naming the particle and stage a divergence began at.
 //! - [`scenes`]: the standard scenes of SCENES.md.
 //! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
 //! - [`error`]: [`WobbleError`], the one error type.
@@ -25,10 +28,12 @@
 pub mod body;
 pub mod collide;
 pub mod constraints;
+pub mod diagnose;
 pub mod error;
 pub mod figures;
 pub mod mesh;
 pub mod particles;
+pub mod repair;
 pub mod scenes;
 pub mod simd;
 pub mod solver;

@@ -18,7 +18,8 @@
 //! `Δλ = (-C - α̃ λ) / (Σ w |∇C|² + α̃)`, which makes stiffness independent of iterations and dt.
 //!
 //! The state at the start of the step is kept; if the step produces a non-finite value the body
-//! is restored to it and the step returns [`WobbleError::Diverged`].
+//! is restored to it and the step returns [`WobbleError::Diverged`], naming the particle and the
+//! stage found by replaying the step with checks ([`crate::diagnose`], failure path only).
 
 use crate::body::Body;
 use crate::collide::{apply_friction, apply_restitution, find_contacts, project_contacts};
@@ -85,6 +86,14 @@ impl StepParams {
         check_dt(self.dt)?;
         check_count("substeps", self.substeps, MAX_COUNT)?;
         check_count("iterations", self.iterations, MAX_COUNT)?;
+        let inv_h = 1.0 / self.substep_dt();
+        if !(inv_h * inv_h).is_finite() {
+            return Err(WobbleError::BadParameter {
+                name: "dt",
+                value: self.dt as f64,
+                reason: "the substep h = dt / substeps is so small that 1/h² overflows f32 (h must be above about 5e-20 s)",
+            });
+        }
         if !self.gravity.is_finite() {
             return Err(WobbleError::BadParameter {
                 name: "gravity",
@@ -245,23 +254,16 @@ pub fn step(
             2.0 * g.length() * h,
         );
     }
-    for a in attachments.iter_mut() {
-        a.from = a.to;
-    }
-    p.force.iter_mut().for_each(|f| *f = Default::default());
-
     if let Some(bad) =
         p.x.iter()
             .zip(&p.v)
             .position(|(x, v)| !(x.is_finite() && v.is_finite()))
     {
-        p.x.copy_from_slice(&scratch.backup_x);
-        p.x_prev.copy_from_slice(&scratch.backup_x);
-        p.v.copy_from_slice(&scratch.backup_v);
-        return Err(WobbleError::Diverged {
-            particle: bad,
-            stage: "step".into(),
-        });
+        return Err(crate::diagnose::diverged(body, params, solver, bad));
     }
+    for a in attachments.iter_mut() {
+        a.from = a.to;
+    }
+    p.force.iter_mut().for_each(|f| *f = Default::default());
     Ok(())
 }

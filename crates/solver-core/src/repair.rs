@@ -1,0 +1,613 @@
+//! Mesh repair and strict checking: what an artist's mesh may get wrong, and what loading does
+//! about it.
+//!
+//! Defects that have one obvious repair are repaired by default and counted in a
+//! [`RepairReport`] (whose `Display` is the one-line warning to show): duplicate vertices are
+//! welded, zero-area and duplicate triangles and unused vertices are dropped, and non-manifold
+//! edges (three or more triangles on one edge) are kept for distance constraints but listed, so
+//! that bending leaves them out ([`bending_hinges`]). With [`MeshOptions::strict`] each of them
+//! is refused instead ([`WobbleError::RefusedInStrictMode`]). What cannot be repaired is always
+//! an error that names the vertex or face (and, for files, the line): non-finite coordinates,
+//! indices out of range, faces with fewer than three vertices, an empty mesh.
+//!
+//! Repair runs in a fixed order, each stage on the result of the one before: weld, fan
+//! triangulation of polygons, zero-area triangles, duplicate triangles (same vertex set, either
+//! orientation), unused vertices, non-manifold edges. Strict mode never renumbers vertices: a
+//! mesh it accepts has the input's numbering.
+
+use crate::collide::Collider;
+use crate::error::{Result, WobbleError};
+use crate::figures;
+use crate::mesh::{is_zero_area, parse_obj_raw, weld_map, RawObj, TriMesh};
+use crate::scenes::body_from_trimesh;
+use crate::solver::GaussSeidel;
+use crate::step::{step, StepParams};
+use glam::Vec3;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+/// How meshes are loaded: repair (the default) or refuse, and what counts as a duplicate vertex.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MeshOptions {
+    /// Refuse every defect that would otherwise be repaired.
+    pub strict: bool,
+    /// Vertices at most this far apart are duplicates (0, the default: exactly equal ones).
+    pub weld_tolerance: f32,
+}
+
+impl Default for MeshOptions {
+    /// Repairing, welding exactly coincident vertices only.
+    fn default() -> Self {
+        MeshOptions {
+            strict: false,
+            weld_tolerance: 0.0,
+        }
+    }
+}
+
+impl MeshOptions {
+    /// Sets strict mode (builder style).
+    pub fn strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
+        self
+    }
+
+    /// Sets the weld tolerance (builder style).
+    pub fn weld_tolerance(mut self, tolerance: f32) -> Self {
+        self.weld_tolerance = tolerance;
+        self
+    }
+
+    /// Checks the options: the weld tolerance must be finite and >= 0.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.weld_tolerance.is_finite() && self.weld_tolerance >= 0.0) {
+            return Err(WobbleError::BadParameter {
+                name: "weld_tolerance",
+                value: self.weld_tolerance as f64,
+                reason: "must be finite and >= 0",
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What repair did to a mesh; its `Display` is a one-line warning.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RepairReport {
+    /// Vertices given.
+    pub vertices_in: usize,
+    /// Faces given.
+    pub faces_in: usize,
+    /// Faces of more than three vertices, split into triangles (a fan; not a defect).
+    pub polygons_triangulated: usize,
+    /// Vertices merged into an earlier vertex within the weld tolerance.
+    pub welded_vertices: usize,
+    /// Triangles dropped for zero area (collinear or repeated corners, also after welding).
+    pub degenerate_triangles: usize,
+    /// Triangles dropped because an earlier one has the same three vertices.
+    pub duplicate_triangles: usize,
+    /// Vertices dropped because no remaining triangle uses them.
+    pub unused_vertices: usize,
+    /// Edges of the repaired mesh shared by three or more triangles (output numbering); they
+    /// keep their distance constraints but get no bending.
+    pub non_manifold_edges: Vec<[u32; 2]>,
+    /// Where each input vertex went in the repaired mesh (`u32::MAX`: dropped).
+    pub vertex_map: Vec<u32>,
+}
+
+impl RepairReport {
+    /// True when nothing was repaired and no edge is non-manifold (strict mode accepts exactly
+    /// such meshes).
+    pub fn is_clean(&self) -> bool {
+        self.welded_vertices == 0
+            && self.degenerate_triangles == 0
+            && self.duplicate_triangles == 0
+            && self.unused_vertices == 0
+            && self.non_manifold_edges.is_empty()
+    }
+}
+
+impl fmt::Display for RepairReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_clean() {
+            return write!(f, "mesh is clean: nothing repaired");
+        }
+        let plural = |n: usize, one: &str, many: &str| {
+            if n == 1 {
+                format!("1 {one}")
+            } else {
+                format!("{n} {many}")
+            }
+        };
+        let mut parts = Vec::new();
+        if self.welded_vertices > 0 {
+            parts.push(plural(
+                self.welded_vertices,
+                "duplicate vertex welded",
+                "duplicate vertices welded",
+            ));
+        }
+        if self.degenerate_triangles > 0 {
+            parts.push(plural(
+                self.degenerate_triangles,
+                "zero-area triangle dropped",
+                "zero-area triangles dropped",
+            ));
+        }
+        if self.duplicate_triangles > 0 {
+            parts.push(plural(
+                self.duplicate_triangles,
+                "duplicate triangle dropped",
+                "duplicate triangles dropped",
+            ));
+        }
+        if self.unused_vertices > 0 {
+            parts.push(plural(
+                self.unused_vertices,
+                "unused vertex dropped",
+                "unused vertices dropped",
+            ));
+        }
+        if !self.non_manifold_edges.is_empty() {
+            parts.push(plural(
+                self.non_manifold_edges.len(),
+                "non-manifold edge left out of bending",
+                "non-manifold edges left out of bending",
+            ));
+        }
+        write!(f, "mesh repaired: {}", parts.join(", "))
+    }
+}
+
+/// Where in the input a defect is: what a file loader turns into a line number.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Site {
+    Vertex(usize),
+    Face(usize),
+}
+
+/// An error with the vertex or face it concerns.
+struct Sited {
+    site: Option<Site>,
+    error: WobbleError,
+}
+
+impl Sited {
+    fn at(site: Site, error: WobbleError) -> Self {
+        Sited {
+            site: Some(site),
+            error,
+        }
+    }
+    fn strict(site: Site, error: WobbleError) -> Self {
+        Self::at(site, WobbleError::RefusedInStrictMode(Box::new(error)))
+    }
+}
+
+impl From<WobbleError> for Sited {
+    fn from(error: WobbleError) -> Self {
+        Sited { site: None, error }
+    }
+}
+
+/// Repairs (or, in strict mode, checks) a mesh given as positions and faces of any size
+/// (0-based indices; faces of more than three vertices are fan-triangulated).
+///
+/// Errors name the vertex or face by its input index.
+pub fn repair<F: AsRef<[u32]>>(
+    positions: &[Vec3],
+    faces: &[F],
+    options: &MeshOptions,
+) -> Result<(TriMesh, RepairReport)> {
+    repair_sited(positions, faces, options).map_err(|s| s.error)
+}
+
+/// Loads an OBJ file, repairing it as `options` say; errors name the file and line.
+pub fn load_obj_repaired(path: &Path, options: &MeshOptions) -> Result<(TriMesh, RepairReport)> {
+    let bytes = std::fs::read(path).map_err(|source| WobbleError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_obj_repaired(&bytes, path, options)
+}
+
+/// Parses OBJ text and repairs it as `options` say (`path` only names the source in errors).
+pub fn parse_obj_repaired(
+    bytes: &[u8],
+    path: &Path,
+    options: &MeshOptions,
+) -> Result<(TriMesh, RepairReport)> {
+    let raw = parse_obj_raw(bytes, path)?;
+    repair_sited(&raw.positions, &raw.faces, options).map_err(|s| locate(s, &raw, path))
+}
+
+/// Turns a sited repair error into a `file:line:` error.
+fn locate(sited: Sited, raw: &RawObj, path: &Path) -> WobbleError {
+    let line = match sited.site {
+        Some(Site::Vertex(k)) => raw.vertex_lines.get(k).copied(),
+        Some(Site::Face(f)) => raw.face_lines.get(f).copied(),
+        None => None,
+    };
+    match line {
+        Some(line) => WobbleError::Parse {
+            path: path.to_path_buf(),
+            line,
+            message: format!("{} [vertex and face numbers count from 0]", sited.error),
+        },
+        None => WobbleError::Parse {
+            path: path.to_path_buf(),
+            line: 0,
+            message: sited.error.to_string(),
+        },
+    }
+}
+
+fn repair_sited<F: AsRef<[u32]>>(
+    positions: &[Vec3],
+    faces: &[F],
+    options: &MeshOptions,
+) -> std::result::Result<(TriMesh, RepairReport), Sited> {
+    options.validate()?;
+    let n = positions.len();
+    if n == 0 || faces.is_empty() {
+        return Err(
+            WobbleError::EmptyMesh(format!("mesh ({n} vertices, {} faces)", faces.len())).into(),
+        );
+    }
+    let mut report = RepairReport {
+        vertices_in: n,
+        faces_in: faces.len(),
+        ..Default::default()
+    };
+
+    // What no repair can fix.
+    for (k, p) in positions.iter().enumerate() {
+        for (value, what) in [(p.x, "vertex x"), (p.y, "vertex y"), (p.z, "vertex z")] {
+            if !value.is_finite() {
+                return Err(Sited::at(
+                    Site::Vertex(k),
+                    WobbleError::NonFinite {
+                        what,
+                        index: k,
+                        value,
+                    },
+                ));
+            }
+        }
+    }
+    let (lo, hi) = positions.iter().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(lo, hi), &p| (lo.min(p), hi.max(p)),
+    );
+    let scale = (hi - lo).length();
+    if !scale.is_finite() {
+        return Err(WobbleError::BadParameter {
+            name: "mesh extent",
+            value: scale as f64,
+            reason: "the bounding-box diagonal overflows f32: coordinates are too large",
+        }
+        .into());
+    }
+    for (f, face) in faces.iter().enumerate() {
+        let face = face.as_ref();
+        if face.len() < 3 {
+            return Err(Sited::at(
+                Site::Face(f),
+                WobbleError::FaceTooSmall {
+                    index: f,
+                    vertices: face.len(),
+                },
+            ));
+        }
+        if let Some(&v) = face.iter().find(|&&v| v as usize >= n) {
+            return Err(Sited::at(
+                Site::Face(f),
+                WobbleError::IndexOutOfRange {
+                    what: "face",
+                    index: f,
+                    value: v as u64,
+                    len: n,
+                },
+            ));
+        }
+    }
+
+    // 1. Weld.
+    let (welded, remap) = weld_map(positions, options.weld_tolerance);
+    report.welded_vertices = n - welded.len();
+    if report.welded_vertices > 0 && options.strict {
+        let mut first_of = vec![u32::MAX; welded.len()];
+        for (k, &w) in remap.iter().enumerate() {
+            let rep = &mut first_of[w as usize];
+            if *rep == u32::MAX {
+                *rep = k as u32;
+            } else {
+                let of = *rep as usize;
+                return Err(Sited::strict(
+                    Site::Vertex(k),
+                    WobbleError::DuplicateVertex {
+                        index: k,
+                        of,
+                        distance: positions[k].distance(positions[of]),
+                        tolerance: options.weld_tolerance,
+                    },
+                ));
+            }
+        }
+    }
+
+    // 2. Triangulate, 3. drop zero-area triangles, 4. drop duplicates.
+    let mut triangles: Vec<[u32; 3]> = Vec::with_capacity(faces.len());
+    let mut triangle_face: Vec<usize> = Vec::with_capacity(faces.len());
+    let mut seen: HashMap<[u32; 3], usize> = HashMap::with_capacity(faces.len());
+    for (f, face) in faces.iter().enumerate() {
+        let face = face.as_ref();
+        if face.len() > 3 {
+            report.polygons_triangulated += 1;
+        }
+        for k in 1..face.len() - 1 {
+            let original = [face[0], face[k], face[k + 1]];
+            let t = original.map(|v| remap[v as usize]);
+            let [a, b, c] = t.map(|v| welded[v as usize]);
+            let repeated = t[0] == t[1] || t[1] == t[2] || t[0] == t[2];
+            if repeated || is_zero_area((b - a).cross(c - a).length(), scale) {
+                if options.strict {
+                    return Err(Sited::strict(
+                        Site::Face(f),
+                        WobbleError::DegenerateTriangle {
+                            index: f,
+                            a: original[0],
+                            b: original[1],
+                            c: original[2],
+                        },
+                    ));
+                }
+                report.degenerate_triangles += 1;
+                continue;
+            }
+            let mut key = t;
+            key.sort_unstable();
+            if let Some(&of) = seen.get(&key) {
+                if options.strict {
+                    return Err(Sited::strict(
+                        Site::Face(f),
+                        WobbleError::DuplicateTriangle { index: f, of },
+                    ));
+                }
+                report.duplicate_triangles += 1;
+                continue;
+            }
+            seen.insert(key, f);
+            triangles.push(t);
+            triangle_face.push(f);
+        }
+    }
+    if triangles.is_empty() {
+        return Err(WobbleError::EmptyMesh(format!(
+            "mesh after repair (all {} faces were zero-area or duplicates)",
+            faces.len()
+        ))
+        .into());
+    }
+
+    // 5. Drop unused vertices, renumbering in order.
+    let mut new_index = vec![u32::MAX; welded.len()];
+    for t in &triangles {
+        for &v in t {
+            new_index[v as usize] = 0;
+        }
+    }
+    let mut kept = Vec::with_capacity(welded.len());
+    for (w, slot) in new_index.iter_mut().enumerate() {
+        if *slot == 0 {
+            *slot = kept.len() as u32;
+            kept.push(welded[w]);
+        }
+    }
+    report.unused_vertices = welded.len() - kept.len();
+    if report.unused_vertices > 0 && options.strict {
+        // Strict mode did not weld, so welded numbering is the input's.
+        let k = new_index.iter().position(|&s| s == u32::MAX).unwrap_or(0);
+        return Err(Sited::strict(
+            Site::Vertex(k),
+            WobbleError::UnusedVertex { index: k },
+        ));
+    }
+    report.vertex_map = remap.iter().map(|&w| new_index[w as usize]).collect();
+    triangles
+        .iter_mut()
+        .for_each(|t| *t = t.map(|v| new_index[v as usize]));
+
+    // 6. Non-manifold edges.
+    let mut on_edge: HashMap<[u32; 2], u32> = HashMap::with_capacity(triangles.len() * 2);
+    for (t, tri) in triangles.iter().enumerate() {
+        for k in 0..3 {
+            let (a, b) = (tri[k], tri[(k + 1) % 3]);
+            let e = [a.min(b), a.max(b)];
+            let count = on_edge.entry(e).or_insert(0);
+            *count += 1;
+            if *count == 3 {
+                if options.strict {
+                    let f = triangle_face[t];
+                    return Err(Sited::strict(
+                        Site::Face(f),
+                        WobbleError::NonManifoldEdge {
+                            a: e[0],
+                            b: e[1],
+                            face: f,
+                        },
+                    ));
+                }
+                report.non_manifold_edges.push(e);
+            }
+        }
+    }
+
+    let mesh = TriMesh::new(kept, triangles)?;
+    Ok((mesh, report))
+}
+
+/// The hinges bending acts on: interior manifold edges with their two opposite vertices.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Hinges {
+    /// `[a, b, c, d]`: the edge `a`-`b` (`a < b`), `c` the third vertex of the first triangle on
+    /// it, `d` that of the second; in order of the edge's first appearance.
+    pub hinges: Vec<[u32; 4]>,
+    /// Edges shared by three or more triangles, which get no hinge.
+    pub non_manifold: Vec<[u32; 2]>,
+}
+
+/// The bending hinges of a mesh: every edge with exactly two triangles; boundary edges (one
+/// triangle) have none, non-manifold edges are listed apart.
+pub fn bending_hinges(mesh: &TriMesh) -> Hinges {
+    let adj = mesh.edge_adjacency();
+    let mut out = Hinges {
+        non_manifold: adj
+            .non_manifold
+            .iter()
+            .map(|&e| adj.edges[e as usize])
+            .collect(),
+        ..Default::default()
+    };
+    let mut skip = vec![false; adj.edges.len()];
+    adj.non_manifold
+        .iter()
+        .for_each(|&e| skip[e as usize] = true);
+    let opposite = |t: u32, [a, b]: [u32; 2]| {
+        mesh.triangles[t as usize]
+            .into_iter()
+            .find(|&v| v != a && v != b)
+    };
+    for (e, (&edge, &[t0, t1])) in adj.edges.iter().zip(&adj.triangles).enumerate() {
+        if skip[e] || t1 == u32::MAX {
+            continue;
+        }
+        if let (Some(c), Some(d)) = (opposite(t0, edge), opposite(t1, edge)) {
+            out.hinges.push([edge[0], edge[1], c, d]);
+        }
+    }
+    out
+}
+
+/// What [`fuzz_entry`] did with its input.
+#[derive(Debug)]
+pub enum FuzzOutcome {
+    /// The bytes were refused with an error (the expected fate of most random input).
+    Refused(WobbleError),
+    /// A body was built and stepped; `diverged` when a step returned `Diverged` (and rolled back).
+    Stepped {
+        /// Particles in the body.
+        particles: usize,
+        /// Steps that succeeded.
+        steps: usize,
+        /// True when a step diverged (the loop stops there).
+        diverged: bool,
+    },
+}
+
+/// The fuzz target's whole path, shared with the regression tests: bytes as an OBJ file, strict
+/// and repaired loading, body building, bending hinges and 10 steps of the reference
+/// Gauss-Seidel on the ground. Returns `Err` with a description when an invariant is broken
+/// (the fuzz target panics on it); errors that are the input's fault are `Ok(Refused)`.
+pub fn fuzz_entry(bytes: &[u8]) -> std::result::Result<FuzzOutcome, String> {
+    let path = Path::new("fuzz.obj");
+    let strict = parse_obj_repaired(bytes, path, &MeshOptions::default().strict(true));
+    let (mut mesh, report) = match parse_obj_repaired(bytes, path, &MeshOptions::default()) {
+        Ok(r) => r,
+        Err(e) => {
+            if let Ok((m, _)) = &strict {
+                return Err(format!(
+                    "strict loading accepted a mesh ({} triangles) that repairing loading refused: {e}",
+                    m.triangles.len()
+                ));
+            }
+            if e.to_string().contains("bug in wobble") {
+                return Err(e.to_string());
+            }
+            return Ok(FuzzOutcome::Refused(e));
+        }
+    };
+    match &strict {
+        Ok((m, _)) if !report.is_clean() || m != &mesh => {
+            return Err(format!(
+                "strict loading accepted a mesh that repair changed ({report})"
+            ))
+        }
+        Err(e) if report.is_clean() => {
+            return Err(format!(
+                "strict loading refused a mesh that needed no repair: {e}"
+            ))
+        }
+        _ => {}
+    }
+    mesh.validate()
+        .map_err(|e| format!("repair returned an invalid mesh: {e}"))?;
+    if report.vertex_map.len() != report.vertices_in
+        || report
+            .vertex_map
+            .iter()
+            .any(|&v| v != u32::MAX && v as usize >= mesh.positions.len())
+    {
+        return Err("the repair report's vertex map is out of range".into());
+    }
+    let hinges = bending_hinges(&mesh);
+    if hinges.non_manifold != report.non_manifold_edges {
+        return Err("bending hinges and the repair report disagree on non-manifold edges".into());
+    }
+    let n = mesh.positions.len() as u32;
+    if hinges.hinges.iter().flatten().any(|&v| v >= n) {
+        return Err("a bending hinge names a vertex out of range".into());
+    }
+
+    // Drop it on the ground as the mesh scene does.
+    let (lo, hi) = mesh.bounds();
+    let lift = 0.5 * (hi.y - lo.y) - lo.y;
+    mesh.positions.iter_mut().for_each(|p| p.y += lift);
+    if mesh.positions.iter().any(|p| !p.is_finite()) {
+        return Ok(FuzzOutcome::Refused(WobbleError::NonFinite {
+            what: "lifted vertex y",
+            index: 0,
+            value: f32::INFINITY,
+        }));
+    }
+    let mut body = match body_from_trimesh(&mesh, 1.0, 0.0) {
+        Ok(b) => b,
+        Err(e) => return Err(format!("a repaired mesh did not build a body: {e}")),
+    };
+    let d = &body.constraints.distance;
+    if d.pairs.iter().flatten().any(|&p| p >= n)
+        || d.rest.iter().any(|&r| !(r.is_finite() && r > 0.0))
+    {
+        return Err("a body constraint is out of range or has a bad rest length".into());
+    }
+    body.add_collider(Collider::ground(0.5, 0.0));
+    let mut solver = GaussSeidel::new();
+    let params = StepParams::default();
+    for s in 0..10 {
+        let before = body.particles.x.clone();
+        match step(&mut body, &params, &mut solver, None) {
+            Ok(()) => {
+                if !figures::all_finite(&body) {
+                    return Err(format!("step {s} returned Ok with a non-finite state"));
+                }
+            }
+            Err(WobbleError::Diverged { .. }) => {
+                if body.particles.x != before {
+                    return Err(format!("step {s} diverged without restoring the body"));
+                }
+                return Ok(FuzzOutcome::Stepped {
+                    particles: body.len(),
+                    steps: s,
+                    diverged: true,
+                });
+            }
+            Err(e) => return Err(format!("step {s} failed on a valid body: {e}")),
+        }
+    }
+    Ok(FuzzOutcome::Stepped {
+        particles: body.len(),
+        steps: 10,
+        diverged: false,
+    })
+}

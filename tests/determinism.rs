@@ -1,0 +1,161 @@
+//! Determinism: for every parallel solver (one whose `make_solver` with 2 threads reports
+//! `threads() > 1`), the state hash after 500 steps is the same with 1 and 2 threads and across
+//! repeated runs; every solver repeats itself bit for bit; and, in the manner of avian's
+//! cross-platform determinism test, a chaotic scene run with the reference Gauss-Seidel has a
+//! pinned state hash.
+//!
+//! Written generically over `sparse::SOLVER_NAMES` and the standard scenes: what this build does
+//! not have yet (`WobbleError::Unsupported`) is skipped, counted and printed.
+
+use solver_core::collide::{Collider, Shape};
+use solver_core::glam::Vec3;
+use solver_core::{figures, scenes, step, GaussSeidel, Scene, StepParams, WobbleError};
+use sparse::{make_solver, SolverOptions, SOLVER_NAMES};
+
+const STEPS: usize = 500;
+/// Scenes and sizes: large enough that a parallel solver splits its work over 2 threads.
+const SCENES: [(&str, usize); 5] = [
+    ("cloth", 16),
+    ("rope", 64),
+    ("flag", 8),
+    ("jelly", 2),
+    ("cube", 3),
+];
+
+/// The state hash after `STEPS` steps of `scene` with `solver` on `threads` threads; `None` when
+/// this build does not support the scene or the solver.
+fn run(scene: &str, n: usize, solver: &str, threads: usize) -> Result<Option<u64>, String> {
+    let mut body = match Scene::parse(scene, n, None).and_then(|s| s.build()) {
+        Ok(b) => b,
+        Err(WobbleError::Unsupported(_)) => return Ok(None),
+        Err(e) => return Err(format!("{scene}: {e}")),
+    };
+    let options = SolverOptions {
+        threads,
+        ..Default::default()
+    };
+    let mut solver = match make_solver(solver, &options) {
+        Ok(s) => s,
+        Err(WobbleError::Unsupported(_)) => return Ok(None),
+        Err(e) => return Err(format!("{solver}: {e}")),
+    };
+    let params = StepParams::default();
+    for s in 0..STEPS {
+        step(&mut body, &params, solver.as_mut(), None)
+            .map_err(|e| format!("{scene} step {s}: {e}"))?;
+    }
+    Ok(Some(figures::state_hash(&body.particles.x)))
+}
+
+#[test]
+fn parallel_solvers_match_serial_bit_for_bit_and_repeat() {
+    let (mut compared, mut serial_only, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
+    for &name in SOLVER_NAMES {
+        let parallel = match make_solver(
+            name,
+            &SolverOptions {
+                threads: 2,
+                ..Default::default()
+            },
+        ) {
+            Ok(s) => s.threads() > 1,
+            Err(WobbleError::Unsupported(why)) => {
+                skipped.push(format!("solver {name}: {why}"));
+                continue;
+            }
+            Err(e) => panic!("{name}: {e}"),
+        };
+        for (scene, n) in SCENES {
+            let label = format!("{scene} n={n} solver={name}");
+            let Some(one) = run(scene, n, name, 1).unwrap() else {
+                skipped.push(label);
+                continue;
+            };
+            let again = run(scene, n, name, 1).unwrap().unwrap();
+            assert_eq!(one, again, "{label}: two serial runs differ");
+            if parallel {
+                let two = run(scene, n, name, 2).unwrap().unwrap();
+                let two_again = run(scene, n, name, 2).unwrap().unwrap();
+                assert_eq!(two, two_again, "{label}: two runs on 2 threads differ");
+                assert_eq!(one, two, "{label}: 1 and 2 threads differ");
+                compared.push(label);
+            } else {
+                serial_only.push(label);
+            }
+        }
+    }
+    println!(
+        "determinism: {} parallel (1 vs 2 threads, repeated), {} serial (repeated), {} skipped",
+        compared.len(),
+        serial_only.len(),
+        skipped.len()
+    );
+    for s in &compared {
+        println!("  1 = 2 threads: {s}");
+    }
+    for s in &skipped {
+        println!("  skipped: {s}");
+    }
+    assert!(
+        !compared.is_empty() || !serial_only.is_empty(),
+        "nothing was run"
+    );
+}
+
+/// A chaotic scene: a cloth with one corner freed and the other dragged around, falling onto a
+/// sphere and the ground with friction and restitution, so that contacts, friction, the
+/// attachment and the solver all shape the result. Only +, -, *, / and sqrt are used (no libm
+/// functions, whose last bits may differ between platforms).
+fn chaotic_hash() -> u64 {
+    let mut body = scenes::cloth(12).unwrap();
+    body.add_collider(Collider::ground(0.5, 0.2));
+    body.add_collider(Collider {
+        shape: Shape::Sphere {
+            center: Vec3::new(0.45, 0.55, 0.5),
+            radius: 0.25,
+        },
+        friction: 0.3,
+        restitution: 0.1,
+    });
+    body.particles.set_mass(0, 1.0 / 144.0).unwrap();
+    let a = body.attach(11).unwrap();
+    let mut gs = GaussSeidel::new();
+    let params = StepParams {
+        dt: 1.0 / 64.0,
+        substeps: 2,
+        ..Default::default()
+    };
+    // A triangle wave in [-1, 1] with a period of 128 steps.
+    let wave = |s: usize, shift: usize| {
+        let p = ((s + shift) % 128) as f32 / 64.0;
+        if p < 1.0 {
+            2.0 * p - 1.0
+        } else {
+            3.0 - 2.0 * p
+        }
+    };
+    for s in 0..STEPS {
+        let target = Vec3::new(
+            1.0 + 0.2 * wave(s, 0),
+            1.0 + 0.1 * wave(2 * s, 0),
+            0.2 * wave(s, 32),
+        );
+        body.move_attachment(a, target).unwrap();
+        step(&mut body, &params, &mut gs, None).unwrap();
+    }
+    assert!(figures::all_finite(&body));
+    figures::state_hash(&body.particles.x)
+}
+
+#[test]
+fn gauss_seidel_hash_is_pinned_like_avians_determinism_test() {
+    let hash = chaotic_hash();
+    assert_eq!(hash, chaotic_hash(), "two runs in one process differ");
+    // Update this value when the simulation's behaviour changes on purpose (step loop,
+    // Gauss-Seidel, colliders or the cloth scene); a change nobody intended is a bug.
+    let expected: u64 = 0x75ff_0108_1fd6_57a7;
+    assert_eq!(
+        hash, expected,
+        "\nexpected state hash {expected:#018x}, found {hash:#018x}.\nIf the change in behaviour was intended, update `expected` in tests/determinism.rs.\n"
+    );
+}
