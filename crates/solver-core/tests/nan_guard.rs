@@ -97,6 +97,11 @@ impl ConstraintKind for Poison {
     fn clone_box(&self) -> Box<dyn ConstraintKind> {
         Box::new(self.clone())
     }
+    fn remap_particles(&mut self, new_index: &[u32]) {
+        for pair in &mut self.pairs {
+            *pair = pair.map(|p| new_index[p as usize]);
+        }
+    }
 }
 
 #[test]
