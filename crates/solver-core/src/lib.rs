@@ -16,6 +16,8 @@
 //! - [`mesh`]: triangle meshes, welding, edge adjacency, normals, OBJ loading.
 //! - [`scenes`]: the standard scenes of SCENES.md.
 //! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
+//! - [`tetgen`]: tetrahedral meshes and TetGen `.node`/`.ele` loading.
+//! - [`wind`]: aerodynamic drag and lift on triangles.
 //! - [`error`]: [`WobbleError`], the one error type.
 //!
 //! Data flows one way: a scene or mesh builds a `Body`; [`step()`] advances it with any
@@ -33,6 +35,8 @@ pub mod scenes;
 pub mod simd;
 pub mod solver;
 pub mod step;
+pub mod tetgen;
+pub mod wind;
 
 pub use body::{Attachment, Body, Topology};
 pub use collide::{Collider, Shape};
@@ -43,3 +47,5 @@ pub use particles::{Packed4, Particles};
 pub use scenes::Scene;
 pub use solver::{GaussSeidel, SolveState, Solver};
 pub use step::{step, StepParams, Stiffness};
+pub use tetgen::TetMesh;
+pub use wind::Wind;

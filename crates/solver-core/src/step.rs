@@ -4,7 +4,8 @@
 //! et al. 2019, "Small Steps"). With the substep `h = dt / substeps`, each substep does
 //!
 //! ```text
-//! v   ← v + h (g + w f_ext)           (pinned particles, w = 0, keep v = 0)
+//! v   ← v + h (g + w f_ext)           (pinned particles, w = 0, keep v = 0; f_ext includes
+//!                                      the body's wind, evaluated at the substep's start)
 //! x₀  ← x;   x* ← x + h v              (pinned and attached particles do not predict)
 //! λ   ← 0
 //! repeat `iterations` times:  solver iteration on C(x*) = 0, then contacts sdf(x*) >= 0
@@ -156,6 +157,9 @@ pub fn step(
     for (k, c) in body.colliders.iter().enumerate() {
         c.validate(k)?;
     }
+    if let Some(w) = &body.wind {
+        w.validate()?;
+    }
     let n = body.particles.len();
     let nc = body.constraints.len();
     let Body {
@@ -164,6 +168,8 @@ pub fn step(
         colliders,
         attachments,
         scratch,
+        wind,
+        topology,
         ..
     } = body;
     scratch.lambda.resize(nc, 0.0);
@@ -183,13 +189,24 @@ pub fn step(
     let g = params.gravity;
 
     for s in 0..params.substeps {
+        if let Some(w) = wind {
+            scratch.wind_force.clear();
+            scratch.wind_force.resize(n, Default::default());
+            w.accumulate(&topology.triangles, &p.x, &p.v, &mut scratch.wind_force);
+        }
         for i in 0..n {
             let xi = p.x[i];
             p.x_prev[i] = xi;
             if xi.w == 0.0 {
                 continue;
             }
-            let f = p.force[i];
+            let mut f = p.force[i];
+            if wind.is_some() {
+                let fw = scratch.wind_force[i];
+                f.x += fw.x;
+                f.y += fw.y;
+                f.z += fw.z;
+            }
             let v = &mut p.v[i];
             v.x = (v.x + h * (g.x + f.x * xi.w)) * damp;
             v.y = (v.y + h * (g.y + f.y * xi.w)) * damp;

@@ -127,6 +127,11 @@ impl ConstraintKind for DistanceConstraints {
     fn clone_box(&self) -> Box<dyn ConstraintKind> {
         Box::new(self.clone())
     }
+    fn remap_particles(&mut self, new_index: &[u32]) {
+        for p in self.pairs.iter_mut().flatten() {
+            *p = new_index[*p as usize];
+        }
+    }
 }
 
 /// Projects distance constraints one after another (Gauss-Seidel), scalar: the reference that
