@@ -4,9 +4,10 @@
 
 use proptest::prelude::*;
 use solver_core::constraints::{
-    add_bending_links, bending::bending_stencils, project_generic, project_range,
-    project_tet_volumes, ConstraintKind, DihedralBending, IsometricBending, SurfaceVolume,
-    TetVolume, MAX_ARITY,
+    add_bending_links,
+    bending::{bending_stencils, dihedral_angle_and_grad, DIHEDRAL_MAX_STEP},
+    project_generic, project_range, project_tet_volumes, ConstraintKind, DihedralBending,
+    IsometricBending, SurfaceVolume, TetVolume, MAX_ARITY,
 };
 use solver_core::glam::Vec3;
 use solver_core::mesh::TriMesh;
@@ -53,8 +54,9 @@ fn stencil_strategy() -> impl Strategy<Value = [Vec3; 4]> {
         // is close to degenerate.
         let x0 = Vec3::ZERO;
         let x1 = Vec3::X;
-        let x2 = Vec3::new(0.5, 1.0, 0.0) + 0.3 * a + 0.1 * c;
-        let x3 = Vec3::new(0.5, -1.0, 0.0) + 0.3 * b + 0.1 * d;
+        // Wings may project beyond the edge's ends (s outside [0, 1]) and fold far.
+        let x2 = Vec3::new(0.5, 1.0, 0.0) + Vec3::new(1.2, 0.3, 1.5) * a + 0.1 * c;
+        let x3 = Vec3::new(0.5, -1.0, 0.0) + Vec3::new(1.2, 0.3, 1.5) * b + 0.1 * d;
         [x0, x1, x2, x3]
     })
 }
@@ -65,7 +67,26 @@ proptest! {
     #[test]
     fn dihedral_gradient_matches_finite_differences(rest in stencil_strategy(), now in stencil_strategy()) {
         let x0 = packed(&rest);
+        // The signed angle θ and ∇θ over the whole range.
+        let mut g = [Vec3::ZERO; MAX_ARITY];
+        let theta = dihedral_angle_and_grad(now, &mut g);
+        let h = 1e-3f32;
+        let mut scratch = [Vec3::ZERO; MAX_ARITY];
+        for slot in 0..4 {
+            for axis in 0..3 {
+                let (mut p, mut m) = (now, now);
+                p[slot][axis] += h;
+                m[slot][axis] -= h;
+                let fd = (dihedral_angle_and_grad(p, &mut scratch)
+                    - dihedral_angle_and_grad(m, &mut scratch))
+                    / (2.0 * h);
+                prop_assert!((fd - g[slot][axis]).abs() <= 2e-2 * (1.0 + fd.abs()), "θ {theta}: slot {slot} axis {axis}: {} vs {fd}", g[slot][axis]);
+            }
+        }
+        // The constraint C = |θ| - θ0, away from its kink at θ = 0 and inside the trust region.
         let kind = DihedralBending::from_stencils(&x0, &[[0, 1, 2, 3]], 0.0).unwrap();
+        let c = kind.evaluate(0, &packed(&now), &mut scratch);
+        prop_assume!(theta.abs() > 0.05 && c.abs() < DIHEDRAL_MAX_STEP - 0.05);
         check_gradient(&kind, 0, &packed(&now), 2e-2);
     }
 
@@ -89,7 +110,7 @@ proptest! {
 }
 
 #[test]
-fn flat_stencils_have_zero_bending_and_the_dihedral_angle_is_signed() {
+fn flat_stencils_have_zero_bending_and_dihedral_bending_is_unsigned() {
     let flat = [
         Vec3::ZERO,
         Vec3::X,
@@ -102,15 +123,39 @@ fn flat_stencils_have_zero_bending_and_the_dihedral_angle_is_signed() {
     assert!(iso.evaluate(0, &x, &mut g).abs() < 1e-6);
     let dih = DihedralBending::from_stencils(&x, &[[0, 1, 2, 3]], 0.0).unwrap();
     assert!(dih.rest[0].abs() < 1e-6);
-    // Folding the wing x3 up by 90 degrees gives |θ| = π/2, and down gives the opposite sign.
+    // Folding the wing x3 up or down by 90 degrees gives θ = ∓π/2; the unsigned C clamps
+    // to the trust region either way.
     let mut up = flat;
     up[3] = Vec3::new(0.6, 0.0, 0.7);
     let mut down = flat;
     down[3] = Vec3::new(0.6, 0.0, -0.7);
-    let a = dih.evaluate(0, &packed(&up), &mut g);
-    let b = dih.evaluate(0, &packed(&down), &mut g);
+    let a = dihedral_angle_and_grad(up, &mut g);
+    let b = dihedral_angle_and_grad(down, &mut g);
     assert!((a.abs() - std::f32::consts::FRAC_PI_2).abs() < 1e-4, "{a}");
     assert!((a + b).abs() < 1e-4, "{a} {b}");
+    assert_eq!(dih.evaluate(0, &packed(&up), &mut g), DIHEDRAL_MAX_STEP);
+    assert_eq!(dih.evaluate(0, &packed(&down), &mut g), DIHEDRAL_MAX_STEP);
+    // A small fold, up or down, gives the same C.
+    let mut up = flat;
+    up[3].z = 0.1;
+    let mut down = flat;
+    down[3].z = -0.1;
+    let (c1, c2) = (
+        dih.evaluate(0, &packed(&up), &mut g),
+        dih.evaluate(0, &packed(&down), &mut g),
+    );
+    assert!(c1 > 0.1 && (c1 - c2).abs() < 1e-5, "{c1} {c2}");
+    // Folded flat onto itself from either side: |θ| = π, continuous across the fold.
+    let mut over = flat;
+    over[3] = Vec3::new(0.6, 0.7, 1e-3);
+    let mut under = flat;
+    under[3] = Vec3::new(0.6, 0.7, -1e-3);
+    let t1 = dihedral_angle_and_grad(over, &mut g);
+    let t2 = dihedral_angle_and_grad(under, &mut g);
+    assert!(
+        (t1.abs() - t2.abs()).abs() < 1e-2 && t1.abs() > 3.1,
+        "{t1} {t2}"
+    );
     assert!(iso.evaluate(0, &packed(&up), &mut g) > 0.1);
 }
 
