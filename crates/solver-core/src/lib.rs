@@ -16,6 +16,7 @@
 //! - [`mesh`]: triangle meshes, welding, edge adjacency, normals, OBJ loading.
 //! - [`scenes`]: the standard scenes of SCENES.md.
 //! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
+//! - [`mass_spring`]: the force-based mass-spring model, its integrators and their stability.
 //! - [`tetgen`]: tetrahedral meshes and TetGen `.node`/`.ele` loading.
 //! - [`wind`]: aerodynamic drag and lift on triangles.
 //! - [`error`]: [`WobbleError`], the one error type.
@@ -29,6 +30,7 @@ pub mod collide;
 pub mod constraints;
 pub mod error;
 pub mod figures;
+pub mod mass_spring;
 pub mod mesh;
 pub mod particles;
 pub mod scenes;
