@@ -17,6 +17,7 @@
 //! - [`scenes`]: the standard scenes of SCENES.md.
 //! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
 //! - [`mass_spring`]: the force-based mass-spring model, its integrators and their stability.
+//! - [`materials`]: XPBD compliances from Young's modulus and Poisson's ratio.
 //! - [`tetgen`]: tetrahedral meshes and TetGen `.node`/`.ele` loading.
 //! - [`wind`]: aerodynamic drag and lift on triangles.
 //! - [`error`]: [`WobbleError`], the one error type.
@@ -31,6 +32,7 @@ pub mod constraints;
 pub mod error;
 pub mod figures;
 pub mod mass_spring;
+pub mod materials;
 pub mod mesh;
 pub mod particles;
 pub mod scenes;
@@ -45,6 +47,7 @@ pub use collide::{Collider, Shape};
 pub use constraints::{ConstraintKind, Constraints, DistanceConstraints};
 pub use error::{Result, WobbleError};
 pub use glam;
+pub use materials::Material;
 pub use particles::{Packed4, Particles};
 pub use scenes::Scene;
 pub use solver::{GaussSeidel, SolveState, Solver};

@@ -14,11 +14,13 @@
 
 pub mod bending;
 pub(crate) mod distance;
+pub mod neohookean;
 pub mod tether;
 pub mod volume;
 
 pub use bending::{add_bending_links, DihedralBending, IsometricBending};
 pub use distance::{project_distance_pair, project_distance_scalar, DistanceConstraints};
+pub use neohookean::NeoHookean;
 pub use tether::{project_tethers, TetherDistance, Tethers};
 pub use volume::{project_tet_volumes, SurfaceVolume, TetVolume};
 
