@@ -18,6 +18,7 @@
 //! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
 //! - [`mass_spring`]: the force-based mass-spring model, its integrators and their stability.
 //! - [`materials`]: XPBD compliances from Young's modulus and Poisson's ratio.
+//! - [`picking`]: ray picking through a refitted BVH, dragging, impulses at points.
 //! - [`tetgen`]: tetrahedral meshes and TetGen `.node`/`.ele` loading.
 //! - [`wind`]: aerodynamic drag and lift on triangles.
 //! - [`error`]: [`WobbleError`], the one error type.
@@ -35,6 +36,7 @@ pub mod mass_spring;
 pub mod materials;
 pub mod mesh;
 pub mod particles;
+pub mod picking;
 pub mod scenes;
 pub mod simd;
 pub mod solver;
