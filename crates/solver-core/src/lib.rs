@@ -19,6 +19,8 @@
 //! - [`mass_spring`]: the force-based mass-spring model, its integrators and their stability.
 //! - [`materials`]: XPBD compliances from Young's modulus and Poisson's ratio.
 //! - [`picking`]: ray picking through a refitted BVH, dragging, impulses at points.
+//! - [`plasticity`]: rest lengths and angles that flow past a yield strain.
+//! - [`tearing`]: breaking over-stretched constraints and splitting the surface.
 //! - [`tetgen`]: tetrahedral meshes and TetGen `.node`/`.ele` loading.
 //! - [`wind`]: aerodynamic drag and lift on triangles.
 //! - [`error`]: [`WobbleError`], the one error type.
@@ -37,10 +39,12 @@ pub mod materials;
 pub mod mesh;
 pub mod particles;
 pub mod picking;
+pub mod plasticity;
 pub mod scenes;
 pub mod simd;
 pub mod solver;
 pub mod step;
+pub mod tearing;
 pub mod tetgen;
 pub mod wind;
 
