@@ -16,6 +16,7 @@
 //! - [`mesh`]: triangle meshes, welding, edge adjacency, normals, OBJ loading.
 //! - [`scenes`]: the standard scenes of SCENES.md.
 //! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
+//! - [`deformer`]: the Unity "jelly" mesh deformer (spring-back vertices, falloff forces).
 //! - [`mass_spring`]: the force-based mass-spring model, its integrators and their stability.
 //! - [`materials`]: XPBD compliances from Young's modulus and Poisson's ratio.
 //! - [`picking`]: ray picking through a refitted BVH, dragging, impulses at points.
@@ -32,6 +33,7 @@
 pub mod body;
 pub mod collide;
 pub mod constraints;
+pub mod deformer;
 pub mod error;
 pub mod figures;
 pub mod mass_spring;
