@@ -17,6 +17,7 @@
 //! - [`scenes`]: the standard scenes of SCENES.md.
 //! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
 //! - [`deformer`]: the Unity "jelly" mesh deformer (spring-back vertices, falloff forces).
+//! - [`embedding`]: a render mesh driven by a simulation mesh; parallel vertex normals.
 //! - [`mass_spring`]: the force-based mass-spring model, its integrators and their stability.
 //! - [`materials`]: XPBD compliances from Young's modulus and Poisson's ratio.
 //! - [`picking`]: ray picking through a refitted BVH, dragging, impulses at points.
@@ -34,6 +35,7 @@ pub mod body;
 pub mod collide;
 pub mod constraints;
 pub mod deformer;
+pub mod embedding;
 pub mod error;
 pub mod figures;
 pub mod mass_spring;
