@@ -4,7 +4,8 @@
 //! Theory. The BVH is built once per topology (median split of triangle centroids along the
 //! longest axis, at most [`LEAF_SIZE`] triangles per leaf) and *refitted* each frame: children
 //! are stored after their parent, so one backward sweep recomputes every box from the current
-//! positions (O(n)). Deformation loosens a refitted tree but keeps it correct. A ray is tested
+//! positions (O(n)); the parallel refit does one depth at a time. Deformation loosens a
+//! refitted tree but keeps it correct. A ray is tested
 //! against boxes with the slab method, nearer child first, and against triangles with the
 //! Möller–Trumbore algorithm (1997), which gives the distance `t` and barycentrics `(u, v)`:
 //!
@@ -23,7 +24,8 @@ use crate::body::Body;
 use crate::constraints::{check_compliance, ConstraintKind, MAX_ARITY};
 use crate::error::{check_finite, Result, WobbleError};
 use crate::particles::Packed4;
-use glam::Vec3;
+use glam::{Vec3, Vec3A, Vec4};
+use rayon::prelude::*;
 use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -47,8 +49,8 @@ pub struct Hit {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct Node {
-    lo: Vec3,
-    hi: Vec3,
+    lo: Vec3A,
+    hi: Vec3A,
     // Leaf: first index into `order`; inner node: index of the left child (right = left + 1).
     start: u32,
     // Triangles in a leaf; 0 for an inner node.
@@ -59,17 +61,12 @@ struct Node {
 #[derive(Clone, Debug, Default)]
 pub struct TriangleBvh {
     nodes: Vec<Node>,
+    // Original index of each triangle in leaf order.
     order: Vec<u32>,
+    // The triangles in leaf order, so that refits and rays read them sequentially.
     triangles: Vec<[u32; 3]>,
-}
-
-fn tri_bounds(t: [u32; 3], x: &[Packed4]) -> (Vec3, Vec3) {
-    let (a, b, c) = (
-        x[t[0] as usize].xyz(),
-        x[t[1] as usize].xyz(),
-        x[t[2] as usize].xyz(),
-    );
-    (a.min(b).min(c), a.max(b).max(c))
+    // First node of each depth (nodes are stored breadth first), plus the node count.
+    levels: Vec<u32>,
 }
 
 impl TriangleBvh {
@@ -100,7 +97,9 @@ impl TriangleBvh {
             nodes: Vec::with_capacity(2 * triangles.len() / LEAF_SIZE + 1),
             order: (0..triangles.len() as u32).collect(),
             triangles: triangles.to_vec(),
+            levels: Vec::new(),
         };
+        let mut depth = vec![0u32];
         bvh.nodes.push(Node {
             start: 0,
             count: triangles.len() as u32,
@@ -141,15 +140,23 @@ impl TriangleBvh {
                 });
                 bvh.nodes[next].start = left;
                 bvh.nodes[next].count = 0;
+                depth.push(depth[next] + 1);
+                depth.push(depth[next] + 1);
             }
             next += 1;
         }
+        bvh.triangles = bvh.order.iter().map(|&t| triangles[t as usize]).collect();
+        for (k, &d) in depth.iter().enumerate() {
+            if k == 0 || d != depth[k - 1] {
+                bvh.levels.push(k as u32);
+            }
+        }
+        bvh.levels.push(bvh.nodes.len() as u32);
         bvh.refit(x)?;
         Ok(bvh)
     }
 
-    /// Recomputes every box from positions `x` (one backward sweep).
-    pub fn refit(&mut self, x: &[Packed4]) -> Result<()> {
+    fn check_positions(&self, x: &[Packed4]) -> Result<()> {
         let needed = self
             .triangles
             .iter()
@@ -165,17 +172,35 @@ impl TriangleBvh {
                 len: x.len(),
             });
         }
+        Ok(())
+    }
+
+    /// The box of a leaf from its triangles.
+    #[inline(always)]
+    fn leaf_box(&self, n: &Node, x: &[Packed4]) -> (Vec3A, Vec3A) {
+        // Four-wide min/max on whole Packed4 loads (the w lane is dropped at the end).
+        let load = |v: u32| {
+            let p = x[v as usize];
+            Vec4::new(p.x, p.y, p.z, p.w)
+        };
+        let mut lo = Vec4::splat(f32::INFINITY);
+        let mut hi = Vec4::splat(f32::NEG_INFINITY);
+        for &[a, b, c] in &self.triangles[n.start as usize..(n.start + n.count) as usize] {
+            let (a, b, c) = (load(a), load(b), load(c));
+            lo = lo.min(a.min(b).min(c));
+            hi = hi.max(a.max(b).max(c));
+        }
+        (Vec3A::from_vec4(lo), Vec3A::from_vec4(hi))
+    }
+
+    /// Recomputes every box from positions `x` (one backward sweep; children are stored after
+    /// their parents).
+    pub fn refit(&mut self, x: &[Packed4]) -> Result<()> {
+        self.check_positions(x)?;
         for k in (0..self.nodes.len()).rev() {
             let n = self.nodes[k];
             let (lo, hi) = if n.count > 0 {
-                let mut lo = Vec3::splat(f32::INFINITY);
-                let mut hi = Vec3::splat(f32::NEG_INFINITY);
-                for &t in &self.order[n.start as usize..(n.start + n.count) as usize] {
-                    let (a, b) = tri_bounds(self.triangles[t as usize], x);
-                    lo = lo.min(a);
-                    hi = hi.max(b);
-                }
-                (lo, hi)
+                self.leaf_box(&n, x)
             } else {
                 let (l, r) = (
                     self.nodes[n.start as usize],
@@ -187,6 +212,38 @@ impl TriangleBvh {
             self.nodes[k].hi = hi;
         }
         Ok(())
+    }
+
+    /// [`TriangleBvh::refit`] one depth at a time, the nodes of a depth in parallel (same
+    /// boxes, bit for bit).
+    pub fn refit_parallel(&mut self, x: &[Packed4]) -> Result<()> {
+        self.check_positions(x)?;
+        let mut nodes = std::mem::take(&mut self.nodes);
+        for w in self.levels.windows(2).rev() {
+            let (head, deeper) = nodes.split_at_mut(w[1] as usize);
+            let first_deeper = w[1] as usize;
+            let this = &*self;
+            head[w[0] as usize..].par_iter_mut().for_each(|n| {
+                let (lo, hi) = if n.count > 0 {
+                    this.leaf_box(n, x)
+                } else {
+                    let c = n.start as usize - first_deeper;
+                    let (l, r) = (deeper[c], deeper[c + 1]);
+                    (l.lo.min(r.lo), l.hi.max(r.hi))
+                };
+                n.lo = lo;
+                n.hi = hi;
+            });
+        }
+        self.nodes = nodes;
+        Ok(())
+    }
+
+    /// Every node's box `(lo, hi)`, in storage order (breadth first, root first).
+    pub fn boxes(&self) -> impl Iterator<Item = (Vec3, Vec3)> + '_ {
+        self.nodes
+            .iter()
+            .map(|n| (Vec3::from(n.lo), Vec3::from(n.hi)))
     }
 
     /// Number of triangles.
@@ -209,7 +266,8 @@ impl TriangleBvh {
         max_distance: f32,
     ) -> Result<Option<Hit>> {
         let dir = check_ray(origin, dir, max_distance)?;
-        let inv = dir.recip();
+        let inv = Vec3A::from(dir.recip());
+        let origin_a = Vec3A::from(origin);
         let mut best: Option<Hit> = None;
         let mut limit = max_distance;
         let mut stack = [0u32; 64];
@@ -217,15 +275,17 @@ impl TriangleBvh {
         while top > 0 {
             top -= 1;
             let n = self.nodes[stack[top] as usize];
-            if slab(n.lo, n.hi, origin, inv, limit).is_none() {
+            if slab(n.lo, n.hi, origin_a, inv, limit).is_none() {
                 continue;
             }
             if n.count > 0 {
-                for &t in &self.order[n.start as usize..(n.start + n.count) as usize] {
-                    let corners = self.triangles[t as usize];
-                    if let Some(h) = ray_triangle(x, corners, origin, dir, limit) {
+                for k in n.start as usize..(n.start + n.count) as usize {
+                    if let Some(h) = ray_triangle(x, self.triangles[k], origin, dir, limit) {
                         limit = h.distance;
-                        best = Some(Hit { triangle: t, ..h });
+                        best = Some(Hit {
+                            triangle: self.order[k],
+                            ..h
+                        });
                     }
                 }
             } else {
@@ -233,14 +293,14 @@ impl TriangleBvh {
                 let dl = slab(
                     self.nodes[l as usize].lo,
                     self.nodes[l as usize].hi,
-                    origin,
+                    origin_a,
                     inv,
                     limit,
                 );
                 let dr = slab(
                     self.nodes[r as usize].lo,
                     self.nodes[r as usize].hi,
-                    origin,
+                    origin_a,
                     inv,
                     limit,
                 );
@@ -293,7 +353,7 @@ fn check_ray(origin: Vec3, dir: Vec3, max_distance: f32) -> Result<Vec3> {
 
 /// Entry distance of the ray into the box, if it enters before `limit`.
 #[inline(always)]
-fn slab(lo: Vec3, hi: Vec3, origin: Vec3, inv: Vec3, limit: f32) -> Option<f32> {
+fn slab(lo: Vec3A, hi: Vec3A, origin: Vec3A, inv: Vec3A, limit: f32) -> Option<f32> {
     let t0 = (lo - origin) * inv;
     let t1 = (hi - origin) * inv;
     let near = t0.min(t1).max_element().max(0.0);

@@ -181,3 +181,30 @@ fn an_impulse_at_a_point_conserves_momentum_and_teleport_keeps_velocity() {
     assert!((body.particles.position(7) - x0 - Vec3::X).length() < 1e-6);
     assert!(teleport_body(&mut body, Vec3::NAN).is_err());
 }
+
+#[test]
+fn the_parallel_refit_equals_the_serial_one_bit_for_bit() {
+    let body = scenes::cloth(80).unwrap();
+    let x0 = &body.particles.x;
+    let mut a = TriangleBvh::build(&body.topology.triangles, x0).unwrap();
+    let mut b = a.clone();
+    let moved: Vec<Packed4> = x0
+        .iter()
+        .map(|p| {
+            Packed4::new(
+                Vec3::new(p.x, p.y + 0.1 * (9.0 * p.x).sin() * p.z, p.z * 1.1),
+                p.w,
+            )
+        })
+        .collect();
+    a.refit(&moved).unwrap();
+    b.refit_parallel(&moved).unwrap();
+    let (ba, bb): (Vec<_>, Vec<_>) = (a.boxes().collect(), b.boxes().collect());
+    assert_eq!(ba, bb);
+    // The root box holds every particle.
+    let (lo, hi) = ba[0];
+    assert!(moved
+        .iter()
+        .all(|p| p.xyz().cmpge(lo).all() && p.xyz().cmple(hi).all()));
+    assert!(b.refit_parallel(&moved[..10]).is_err());
+}
