@@ -333,7 +333,7 @@ impl TriangleBvh {
 fn check_ray(origin: Vec3, dir: Vec3, max_distance: f32) -> Result<Vec3> {
     check_finite("ray origin", 0, origin.x + origin.y + origin.z)?;
     check_finite("ray direction", 0, dir.x + dir.y + dir.z)?;
-    if !(max_distance >= 0.0) {
+    if max_distance.is_nan() || max_distance < 0.0 {
         return Err(WobbleError::BadParameter {
             name: "ray length",
             value: max_distance as f64,
