@@ -4,6 +4,7 @@ use crate::collide::{Collider, Contact};
 use crate::constraints::Constraints;
 use crate::error::{check_finite, Result, WobbleError};
 use crate::particles::{Packed4, Particles};
+use crate::wind::Wind;
 use glam::Vec3;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -51,6 +52,8 @@ pub struct StepScratch {
     pub contacts: Vec<Contact>,
     /// One XPBD multiplier per constraint (global numbering).
     pub lambda: Vec<f32>,
+    /// Wind force per particle for the current substep (sized on first use).
+    pub wind_force: Vec<Packed4>,
 }
 
 /// A simulated body.
@@ -66,6 +69,8 @@ pub struct Body {
     pub colliders: Vec<Collider>,
     /// Moving attachments.
     pub attachments: Vec<Attachment>,
+    /// Wind on the body's triangles, evaluated every substep (`None`: still air).
+    pub wind: Option<Wind>,
     /// Reused buffers of the step loop.
     pub scratch: StepScratch,
     topology_id: u64,
@@ -80,6 +85,7 @@ impl Body {
             topology,
             colliders: Vec::new(),
             attachments: Vec::new(),
+            wind: None,
             scratch: StepScratch::default(),
             topology_id: fresh_topology_id(),
         };
@@ -117,7 +123,8 @@ impl Body {
                             len: n,
                         });
                     }
-                    if ids[..a].contains(&p) {
+                    // Global kinds check their (long) particle lists when they are built.
+                    if !kind.is_global() && ids[..a].contains(&p) {
                         return Err(WobbleError::RepeatedParticle {
                             kind: kind.name(),
                             index: c,

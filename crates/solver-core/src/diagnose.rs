@@ -9,16 +9,16 @@
 //! that iteration, to name the constraint kind and the constraint that produce the first
 //! non-finite value (for the reference Gauss-Seidel this is exactly what the iteration did).
 //!
-//! The replay mirrors the stages of `step()`; a test checks that replaying a healthy step lands
-//! on the bit-identical state, so a stage added to one and not the other is caught.
+//! The replay runs the very stage code of `step()` (`step::advance`, generic over a stage
+//! checker that the plain step instantiates with a no-op), so the two cannot drift apart; a test
+//! checks that replaying a healthy step lands on the bit-identical state.
 
 use crate::body::Body;
-use crate::collide::{apply_friction, apply_restitution, find_contacts, project_contacts};
 use crate::constraints::{project_distance_scalar, project_generic, Constraints};
 use crate::error::WobbleError;
 use crate::particles::Packed4;
-use crate::solver::{SolveState, Solver};
-use crate::step::{StepParams, Stiffness};
+use crate::solver::Solver;
+use crate::step::{advance, prepare_step, StageCheck, StepParams};
 
 /// Where a replay first met a non-finite value.
 #[derive(Clone, Debug, PartialEq)]
@@ -71,164 +71,102 @@ fn first_bad(x: &[Packed4], v: &[Packed4]) -> Option<usize> {
         .position(|(x, v)| !(x.is_finite() && v.is_finite()))
 }
 
-/// Replays one step of `body` from its current state exactly as [`crate::step()`] runs it, with
-/// a check after every stage; returns where a value first became non-finite, or `None` when
-/// the whole step stays finite (the body is then where `step` would have left it, except that
-/// external forces and attachments are not consumed).
+/// Replays one step of `body` from its current state exactly as [`crate::step()`] runs it (the
+/// same stage code, with a check after every stage); returns where a value first became
+/// non-finite, or `None` when the whole step stays finite (the body is then where `step` would
+/// have left it, except that external forces and attachments are not consumed).
 pub fn replay_checked(
     body: &mut Body,
     params: &StepParams,
     solver: &mut dyn Solver,
 ) -> Option<Finding> {
-    if params.validate().is_err() {
-        return None;
-    }
-    if solver.prepared_for() != Some(body.topology_id())
-        && solver
-            .prepare(&body.constraints, body.particles.len(), body.topology_id())
-            .is_err()
-    {
-        return None;
-    }
-    let n = body.particles.len();
-    let nc = body.constraints.len();
-    let name = solver.name();
-    let Body {
-        particles: p,
-        constraints,
-        colliders,
-        attachments,
-        scratch,
-        ..
-    } = body;
-    scratch.lambda.resize(nc, 0.0);
-    let h = params.substep_dt();
-    let inv_h = 1.0 / h;
-    let inv_dt2 = match params.stiffness {
-        Stiffness::Xpbd => inv_h * inv_h,
-        Stiffness::Pbd { .. } => 0.0,
-    };
-    let k = params.correction_scale();
-    let damp = (1.0 - params.damping * h).max(0.0);
-    let g = params.gravity;
-    let found = |particle: usize, stage: String| Some(Finding { particle, stage });
+    prepare_step(body, params, solver).ok()?;
+    advance(body, params, solver, None, &mut Checker::default()).err()
+}
 
-    for s in 0..params.substeps {
-        if let Some(i) = p
-            .force
-            .iter()
-            .zip(&p.x)
-            .position(|(f, x)| x.w != 0.0 && !f.is_finite())
-        {
-            let f = p.force[i];
-            return found(
-                i,
-                format!(
+/// The stage checker of the replay.
+#[derive(Default)]
+struct Checker {
+    x_before: Vec<Packed4>,
+    lambda_before: Vec<f32>,
+}
+
+impl StageCheck for Checker {
+    fn stage(
+        &mut self,
+        x: &[Packed4],
+        v: &[Packed4],
+        label: &dyn Fn() -> String,
+    ) -> Result<(), Finding> {
+        match first_bad(x, v) {
+            Some(particle) => Err(Finding {
+                particle,
+                stage: label(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn forces(
+        &mut self,
+        x: &[Packed4],
+        force: &[Packed4],
+        wind: Option<&[Packed4]>,
+        s: usize,
+    ) -> Result<(), Finding> {
+        let bad = |f: &[Packed4]| {
+            f.iter()
+                .zip(x)
+                .position(|(f, x)| x.w != 0.0 && !f.is_finite())
+        };
+        if let Some(i) = bad(force) {
+            let f = force[i];
+            return Err(Finding {
+                particle: i,
+                stage: format!(
                     "external force ({}, {}, {}) on particle {i} is non-finite, substep {s}",
                     f.x, f.y, f.z
                 ),
-            );
+            });
         }
-        for i in 0..n {
-            let xi = p.x[i];
-            p.x_prev[i] = xi;
-            if xi.w == 0.0 {
-                continue;
-            }
-            let f = p.force[i];
-            let v = &mut p.v[i];
-            v.x = (v.x + h * (g.x + f.x * xi.w)) * damp;
-            v.y = (v.y + h * (g.y + f.y * xi.w)) * damp;
-            v.z = (v.z + h * (g.z + f.z * xi.w)) * damp;
-            let x = &mut p.x[i];
-            x.x += h * v.x;
-            x.y += h * v.y;
-            x.z += h * v.z;
+        if let Some(i) = wind.and_then(bad) {
+            return Err(Finding {
+                particle: i,
+                stage: format!("wind force on particle {i} is non-finite, substep {s}"),
+            });
         }
-        if let Some(i) = first_bad(&p.x, &p.v) {
-            return found(
+        Ok(())
+    }
+
+    fn before_iteration(&mut self, x: &[Packed4], lambda: &[f32]) {
+        self.x_before.clear();
+        self.x_before.extend_from_slice(x);
+        self.lambda_before.clear();
+        self.lambda_before.extend_from_slice(lambda);
+    }
+
+    fn iteration(
+        &mut self,
+        constraints: &Constraints,
+        x: &[Packed4],
+        v: &[Packed4],
+        inv_dt2: f32,
+        k: f32,
+        label: &dyn Fn() -> String,
+    ) -> Result<(), Finding> {
+        match first_bad(x, v) {
+            Some(i) => Err(attribute(
+                constraints,
+                std::mem::take(&mut self.x_before),
+                std::mem::take(&mut self.lambda_before),
+                inv_dt2,
+                k,
                 i,
-                format!("prediction (gravity, forces and inverse mass integrated), substep {s}"),
-            );
-        }
-        let t = (s + 1) as f32 / params.substeps as f32;
-        for (a, at) in attachments.iter().enumerate() {
-            let target = at.from.lerp(at.to, t);
-            p.x[at.particle as usize].set_xyz(target);
-            if !p.x[at.particle as usize].is_finite() {
-                return found(
-                    at.particle as usize,
-                    format!("attachment {a} target, substep {s}"),
-                );
-            }
-        }
-        find_contacts(
-            colliders,
-            &p.x,
-            &p.v,
-            params.contact_margin,
-            &mut scratch.contacts,
-        );
-        scratch.lambda.iter_mut().for_each(|l| *l = 0.0);
-        let mut state = SolveState {
-            x: &mut p.x,
-            x_prev: &p.x_prev,
-            constraints,
-            lambda: &mut scratch.lambda,
-            inv_dt2,
-            stiffness: k,
-            iterations: params.iterations,
-        };
-        solver.begin(&mut state);
-        if let Some(i) = first_bad(state.x, &p.v) {
-            return found(i, format!("solver '{name}' begin, substep {s}"));
-        }
-        for it in 0..params.iterations {
-            let x_before = state.x.to_vec();
-            let lambda_before = state.lambda.to_vec();
-            solver.iterate(&mut state, it);
-            if let Some(i) = first_bad(state.x, &p.v) {
-                let place = format!("solver '{name}' iteration {it}, substep {s}");
-                return Some(attribute(
-                    constraints,
-                    x_before,
-                    lambda_before,
-                    inv_dt2,
-                    k,
-                    i,
-                    &place,
-                ));
-            }
-            project_contacts(colliders, &mut scratch.contacts, state.x);
-            if let Some(i) = first_bad(state.x, &p.v) {
-                return found(i, format!("contacts, iteration {it}, substep {s}"));
-            }
-        }
-        apply_friction(colliders, &scratch.contacts, &mut p.x, &p.x_prev);
-        if let Some(i) = first_bad(&p.x, &p.v) {
-            return found(i, format!("friction, substep {s}"));
-        }
-        for i in 0..n {
-            let (x, x0) = (p.x[i], p.x_prev[i]);
-            p.v[i].x = (x.x - x0.x) * inv_h;
-            p.v[i].y = (x.y - x0.y) * inv_h;
-            p.v[i].z = (x.z - x0.z) * inv_h;
-        }
-        if let Some(i) = first_bad(&p.x, &p.v) {
-            return found(i, format!("velocity update, substep {s}"));
-        }
-        apply_restitution(
-            colliders,
-            &scratch.contacts,
-            &p.x,
-            &mut p.v,
-            2.0 * g.length() * h,
-        );
-        if let Some(i) = first_bad(&p.x, &p.v) {
-            return found(i, format!("restitution, substep {s}"));
+                &label(),
+            )),
+            None => Ok(()),
         }
     }
-    None
 }
 
 /// Names the constraint whose projection first produces a non-finite value, projecting one

@@ -19,6 +19,15 @@
 //! - [`diagnose`]: the NaN guard's replay, naming the particle and stage a divergence began at.
 //! - [`scenes`]: the standard scenes of SCENES.md.
 //! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
+//! - [`deformer`]: the Unity "jelly" mesh deformer (spring-back vertices, falloff forces).
+//! - [`embedding`]: a render mesh driven by a simulation mesh; parallel vertex normals.
+//! - [`mass_spring`]: the force-based mass-spring model, its integrators and their stability.
+//! - [`materials`]: XPBD compliances from Young's modulus and Poisson's ratio.
+//! - [`picking`]: ray picking through a refitted BVH, dragging, impulses at points.
+//! - [`plasticity`]: rest lengths and angles that flow past a yield strain.
+//! - [`tearing`]: breaking over-stretched constraints and splitting the surface.
+//! - [`tetgen`]: tetrahedral meshes and TetGen `.node`/`.ele` loading.
+//! - [`wind`]: aerodynamic drag and lift on triangles.
 //! - [`error`]: [`WobbleError`], the one error type.
 //!
 //! Data flows one way: a scene or mesh builds a `Body`; [`step()`] advances it with any
@@ -28,23 +37,35 @@
 pub mod body;
 pub mod collide;
 pub mod constraints;
+pub mod deformer;
 pub mod diagnose;
+pub mod embedding;
 pub mod error;
 pub mod figures;
+pub mod mass_spring;
+pub mod materials;
 pub mod mesh;
 pub mod particles;
+pub mod picking;
+pub mod plasticity;
 pub mod repair;
 pub mod scenes;
 pub mod simd;
 pub mod solver;
 pub mod step;
+pub mod tearing;
+pub mod tetgen;
+pub mod wind;
 
 pub use body::{Attachment, Body, Topology};
 pub use collide::{Collider, Shape};
 pub use constraints::{ConstraintKind, Constraints, DistanceConstraints};
 pub use error::{Result, WobbleError};
 pub use glam;
+pub use materials::Material;
 pub use particles::{Packed4, Particles};
 pub use scenes::Scene;
 pub use solver::{GaussSeidel, SolveState, Solver};
 pub use step::{step, StepParams, Stiffness};
+pub use tetgen::TetMesh;
+pub use wind::Wind;

@@ -3,11 +3,16 @@
 
 use crate::body::{Body, Topology};
 use crate::collide::Collider;
-use crate::constraints::{Constraints, DistanceConstraints};
+use crate::constraints::{
+    Constraints, DihedralBending, DistanceConstraints, SurfaceVolume, TetVolume,
+};
 use crate::error::{Result, WobbleError};
 use crate::mesh::{load_obj, TriMesh};
 use crate::particles::Particles;
+use crate::tetgen::{load_tetgen, TetMesh};
+use crate::wind::Wind;
 use glam::Vec3;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// A standard scene and its size parameter.
@@ -29,6 +34,25 @@ pub enum Scene {
 
 /// Largest accepted size parameter for the grid scenes (n = 4096 is 16.7M vertices).
 pub const MAX_N: usize = 4096;
+
+/// Largest accepted icosphere subdivision level (9 gives 2.6M vertices).
+pub const MAX_SUBDIVISIONS: usize = 9;
+
+/// Largest accepted number of cube cells per side (256 gives 84M tetrahedra).
+pub const MAX_CUBE_CELLS: usize = 256;
+
+/// Compliance of the flag's dihedral bending constraints (SCENES.md).
+pub const FLAG_BENDING_COMPLIANCE: f32 = 1e-4;
+
+/// The flag's wind (SCENES.md): (5, 0, 1) m/s, air density 1.2 kg/m³, drag coefficient 1.
+pub fn flag_wind() -> Wind {
+    Wind {
+        velocity: Vec3::new(5.0, 0.0, 1.0),
+        air_density: 1.2,
+        drag: 1.0,
+        lift: 0.0,
+    }
+}
 
 impl Scene {
     /// Parses a scene name as the CLI gives it; `n` is the size parameter (subdivision level for
@@ -70,15 +94,9 @@ impl Scene {
         match self {
             Scene::Cloth { n } => cloth(*n),
             Scene::Rope { n } => rope(*n),
-            Scene::Flag { .. } => Err(WobbleError::Unsupported(
-                "the flag scene needs wind (aerodynamic drag), which wobble does not have yet".into(),
-            )),
-            Scene::Jelly { .. } => Err(WobbleError::Unsupported(
-                "the jelly scene needs the global volume constraint, which wobble does not have yet".into(),
-            )),
-            Scene::Cube { .. } => Err(WobbleError::Unsupported(
-                "the cube scene needs tetrahedral volume constraints, which wobble does not have yet".into(),
-            )),
+            Scene::Flag { n } => flag(*n),
+            Scene::Jelly { subdivisions } => jelly(*subdivisions),
+            Scene::Cube { k } => cube(*k),
             Scene::Mesh { path } => mesh_scene(path),
         }
     }
@@ -248,8 +266,280 @@ pub fn body_from_trimesh(mesh: &TriMesh, total_mass: f32, compliance: f32) -> Re
     )
 }
 
-/// The `mesh FILE` scene: moved so its lowest point is half its height above y = 0, ground
-/// plane with friction 0.5, 1 kg in total.
+/// The `flag`: (2n-1) x n vertices in the XY plane, 2 m x 1 m, pinned along the pole (i = 0),
+/// cloth constraints in rows of 2n-1, dihedral bending (compliance 1e-4) and the SCENES.md wind.
+pub fn flag(n: usize) -> Result<Body> {
+    check_n("flag n", n, 2)?;
+    let cols = 2 * n - 1;
+    let denom_x = (2 * n - 2) as f32;
+    let denom_y = (n - 1) as f32;
+    let mut pos = Vec::with_capacity(cols * n);
+    for j in 0..n {
+        for i in 0..cols {
+            pos.push(Vec3::new(
+                2.0 * i as f32 / denom_x,
+                1.0 + j as f32 / denom_y,
+                0.0,
+            ));
+        }
+    }
+    let mut mass = vec![1.0 / (cols * n) as f32; cols * n];
+    for j in 0..n {
+        mass[j * cols] = f32::INFINITY;
+    }
+    let particles = Particles::new(&pos, &mass)?;
+    let (distance, triangles, structural) = grid_constraints(&particles, cols, n)?;
+    let bending =
+        DihedralBending::from_triangles(&particles.x, &triangles, FLAG_BENDING_COMPLIANCE)?;
+    let topology = Topology {
+        triangles,
+        structural,
+        ..Default::default()
+    };
+    let mut body = Body::new(
+        particles,
+        Constraints {
+            distance,
+            extra: vec![Box::new(bending)],
+        },
+        topology,
+    )?;
+    body.wind = Some(flag_wind());
+    Ok(body)
+}
+
+/// An icosphere: the icosahedron (12 vertices) with every triangle split in four `subdivisions`
+/// times, new vertices projected onto the sphere; outward counter-clockwise triangles.
+pub fn icosphere(center: Vec3, radius: f32, subdivisions: usize) -> Result<TriMesh> {
+    if subdivisions > MAX_SUBDIVISIONS {
+        return Err(WobbleError::BadCount {
+            name: "icosphere subdivisions",
+            value: subdivisions as u64,
+            max: MAX_SUBDIVISIONS as u64,
+        });
+    }
+    if !(radius.is_finite() && radius > 0.0 && center.is_finite()) {
+        return Err(WobbleError::BadParameter {
+            name: "icosphere radius",
+            value: radius as f64,
+            reason: "needs a finite centre and a finite radius > 0",
+        });
+    }
+    let t = (1.0 + 5.0f32.sqrt()) / 2.0;
+    let mut unit: Vec<Vec3> = [
+        [-1.0, t, 0.0],
+        [1.0, t, 0.0],
+        [-1.0, -t, 0.0],
+        [1.0, -t, 0.0],
+        [0.0, -1.0, t],
+        [0.0, 1.0, t],
+        [0.0, -1.0, -t],
+        [0.0, 1.0, -t],
+        [t, 0.0, -1.0],
+        [t, 0.0, 1.0],
+        [-t, 0.0, -1.0],
+        [-t, 0.0, 1.0],
+    ]
+    .iter()
+    .map(|&p| Vec3::from_array(p).normalize())
+    .collect();
+    let mut tris: Vec<[u32; 3]> = vec![
+        [0, 11, 5],
+        [0, 5, 1],
+        [0, 1, 7],
+        [0, 7, 10],
+        [0, 10, 11],
+        [1, 5, 9],
+        [5, 11, 4],
+        [11, 10, 2],
+        [10, 7, 6],
+        [7, 1, 8],
+        [3, 9, 4],
+        [3, 4, 2],
+        [3, 2, 6],
+        [3, 6, 8],
+        [3, 8, 9],
+        [4, 9, 5],
+        [2, 4, 11],
+        [6, 2, 10],
+        [8, 6, 7],
+        [9, 8, 1],
+    ];
+    for _ in 0..subdivisions {
+        let mut mid: HashMap<(u32, u32), u32> = HashMap::with_capacity(tris.len() * 2);
+        let mut next = Vec::with_capacity(tris.len() * 4);
+        let mut midpoint = |a: u32, b: u32, unit: &mut Vec<Vec3>| {
+            *mid.entry((a.min(b), a.max(b))).or_insert_with(|| {
+                unit.push((unit[a as usize] + unit[b as usize]).normalize());
+                (unit.len() - 1) as u32
+            })
+        };
+        for &[a, b, c] in &tris {
+            let ab = midpoint(a, b, &mut unit);
+            let bc = midpoint(b, c, &mut unit);
+            let ca = midpoint(c, a, &mut unit);
+            next.push([a, ab, ca]);
+            next.push([b, bc, ab]);
+            next.push([c, ca, bc]);
+            next.push([ab, bc, ca]);
+        }
+        tris = next;
+    }
+    let positions = unit.iter().map(|&u| center + u * radius).collect();
+    TriMesh::new(positions, tris)
+}
+
+/// Jelly-like body from a closed triangle mesh: distance constraints on every edge
+/// (compliance 0), one global volume constraint (compliance 0), `total_mass` shared equally,
+/// ground plane y = 0 with friction 0.5, restitution 0. Triangles facing inward are turned
+/// outward first.
+pub fn closed_surface_body(mesh: &TriMesh, total_mass: f32) -> Result<Body> {
+    let mut mesh = mesh.clone();
+    let x: Vec<crate::particles::Packed4> = mesh
+        .positions
+        .iter()
+        .map(|&p| crate::particles::Packed4::new(p, 1.0))
+        .collect();
+    if crate::figures::enclosed_volume(&mesh.triangles, &x) < 0.0 {
+        mesh.triangles.iter_mut().for_each(|t| t.swap(1, 2));
+    }
+    let mut body = body_from_trimesh(&mesh, total_mass, 0.0)?;
+    if !body.topology.closed {
+        return Err(WobbleError::Unsupported(
+            "a volume (pressure) constraint needs a closed surface: every edge shared by exactly two triangles".into(),
+        ));
+    }
+    let volume = SurfaceVolume::new(&body.particles.x, &mesh.triangles, 0.0)?;
+    body.constraints.push_kind(Box::new(volume));
+    body.topology_changed();
+    body.add_collider(Collider::ground(0.5, 0.0));
+    Ok(body)
+}
+
+/// The `jelly`: icosphere of radius 0.25 m at (0, 1, 0) with `subdivisions` levels, distance
+/// constraints on every edge, one global volume constraint, 1 kg, no pins, ground plane.
+pub fn jelly(subdivisions: usize) -> Result<Body> {
+    let mesh = icosphere(Vec3::new(0.0, 1.0, 0.0), 0.25, subdivisions)?;
+    closed_surface_body(&mesh, 1.0)
+}
+
+/// The tetrahedra of a `k`³-cell grid of side `size` with lowest corner `corner`: vertex
+/// `i + (k+1)(j + (k+1) l)` at `corner + size (i, j, l) / k`; 5 tetrahedra per cell, the
+/// split alternating with the parity of `i + j + l` so that neighbouring faces match.
+pub fn cube_tets(k: usize, corner: Vec3, size: f32) -> Result<TetMesh> {
+    if k == 0 || k > MAX_CUBE_CELLS {
+        return Err(WobbleError::BadCount {
+            name: "cube cells per side",
+            value: k as u64,
+            max: MAX_CUBE_CELLS as u64,
+        });
+    }
+    if !(size.is_finite() && size > 0.0 && corner.is_finite()) {
+        return Err(WobbleError::BadParameter {
+            name: "cube size",
+            value: size as f64,
+            reason: "needs a finite corner and a finite size > 0",
+        });
+    }
+    let m = k + 1;
+    let v = |i: usize, j: usize, l: usize| (i + m * (j + m * l)) as u32;
+    let mut positions = Vec::with_capacity(m * m * m);
+    for l in 0..m {
+        for j in 0..m {
+            for i in 0..m {
+                positions
+                    .push(corner + Vec3::new(i as f32, j as f32, l as f32) * (size / k as f32));
+            }
+        }
+    }
+    // Corner b of a cell: bit 0 along x, bit 1 along y, bit 2 along z.
+    const EVEN: [[usize; 4]; 5] = [
+        [0, 3, 5, 6],
+        [1, 0, 3, 5],
+        [2, 0, 3, 6],
+        [4, 0, 5, 6],
+        [7, 3, 5, 6],
+    ];
+    const ODD: [[usize; 4]; 5] = [
+        [1, 2, 4, 7],
+        [0, 1, 2, 4],
+        [3, 1, 2, 7],
+        [5, 1, 4, 7],
+        [6, 2, 4, 7],
+    ];
+    let mut tets = Vec::with_capacity(5 * k * k * k);
+    for l in 0..k {
+        for j in 0..k {
+            for i in 0..k {
+                let c = |b: usize| v(i + (b & 1), j + ((b >> 1) & 1), l + ((b >> 2) & 1));
+                let split = if (i + j + l) % 2 == 0 { &EVEN } else { &ODD };
+                for t in split {
+                    tets.push(t.map(c));
+                }
+            }
+        }
+    }
+    TetMesh::new(positions, tets)
+}
+
+/// A body from a tetrahedral mesh: one particle per vertex, `total_mass` shared equally, one
+/// distance constraint per unique tetrahedron edge (`edge_compliance`) and one volume
+/// constraint per tetrahedron (`volume_compliance`); the boundary faces are its triangles.
+pub fn body_from_tetmesh(
+    mesh: &TetMesh,
+    total_mass: f32,
+    edge_compliance: f32,
+    volume_compliance: f32,
+) -> Result<Body> {
+    if !(total_mass.is_finite() && total_mass > 0.0) {
+        return Err(WobbleError::BadMass {
+            what: "body total",
+            index: 0,
+            value: total_mass,
+        });
+    }
+    let n = mesh.positions.len();
+    let particles = Particles::new(&mesh.positions, &vec![total_mass / n as f32; n])?;
+    let mut distance = DistanceConstraints::default();
+    for [a, b] in mesh.edges() {
+        distance.push_rest(&particles.x, a, b, edge_compliance)?;
+    }
+    let volume = TetVolume::new(&particles.x, &mesh.tets, volume_compliance)?;
+    let topology = Topology {
+        triangles: mesh.boundary_triangles(),
+        tets: mesh.tets.clone(),
+        structural: 0,
+        closed: true,
+        rest_volume: mesh.volume() as f32,
+    };
+    Body::new(
+        particles,
+        Constraints {
+            distance,
+            extra: vec![Box::new(volume)],
+        },
+        topology,
+    )
+}
+
+/// The `cube`: 0.5 m, k³ cells of 5 tetrahedra, corner (-0.25, 0.5, -0.25), distance on every
+/// tetrahedron edge, volume per tetrahedron, 1 kg, no pins, ground plane.
+pub fn cube(k: usize) -> Result<Body> {
+    let mesh = cube_tets(k, Vec3::new(-0.25, 0.5, -0.25), 0.5)?;
+    let mut body = body_from_tetmesh(&mesh, 1.0, 0.0, 0.0)?;
+    body.add_collider(Collider::ground(0.5, 0.0));
+    Ok(body)
+}
+
+/// The height by which a body spanning `lo.y..hi.y` is moved so that its lowest point is half
+/// its height above y = 0.
+fn lift_to_half_height(lo: Vec3, hi: Vec3) -> f32 {
+    0.5 * (hi.y - lo.y) - lo.y
+}
+
+/// The `mesh FILE` scene: an OBJ surface (closed: like jelly; open: like cloth without pins) or
+/// a TetGen `.node`/`.ele` mesh (like cube), moved so its lowest point is half its height above
+/// y = 0, 1 kg in total, ground plane with friction 0.5 and restitution 0.
 pub fn mesh_scene(path: &std::path::Path) -> Result<Body> {
     let ext = path
         .extension()
@@ -257,20 +547,20 @@ pub fn mesh_scene(path: &std::path::Path) -> Result<Body> {
         .unwrap_or("")
         .to_ascii_lowercase();
     if ext == "node" || ext == "ele" {
-        return Err(WobbleError::Unsupported(
-            "TetGen .node/.ele meshes need tetrahedral volume constraints, which wobble does not have yet".into(),
-        ));
+        let mut mesh = load_tetgen(path)?;
+        let (lo, hi) = mesh.bounds();
+        let lift = lift_to_half_height(lo, hi);
+        mesh.positions.iter_mut().for_each(|p| p.y += lift);
+        let mut body = body_from_tetmesh(&mesh, 1.0, 0.0, 0.0)?;
+        body.add_collider(Collider::ground(0.5, 0.0));
+        return Ok(body);
     }
     let mut mesh = load_obj(path)?;
     let (lo, hi) = mesh.bounds();
-    let lift = 0.5 * (hi.y - lo.y) - lo.y;
+    let lift = lift_to_half_height(lo, hi);
     mesh.positions.iter_mut().for_each(|p| p.y += lift);
-    let adj = mesh.edge_adjacency();
-    if adj.is_closed() {
-        return Err(WobbleError::Unsupported(format!(
-            "{} is a closed surface, which is simulated like jelly and needs the global volume constraint, which wobble does not have yet",
-            path.display()
-        )));
+    if mesh.edge_adjacency().is_closed() {
+        return closed_surface_body(&mesh, 1.0);
     }
     let mut body = body_from_trimesh(&mesh, 1.0, 0.0)?;
     body.add_collider(Collider::ground(0.5, 0.0));

@@ -4,7 +4,8 @@
 //! et al. 2019, "Small Steps"). With the substep `h = dt / substeps`, each substep does
 //!
 //! ```text
-//! v   ← v + h (g + w f_ext)           (pinned particles, w = 0, keep v = 0)
+//! v   ← v + h (g + w f_ext)           (pinned particles, w = 0, keep v = 0; f_ext includes
+//!                                      the body's wind, evaluated at the substep's start)
 //! x₀  ← x;   x* ← x + h v              (pinned and attached particles do not predict)
 //! λ   ← 0
 //! repeat `iterations` times:  solver iteration on C(x*) = 0, then contacts sdf(x*) >= 0
@@ -23,8 +24,11 @@
 
 use crate::body::Body;
 use crate::collide::{apply_friction, apply_restitution, find_contacts, project_contacts};
+use crate::constraints::Constraints;
+use crate::diagnose::Finding;
 use crate::error::{check_count, check_dt, Result, WobbleError};
 use crate::figures::residual;
+use crate::particles::Packed4;
 use crate::solver::{SolveState, Solver};
 use glam::Vec3;
 
@@ -156,7 +160,36 @@ pub fn step(
     body: &mut Body,
     params: &StepParams,
     solver: &mut dyn Solver,
-    mut residuals: Option<&mut Vec<f32>>,
+    residuals: Option<&mut Vec<f32>>,
+) -> Result<()> {
+    prepare_step(body, params, solver)?;
+    let scratch = &mut body.scratch;
+    scratch.backup_x.clear();
+    scratch.backup_x.extend_from_slice(&body.particles.x);
+    scratch.backup_v.clear();
+    scratch.backup_v.extend_from_slice(&body.particles.v);
+    // Unchecked, the stages cannot fail: `NoCheck` compiles to nothing.
+    let _ = advance(body, params, solver, residuals, &mut NoCheck);
+    let p = &mut body.particles;
+    if let Some(bad) =
+        p.x.iter()
+            .zip(&p.v)
+            .position(|(x, v)| !(x.is_finite() && v.is_finite()))
+    {
+        return Err(crate::diagnose::diverged(body, params, solver, bad));
+    }
+    for a in body.attachments.iter_mut() {
+        a.from = a.to;
+    }
+    p.force.iter_mut().for_each(|f| *f = Default::default());
+    Ok(())
+}
+
+/// Validates the parameters, colliders and wind, and prepares the solver for the body's topology.
+pub(crate) fn prepare_step(
+    body: &mut Body,
+    params: &StepParams,
+    solver: &mut dyn Solver,
 ) -> Result<()> {
     params.validate()?;
     if solver.prepared_for() != Some(body.topology_id()) {
@@ -165,21 +198,107 @@ pub fn step(
     for (k, c) in body.colliders.iter().enumerate() {
         c.validate(k)?;
     }
+    if let Some(w) = &body.wind {
+        w.validate()?;
+    }
+    Ok(())
+}
+
+/// Checks the state between the stages of a step. The plain step uses [`NoCheck`]; the NaN
+/// guard's diagnosis replays the same stages with a checker that stops at the first non-finite
+/// value, so the replay can never drift from the step it explains.
+pub(crate) trait StageCheck {
+    /// After a stage: `Err` stops the step there.
+    fn stage(
+        &mut self,
+        x: &[Packed4],
+        v: &[Packed4],
+        label: &dyn Fn() -> String,
+    ) -> std::result::Result<(), Finding>;
+    /// External forces (user and wind) before they are integrated.
+    fn forces(
+        &mut self,
+        x: &[Packed4],
+        force: &[Packed4],
+        wind: Option<&[Packed4]>,
+        substep: usize,
+    ) -> std::result::Result<(), Finding>;
+    /// Before a solver iteration (the checker keeps the state to attribute a failure).
+    fn before_iteration(&mut self, x: &[Packed4], lambda: &[f32]);
+    /// After a solver iteration.
+    fn iteration(
+        &mut self,
+        constraints: &Constraints,
+        x: &[Packed4],
+        v: &[Packed4],
+        inv_dt2: f32,
+        k: f32,
+        label: &dyn Fn() -> String,
+    ) -> std::result::Result<(), Finding>;
+}
+
+/// The checker of the plain step: checks nothing, costs nothing.
+pub(crate) struct NoCheck;
+
+impl StageCheck for NoCheck {
+    #[inline(always)]
+    fn stage(
+        &mut self,
+        _: &[Packed4],
+        _: &[Packed4],
+        _: &dyn Fn() -> String,
+    ) -> std::result::Result<(), Finding> {
+        Ok(())
+    }
+    #[inline(always)]
+    fn forces(
+        &mut self,
+        _: &[Packed4],
+        _: &[Packed4],
+        _: Option<&[Packed4]>,
+        _: usize,
+    ) -> std::result::Result<(), Finding> {
+        Ok(())
+    }
+    #[inline(always)]
+    fn before_iteration(&mut self, _: &[Packed4], _: &[f32]) {}
+    #[inline(always)]
+    fn iteration(
+        &mut self,
+        _: &Constraints,
+        _: &[Packed4],
+        _: &[Packed4],
+        _: f32,
+        _: f32,
+        _: &dyn Fn() -> String,
+    ) -> std::result::Result<(), Finding> {
+        Ok(())
+    }
+}
+
+/// The stages of one step (every substep: forces, prediction, attachments, contacts, the
+/// solve, friction, velocities, restitution), checked by `check` between stages.
+pub(crate) fn advance<C: StageCheck>(
+    body: &mut Body,
+    params: &StepParams,
+    solver: &mut dyn Solver,
+    mut residuals: Option<&mut Vec<f32>>,
+    check: &mut C,
+) -> std::result::Result<(), Finding> {
     let n = body.particles.len();
     let nc = body.constraints.len();
+    let name = solver.name();
     let Body {
         particles: p,
         constraints,
         colliders,
         attachments,
         scratch,
+        wind,
+        topology,
         ..
     } = body;
     scratch.lambda.resize(nc, 0.0);
-    scratch.backup_x.clear();
-    scratch.backup_x.extend_from_slice(&p.x);
-    scratch.backup_v.clear();
-    scratch.backup_v.extend_from_slice(&p.v);
 
     let h = params.substep_dt();
     let inv_h = 1.0 / h;
@@ -192,13 +311,30 @@ pub fn step(
     let g = params.gravity;
 
     for s in 0..params.substeps {
+        if let Some(w) = wind {
+            scratch.wind_force.clear();
+            scratch.wind_force.resize(n, Default::default());
+            w.accumulate(&topology.triangles, &p.x, &p.v, &mut scratch.wind_force);
+        }
+        check.forces(
+            &p.x,
+            &p.force,
+            wind.as_ref().map(|_| &scratch.wind_force[..]),
+            s,
+        )?;
         for i in 0..n {
             let xi = p.x[i];
             p.x_prev[i] = xi;
             if xi.w == 0.0 {
                 continue;
             }
-            let f = p.force[i];
+            let mut f = p.force[i];
+            if wind.is_some() {
+                let fw = scratch.wind_force[i];
+                f.x += fw.x;
+                f.y += fw.y;
+                f.z += fw.z;
+            }
             let v = &mut p.v[i];
             v.x = (v.x + h * (g.x + f.x * xi.w)) * damp;
             v.y = (v.y + h * (g.y + f.y * xi.w)) * damp;
@@ -208,11 +344,15 @@ pub fn step(
             x.y += h * v.y;
             x.z += h * v.z;
         }
+        check.stage(&p.x, &p.v, &|| {
+            format!("prediction (gravity, forces and inverse mass integrated), substep {s}")
+        })?;
         let t = (s + 1) as f32 / params.substeps as f32;
         for a in attachments.iter() {
             let target = a.from.lerp(a.to, t);
             p.x[a.particle as usize].set_xyz(target);
         }
+        check.stage(&p.x, &p.v, &|| format!("attachment targets, substep {s}"))?;
         find_contacts(
             colliders,
             &p.x,
@@ -232,20 +372,32 @@ pub fn step(
             iterations: params.iterations,
         };
         solver.begin(&mut state);
+        check.stage(state.x, &p.v, &|| {
+            format!("solver '{name}' begin, substep {s}")
+        })?;
         for it in 0..params.iterations {
+            check.before_iteration(state.x, state.lambda);
             solver.iterate(&mut state, it);
+            check.iteration(constraints, state.x, &p.v, inv_dt2, k, &|| {
+                format!("solver '{name}' iteration {it}, substep {s}")
+            })?;
             project_contacts(colliders, &mut scratch.contacts, state.x);
+            check.stage(state.x, &p.v, &|| {
+                format!("contacts, iteration {it}, substep {s}")
+            })?;
             if let Some(r) = residuals.as_deref_mut() {
                 r.push(residual(constraints, state.x));
             }
         }
         apply_friction(colliders, &scratch.contacts, &mut p.x, &p.x_prev);
+        check.stage(&p.x, &p.v, &|| format!("friction, substep {s}"))?;
         for i in 0..n {
             let (x, x0) = (p.x[i], p.x_prev[i]);
             p.v[i].x = (x.x - x0.x) * inv_h;
             p.v[i].y = (x.y - x0.y) * inv_h;
             p.v[i].z = (x.z - x0.z) * inv_h;
         }
+        check.stage(&p.x, &p.v, &|| format!("velocity update, substep {s}"))?;
         apply_restitution(
             colliders,
             &scratch.contacts,
@@ -253,17 +405,7 @@ pub fn step(
             &mut p.v,
             2.0 * g.length() * h,
         );
+        check.stage(&p.x, &p.v, &|| format!("restitution, substep {s}"))?;
     }
-    if let Some(bad) =
-        p.x.iter()
-            .zip(&p.v)
-            .position(|(x, v)| !(x.is_finite() && v.is_finite()))
-    {
-        return Err(crate::diagnose::diverged(body, params, solver, bad));
-    }
-    for a in attachments.iter_mut() {
-        a.from = a.to;
-    }
-    p.force.iter_mut().for_each(|f| *f = Default::default());
     Ok(())
 }

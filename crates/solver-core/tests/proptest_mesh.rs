@@ -16,7 +16,8 @@ fn check_body(body: &Body) -> Result<(), TestCaseError> {
     for kind in body.constraints.kinds() {
         for c in 0..kind.len() {
             let ids = kind.particles(c);
-            prop_assert!(!ids.is_empty() && ids.len() <= 4);
+            // Global kinds (the surface volume) couple every surface particle; all others 1..=4.
+            prop_assert!(!ids.is_empty() && (kind.is_global() || ids.len() <= 4));
             for (a, &p) in ids.iter().enumerate() {
                 prop_assert!((p as usize) < n, "{} {c} names {p} of {n}", kind.name());
                 prop_assert!(!ids[..a].contains(&p), "{} {c} repeats {p}", kind.name());
@@ -152,8 +153,11 @@ impl Damage {
             } => {
                 let n = pos.len() as u32;
                 let f = &mut faces[face % nf];
-                let k = corner % f.len();
-                f[k] = n.saturating_add(past_end);
+                // An earlier ShortFace may have emptied this face.
+                if !f.is_empty() {
+                    let k = corner % f.len();
+                    f[k] = n.saturating_add(past_end);
+                }
             }
             Damage::ShortFace { face, keep } => faces[face % nf].truncate(keep),
             Damage::RepeatedCorner { face } => {
@@ -334,6 +338,8 @@ proptest! {
         name in prop::sample::select(vec!["cloth", "rope", "flag", "jelly", "cube"]),
         n in 0usize..10,
     ) {
+        // Jelly's size is a subdivision level: level 9 has 2.6M vertices, too slow for a test.
+        let n = if name == "jelly" { n % 5 } else { n };
         match Scene::parse(name, n, None).and_then(|s| s.build()) {
             Ok(mut body) => {
                 check_body(&body)?;

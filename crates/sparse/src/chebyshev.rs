@@ -210,6 +210,7 @@ impl Solver for Chebyshev {
                 }
             },
         );
+        crate::project_global_kinds(s);
     }
 
     fn threads(&self) -> usize {

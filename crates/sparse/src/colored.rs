@@ -294,8 +294,21 @@ impl Solver for Colored {
         let offsets = constraints.offsets();
         self.work.clear();
         let mut lambda_start = 0;
+        // Global kinds (empty incidence rows) are projected after the sweep, not in a color.
+        let global = |g: u32| {
+            let g = g as usize;
+            g >= nd && {
+                let t = offsets.partition_point(|&o| o <= g) - 2;
+                constraints.extra[t].is_global()
+            }
+        };
         for k in 0..coloring.colors() {
-            let ids = coloring.color(k);
+            let ids: Vec<u32> = coloring
+                .color(k)
+                .iter()
+                .copied()
+                .filter(|&g| !global(g))
+                .collect();
             let split = ids.partition_point(|&g| (g as usize) < nd);
             let batch = EdgeBatch::new(&constraints.distance, &ids[..split], particles)?;
             let generic = ids[split..]
@@ -343,6 +356,7 @@ impl Solver for Colored {
         } else {
             self.iterate_by_color(s);
         }
+        crate::project_global_kinds(s);
         if iteration + 1 == s.iterations {
             // The step loop's multipliers, in global numbering, after the last iteration.
             for work in &self.work {

@@ -241,8 +241,14 @@ impl Incidence {
         offsets.push(0u32);
         let mut nnz = 0usize;
         for kind in constraints.kinds() {
+            // A global kind (a surface volume) couples every surface particle: it gets an empty
+            // row, so coloring, Jacobi gathering and Newton assembly leave it out; each solver
+            // projects it whole after its own sweep (`project_global_kinds`).
+            let global = kind.is_global();
             for c in 0..kind.len() {
-                nnz += kind.particles(c).len();
+                if !global {
+                    nnz += kind.particles(c).len();
+                }
                 if nnz > u32::MAX as usize {
                     return Err(too_many("incidence entries", nnz));
                 }
@@ -250,7 +256,7 @@ impl Incidence {
             }
         }
         let mut indices = Vec::with_capacity(nnz);
-        for kind in constraints.kinds() {
+        for kind in constraints.kinds().filter(|k| !k.is_global()) {
             for c in 0..kind.len() {
                 indices.extend_from_slice(kind.particles(c));
             }

@@ -189,6 +189,9 @@ impl JacobiCore {
                         continue;
                     }
                     let kind = kind_at(constraints, t);
+                    if kind.is_global() {
+                        continue;
+                    }
                     let distance = &constraints.distance;
                     for g in lo..hi {
                         let (e0, e1) = (rows[g] as usize, rows[g + 1] as usize);
@@ -296,6 +299,7 @@ impl Solver for Jacobi {
                     xp.z += d[2];
                 }
             });
+        crate::project_global_kinds(s);
     }
 
     fn threads(&self) -> usize {

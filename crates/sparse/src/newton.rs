@@ -161,6 +161,15 @@ impl Newton {
         for t in 0..self.offsets.len() - 1 {
             let kind = kind_at(s.constraints, t);
             let unilateral = kind.unilateral();
+            if kind.is_global() {
+                // Empty rows (see `Incidence`): Δλ = 0 here, projected after the solve.
+                for _ in 0..kind.len() {
+                    self.value[g] = 0.0;
+                    self.active[g] = false;
+                    g += 1;
+                }
+                continue;
+            }
             for c in 0..kind.len() {
                 let mut grad = [Vec3::ZERO; MAX_ARITY];
                 let v = kind.evaluate(c, s.x, &mut grad);
@@ -433,5 +442,6 @@ impl Solver for Newton {
         for (g, l) in s.lambda.iter_mut().enumerate() {
             *l += self.dl[self.row_of[g] as usize] as f32;
         }
+        crate::project_global_kinds(s);
     }
 }

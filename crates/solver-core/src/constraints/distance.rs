@@ -128,8 +128,8 @@ impl ConstraintKind for DistanceConstraints {
         Box::new(self.clone())
     }
     fn remap_particles(&mut self, new_index: &[u32]) {
-        for pair in &mut self.pairs {
-            *pair = pair.map(|p| new_index[p as usize]);
+        for p in self.pairs.iter_mut().flatten() {
+            *p = new_index[*p as usize];
         }
     }
 }

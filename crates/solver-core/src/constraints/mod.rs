@@ -12,15 +12,25 @@
 //! Constraints are numbered globally: the distance table first, then the other tables in the
 //! order they were added.
 
+pub mod bending;
 pub(crate) mod distance;
+pub mod neohookean;
+pub mod tether;
+pub mod volume;
 
+pub use bending::{add_bending_links, DihedralBending, IsometricBending};
 pub use distance::{project_distance_pair, project_distance_scalar, DistanceConstraints};
+pub use neohookean::NeoHookean;
+pub use tether::{project_tethers, TetherDistance, Tethers};
+pub use volume::{project_tet_volumes, SurfaceVolume, TetVolume};
 
+use crate::error::{Result, WobbleError};
 use crate::particles::Packed4;
 use glam::Vec3;
+use std::any::Any;
 use std::fmt::Debug;
 
-/// The largest number of particles one constraint may involve.
+/// The largest number of particles one (non-global) constraint may involve.
 pub const MAX_ARITY: usize = 4;
 
 /// One kind of constraint, stored as a table.
@@ -33,11 +43,13 @@ pub trait ConstraintKind: Send + Sync + Debug {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// The particles of constraint `c` (1 to [`MAX_ARITY`] of them, all distinct).
+    /// The particles of constraint `c` (1 to [`MAX_ARITY`] of them, all distinct; any number
+    /// for a global kind, see [`ConstraintKind::is_global`]).
     fn particles(&self, c: usize) -> &[u32];
     /// Compliance α of constraint `c` (inverse stiffness, SI units; 0 = rigid).
     fn compliance(&self, c: usize) -> f32;
-    /// `C(x)` of constraint `c`; writes `∇_k C` for each of its particles into `grad[k]`.
+    /// `C(x)` of constraint `c`; writes `∇_k C` for each of its particles into `grad[k]`
+    /// (global kinds write no gradient: they have more particles than `grad` holds).
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32;
     /// Typical magnitude of `C` (the mean rest length, rest volume, ...), used to normalise
     /// residuals so that kinds with different units can be summed.
@@ -48,9 +60,72 @@ pub trait ConstraintKind: Send + Sync + Debug {
     }
     /// A boxed copy (constraint sets are cloned with their body).
     fn clone_box(&self) -> Box<dyn ConstraintKind>;
-    /// Renames every particle index `p` to `new_index[p]` (a particle renumbering); the
-    /// constraints keep their order.
+    /// Renumbers every particle index the table stores: `new_index[old] = new`.
     fn remap_particles(&mut self, new_index: &[u32]);
+    /// True for a global kind: each of its constraints couples more than [`MAX_ARITY`]
+    /// particles (the volume of a closed surface). Solvers must not color or assemble it;
+    /// they project it whole with [`project_generic`] (which calls
+    /// [`ConstraintKind::project_global`]) once per iteration, after their own sweep.
+    fn is_global(&self) -> bool {
+        false
+    }
+    /// The XPBD projection of global constraint `c` over all its particles; returns `Δλ`.
+    /// Only global kinds implement it; the default does nothing.
+    fn project_global(
+        &self,
+        _c: usize,
+        _x: &mut [Packed4],
+        _lambda: &mut f32,
+        _alpha_tilde: f32,
+        _k: f32,
+    ) -> f32 {
+        0.0
+    }
+    /// The concrete table, for code that edits a kind it knows (drag targets, plastic rest
+    /// values); `None` for kinds that do not offer it.
+    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
+        None
+    }
+}
+
+/// Checks the particles of constraint `index` of `kind`: in range for `n` particles, distinct.
+pub(crate) fn check_particles(
+    kind: &'static str,
+    index: usize,
+    ids: &[u32],
+    n: usize,
+) -> Result<()> {
+    for (a, &p) in ids.iter().enumerate() {
+        if p as usize >= n {
+            return Err(WobbleError::IndexOutOfRange {
+                what: kind,
+                index,
+                value: p as u64,
+                len: n,
+            });
+        }
+        if ids[..a].contains(&p) {
+            return Err(WobbleError::RepeatedParticle {
+                kind,
+                index,
+                particle: p,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Checks a compliance: finite and >= 0.
+pub(crate) fn check_compliance(alpha: f32) -> Result<()> {
+    if alpha.is_finite() && alpha >= 0.0 {
+        Ok(())
+    } else {
+        Err(WobbleError::BadParameter {
+            name: "compliance",
+            value: alpha as f64,
+            reason: "must be finite and >= 0",
+        })
+    }
 }
 
 impl Clone for Box<dyn ConstraintKind> {
@@ -129,11 +204,29 @@ impl Constraints {
 
 /// The generic XPBD projection of one constraint of any kind, scalar; returns `Δλ`.
 ///
+/// Global kinds are projected whole through [`ConstraintKind::project_global`].
 /// `alpha_tilde` is `α / h²` (0 in PBD mode); `k` scales the position change (the PBD
 /// stiffness, 1 in XPBD mode).
 #[inline]
 pub fn project_generic(
     kind: &dyn ConstraintKind,
+    c: usize,
+    x: &mut [Packed4],
+    lambda: &mut f32,
+    alpha_tilde: f32,
+    k: f32,
+) -> f32 {
+    if kind.is_global() {
+        return kind.project_global(c, x, lambda, alpha_tilde, k);
+    }
+    project_local(kind, c, x, lambda, alpha_tilde, k)
+}
+
+/// The XPBD update of one local (arity <= 4) constraint, generic over the kind so that a
+/// concrete kind gets it without dynamic dispatch.
+#[inline(always)]
+fn project_local<K: ConstraintKind + ?Sized>(
+    kind: &K,
     c: usize,
     x: &mut [Packed4],
     lambda: &mut f32,
@@ -163,4 +256,26 @@ pub fn project_generic(
         q.z += s * grad[slot].z;
     }
     dl
+}
+
+/// Gauss-Seidel over constraints `range` of one concrete local kind, without dynamic
+/// dispatch: the specialised scalar path of every kind, equal to [`project_generic`] on each in
+/// turn. `lambda` is indexed like the table; `inv_dt2` is `1/h²` (0 in PBD mode).
+pub fn project_range<K: ConstraintKind>(
+    kind: &K,
+    range: std::ops::Range<usize>,
+    x: &mut [Packed4],
+    lambda: &mut [f32],
+    inv_dt2: f32,
+    k: f32,
+) {
+    let global = kind.is_global();
+    for c in range {
+        let alpha = kind.compliance(c) * inv_dt2;
+        if global {
+            kind.project_global(c, x, &mut lambda[c], alpha, k);
+        } else {
+            project_local(kind, c, x, &mut lambda[c], alpha, k);
+        }
+    }
 }

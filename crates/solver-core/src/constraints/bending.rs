@@ -1,0 +1,364 @@
+//! Bending: the dihedral-angle constraint, the isometric bending constraint, and the "bending
+//! links" of Godot and Bullet.
+//!
+//! Theory. Each bending constraint acts on the stencil of two triangles sharing an edge:
+//! `x0`, `x1` on the shared edge (in the winding of the first triangle), `x2` opposite in the
+//! first triangle, `x3` opposite in the second.
+//!
+//! Dihedral (Müller et al. 2007, "Position Based Dynamics", §4.2): `C = |θ| - |θ0|`, with the
+//! signed angle between the normals `nA = e × (x2 - x0)`, `nB = (x3 - x0) × e`, `e = x1 - x0`,
+//! `θ = atan2((nA × nB) · ê, nA · nB)` (0 when flat). Like Müller's `acos(nA·nB) - φ0` the
+//! constraint is unsigned, so it is continuous where the cloth folds flat onto itself
+//! (θ = ±π; a signed `θ - θ0` jumps by 2π there and pumps energy into folds), but the
+//! `atan2` form keeps a finite gradient at the flat rest state of cloth, where `acos` has an
+//! infinite one. `∇C = sign(θ) ∇θ`, with the gradients of Bridson et al. 2003 ("Simulation of
+//! clothing with folds and wrinkles"):
+//!
+//! ```text
+//! ∇2 θ = -|e| nA / |nA|²,   ∇3 θ = -|e| nB / |nB|²,
+//! ∇0 θ = -((1 - s2) ∇2 θ + (1 - s3) ∇3 θ),  ∇1 θ = -(s2 ∇2 θ + s3 ∇3 θ),
+//! s_k = (x_k - x0) · e / |e|²
+//! ```
+//!
+//! The step is linearised: it moves the wings along their normals, not along arcs, so a large
+//! angle error throws them past their neighbours; on the SCENES.md flag (compliance 1e-4,
+//! 8 iterations) that diverged within 100 steps at n = 16. `C` is therefore clamped to
+//! ±[`DIHEDRAL_MAX_STEP`] (a trust region: one projection corrects at most 0.5 rad, several
+//! iterations correct more); residual figures see the clamped value.
+//!
+//! Isometric (Bergou et al. 2006, "A quadratic bending model for inextensible surfaces";
+//! Bender et al. 2014, "Position-based simulation of continuous materials"): for a flat rest
+//! stencil the bending energy is `E = ½ xᵀ Q x` with `Q = 3 / (A0 + A1) K Kᵀ` and
+//! `K = (c03 + c04, c01 + c02, -c01 - c03, -c02 - c04)` built from the rest cotangents
+//! (c01, c02 at x0 in the two triangles, c03, c04 at x1). We use `C = √(xᵀ Q x) = |Σ k_i x_i|`
+//! with `k = √(3 / (A0 + A1)) K`, so that XPBD's energy `½ α⁻¹ C²` is Bergou's energy with
+//! bending stiffness `1/α`; `∇_i C = k_i v̂`, `v = Σ k_i x_i`. The model assumes a flat rest
+//! stencil (cloth); a curved rest stencil is pulled flat.
+//!
+//! Bending links (Godot's SoftBody3D and Bullet's `generateBendingConstraints(2)`): a distance
+//! constraint between every pair of particles two edges apart. They go into the distance table
+//! after the structural and shear constraints, so every distance kernel handles them.
+
+use super::{check_compliance, check_particles, ConstraintKind, MAX_ARITY};
+use crate::body::Body;
+use crate::error::{Result, WobbleError};
+use crate::particles::Packed4;
+use glam::Vec3;
+use std::any::Any;
+use std::collections::HashMap;
+
+/// The bending stencils of a triangle list: for each edge shared by two triangles,
+/// `[x0, x1, x2, x3]` with x0→x1 the edge in the first triangle's winding, x2 the first
+/// triangle's third corner and x3 the second's. Edges with more than two triangles pair the first
+/// with each later one. Stencils come in the order their second triangle appears.
+pub fn bending_stencils(triangles: &[[u32; 3]]) -> Vec<[u32; 4]> {
+    let mut first: HashMap<(u32, u32), [u32; 3]> = HashMap::with_capacity(triangles.len() * 2);
+    let mut out = Vec::with_capacity(triangles.len() * 3 / 2);
+    for tri in triangles {
+        for k in 0..3 {
+            let (a, b, c) = (tri[k], tri[(k + 1) % 3], tri[(k + 2) % 3]);
+            let key = (a.min(b), a.max(b));
+            match first.get(&key) {
+                Some(&[a0, b0, c0]) => {
+                    if c != c0 && c != a0 && c != b0 {
+                        out.push([a0, b0, c0, c]);
+                    }
+                }
+                None => {
+                    first.insert(key, [a, b, c]);
+                }
+            }
+        }
+    }
+    out
+}
+
+#[inline(always)]
+fn positions(x: &[Packed4], ids: &[u32; 4]) -> [Vec3; 4] {
+    ids.map(|p| x[p as usize].xyz())
+}
+
+/// Signed dihedral angle of a stencil and its gradients (zero gradients when degenerate).
+#[inline(always)]
+pub fn dihedral_angle_and_grad(p: [Vec3; 4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
+    let [x0, x1, x2, x3] = p;
+    let e = x1 - x0;
+    let el2 = e.length_squared();
+    let na = e.cross(x2 - x0);
+    let nb = (x3 - x0).cross(e);
+    let (la2, lb2) = (na.length_squared(), nb.length_squared());
+    let tiny = 1e-12 * el2 * el2;
+    if el2 <= f32::MIN_POSITIVE || la2 <= tiny || lb2 <= tiny {
+        *grad = [Vec3::ZERO; MAX_ARITY];
+        return 0.0;
+    }
+    let el = el2.sqrt();
+    let theta = (na.cross(nb).dot(e) / el).atan2(na.dot(nb));
+    let g2 = na * (-el / la2);
+    let g3 = nb * (-el / lb2);
+    let s2 = (x2 - x0).dot(e) / el2;
+    let s3 = (x3 - x0).dot(e) / el2;
+    grad[0] = -(g2 * (1.0 - s2) + g3 * (1.0 - s3));
+    grad[1] = -(g2 * s2 + g3 * s3);
+    grad[2] = g2;
+    grad[3] = g3;
+    theta
+}
+
+/// The largest angle (radians) one dihedral projection corrects: the trust region of the
+/// linearised step (see the module's theory).
+pub const DIHEDRAL_MAX_STEP: f32 = 0.5;
+
+/// Dihedral-angle bending constraints `C = |θ| - θ0` on triangle pairs.
+#[derive(Clone, Debug, Default)]
+pub struct DihedralBending {
+    /// Stencils `[x0, x1, x2, x3]` (see [`bending_stencils`]).
+    pub stencils: Vec<[u32; 4]>,
+    /// Unsigned rest angles θ0 in [0, π].
+    pub rest: Vec<f32>,
+    /// Compliances α (1 / (bending stiffness in N·m per rad²); 0 = rigid).
+    pub compliance: Vec<f32>,
+}
+
+impl DihedralBending {
+    /// One constraint per edge shared by two of `triangles`, rest angles taken from `x`.
+    pub fn from_triangles(x: &[Packed4], triangles: &[[u32; 3]], compliance: f32) -> Result<Self> {
+        for (t, tri) in triangles.iter().enumerate() {
+            check_particles("triangle", t, tri, x.len())?;
+        }
+        Self::from_stencils(x, &bending_stencils(triangles), compliance)
+    }
+
+    /// One constraint per stencil, rest angles taken from `x`.
+    pub fn from_stencils(x: &[Packed4], stencils: &[[u32; 4]], compliance: f32) -> Result<Self> {
+        check_compliance(compliance)?;
+        let mut b = DihedralBending::default();
+        let mut grad = [Vec3::ZERO; MAX_ARITY];
+        for (k, s) in stencils.iter().enumerate() {
+            check_particles("dihedral bending", k, s, x.len())?;
+            let p = positions(x, s);
+            if (p[1] - p[0]).cross(p[2] - p[0]).length_squared() == 0.0
+                || (p[1] - p[0]).cross(p[3] - p[0]).length_squared() == 0.0
+            {
+                return Err(WobbleError::DegenerateTriangle {
+                    index: k,
+                    a: s[0],
+                    b: s[1],
+                    c: s[2],
+                });
+            }
+            b.rest.push(dihedral_angle_and_grad(p, &mut grad).abs());
+            b.stencils.push(*s);
+            b.compliance.push(compliance);
+        }
+        Ok(b)
+    }
+}
+
+impl ConstraintKind for DihedralBending {
+    fn name(&self) -> &'static str {
+        "dihedral_bending"
+    }
+    fn len(&self) -> usize {
+        self.stencils.len()
+    }
+    fn particles(&self, c: usize) -> &[u32] {
+        &self.stencils[c]
+    }
+    fn compliance(&self, c: usize) -> f32 {
+        self.compliance[c]
+    }
+    fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
+        let theta = dihedral_angle_and_grad(positions(x, &self.stencils[c]), grad);
+        if theta < 0.0 {
+            for g in grad.iter_mut() {
+                *g = -*g;
+            }
+        }
+        (theta.abs() - self.rest[c]).clamp(-DIHEDRAL_MAX_STEP, DIHEDRAL_MAX_STEP)
+    }
+    fn scale(&self) -> f32 {
+        1.0
+    }
+    fn clone_box(&self) -> Box<dyn ConstraintKind> {
+        Box::new(self.clone())
+    }
+    fn remap_particles(&mut self, new_index: &[u32]) {
+        for p in self.stencils.iter_mut().flatten() {
+            *p = new_index[*p as usize];
+        }
+    }
+    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
+        Some(self)
+    }
+}
+
+/// `cot` of the angle between `a` and `b`.
+fn cot(a: Vec3, b: Vec3) -> f32 {
+    a.dot(b) / a.cross(b).length()
+}
+
+/// Isometric bending constraints `C = |Σ k_i x_i|` on triangle pairs (flat rest).
+#[derive(Clone, Debug, Default)]
+pub struct IsometricBending {
+    /// Stencils `[x0, x1, x2, x3]` (see [`bending_stencils`]).
+    pub stencils: Vec<[u32; 4]>,
+    /// Weights k_i = √(3 / (A0 + A1)) K_i of each stencil (they sum to 0), in 1/m.
+    pub weights: Vec<[f32; 4]>,
+    /// Compliances α (1 / (bending stiffness in N·m); 0 = rigid).
+    pub compliance: Vec<f32>,
+}
+
+impl IsometricBending {
+    /// One constraint per edge shared by two of `triangles`, weights from the rest pose `x`.
+    pub fn from_triangles(x: &[Packed4], triangles: &[[u32; 3]], compliance: f32) -> Result<Self> {
+        for (t, tri) in triangles.iter().enumerate() {
+            check_particles("triangle", t, tri, x.len())?;
+        }
+        Self::from_stencils(x, &bending_stencils(triangles), compliance)
+    }
+
+    /// One constraint per stencil, weights from the rest pose `x`.
+    pub fn from_stencils(x: &[Packed4], stencils: &[[u32; 4]], compliance: f32) -> Result<Self> {
+        check_compliance(compliance)?;
+        let mut b = IsometricBending::default();
+        for (k, s) in stencils.iter().enumerate() {
+            check_particles("isometric bending", k, s, x.len())?;
+            let [x0, x1, x2, x3] = positions(x, s);
+            let (e0, e1, e2) = (x1 - x0, x2 - x0, x3 - x0);
+            let (e3, e4) = (x2 - x1, x3 - x1);
+            let a0 = 0.5 * e0.cross(e1).length();
+            let a1 = 0.5 * e0.cross(e2).length();
+            let scale = e0.length_squared();
+            if !(a0 > 1e-9 * scale && a1 > 1e-9 * scale) {
+                return Err(WobbleError::DegenerateTriangle {
+                    index: k,
+                    a: s[0],
+                    b: s[1],
+                    c: if a0 > 1e-9 * scale { s[3] } else { s[2] },
+                });
+            }
+            let (c01, c02) = (cot(e0, e1), cot(e0, e2));
+            let (c03, c04) = (cot(-e0, e3), cot(-e0, e4));
+            let f = (3.0 / (a0 + a1)).sqrt();
+            b.weights.push([
+                f * (c03 + c04),
+                f * (c01 + c02),
+                -f * (c01 + c03),
+                -f * (c02 + c04),
+            ]);
+            b.stencils.push(*s);
+            b.compliance.push(compliance);
+        }
+        Ok(b)
+    }
+}
+
+/// `C = |Σ k_i x_i|` of one isometric stencil and its gradients.
+#[inline(always)]
+fn isometric_value_and_grad(p: [Vec3; 4], k: [f32; 4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
+    // Σ k_i = 0, so positions relative to x0 give the same v with less rounding.
+    let v = (p[1] - p[0]) * k[1] + (p[2] - p[0]) * k[2] + (p[3] - p[0]) * k[3];
+    let len = v.length();
+    if len <= f32::MIN_POSITIVE {
+        *grad = [Vec3::ZERO; MAX_ARITY];
+        return 0.0;
+    }
+    let n = v / len;
+    for s in 0..4 {
+        grad[s] = n * k[s];
+    }
+    len
+}
+
+impl ConstraintKind for IsometricBending {
+    fn name(&self) -> &'static str {
+        "isometric_bending"
+    }
+    fn len(&self) -> usize {
+        self.stencils.len()
+    }
+    fn particles(&self, c: usize) -> &[u32] {
+        &self.stencils[c]
+    }
+    fn compliance(&self, c: usize) -> f32 {
+        self.compliance[c]
+    }
+    fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
+        isometric_value_and_grad(positions(x, &self.stencils[c]), self.weights[c], grad)
+    }
+    fn scale(&self) -> f32 {
+        1.0
+    }
+    fn clone_box(&self) -> Box<dyn ConstraintKind> {
+        Box::new(self.clone())
+    }
+    fn remap_particles(&mut self, new_index: &[u32]) {
+        for p in self.stencils.iter_mut().flatten() {
+            *p = new_index[*p as usize];
+        }
+    }
+    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
+        Some(self)
+    }
+}
+
+/// Appends Godot/Bullet bending links to the distance table: one distance constraint (with
+/// `compliance`) between every pair of particles two edges apart in the graph of the distance
+/// constraints already there and not already joined. Returns how many were added. The
+/// structural prefix (`topology.structural`) is unchanged; the body's topology id is renewed.
+pub fn add_bending_links(body: &mut Body, compliance: f32) -> Result<usize> {
+    check_compliance(compliance)?;
+    let n = body.particles.len();
+    let d = &body.constraints.distance;
+    let mut degree = vec![0u32; n + 1];
+    for &[i, j] in &d.pairs {
+        degree[i as usize + 1] += 1;
+        degree[j as usize + 1] += 1;
+    }
+    for v in 0..n {
+        degree[v + 1] += degree[v];
+    }
+    let start = degree;
+    let mut fill = start.clone();
+    let mut nbr = vec![0u32; start[n] as usize];
+    for &[i, j] in &d.pairs {
+        nbr[fill[i as usize] as usize] = j;
+        fill[i as usize] += 1;
+        nbr[fill[j as usize] as usize] = i;
+        fill[j as usize] += 1;
+    }
+    for v in 0..n {
+        nbr[start[v] as usize..start[v + 1] as usize].sort_unstable();
+    }
+    let around = |v: usize| &nbr[start[v] as usize..start[v + 1] as usize];
+    // mark[k] == i + 1 when k is i itself, a neighbour of i, or already linked to i.
+    let mut mark = vec![0u32; n];
+    let mut links = Vec::new();
+    for i in 0..n {
+        let tag = i as u32 + 1;
+        mark[i] = tag;
+        for &j in around(i) {
+            mark[j as usize] = tag;
+        }
+        for &j in around(i) {
+            for &k in around(j as usize) {
+                if k as usize > i && mark[k as usize] != tag {
+                    mark[k as usize] = tag;
+                    links.push([i as u32, k]);
+                }
+            }
+        }
+    }
+    let x = &body.particles.x;
+    let d = &mut body.constraints.distance;
+    let before = d.len();
+    for [i, k] in links {
+        let rest = (x[i as usize].xyz() - x[k as usize].xyz()).length();
+        if rest > 0.0 {
+            d.push(i, k, rest, compliance)?;
+        }
+    }
+    body.topology_changed();
+    Ok(body.constraints.distance.len() - before)
+}

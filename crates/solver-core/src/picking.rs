@@ -1,0 +1,609 @@
+//! Interaction: ray picking through a bounding volume hierarchy (BVH) refitted per frame, a drag
+//! constraint that pulls a picked surface point toward a moving target, and impulses at points.
+//!
+//! Theory. The BVH is built once per topology (median split of triangle centroids along the
+//! longest axis, at most [`LEAF_SIZE`] triangles per leaf) and *refitted* each frame: children
+//! are stored after their parent, so one backward sweep recomputes every box from the current
+//! positions (O(n)); the parallel refit does one depth at a time. Deformation loosens a
+//! refitted tree but keeps it correct. A ray is tested
+//! against boxes with the slab method, nearer child first, and against triangles with the
+//! Möller–Trumbore algorithm (1997), which gives the distance `t` and barycentrics `(u, v)`:
+//!
+//! ```text
+//! p = d × e2,  det = e1 · p,  s = o - a,  u = s·p / det,  q = s × e1,  v = d·q / det,
+//! t = e2·q / det,  hit where u >= 0, v >= 0, u + v <= 1, 0 <= t <= t_max;  bary = (1-u-v, u, v)
+//! ```
+//!
+//! The drag constraint on a surface point `p = Σ b_k x_k` of a triangle is
+//! `C = |Σ b_k x_k - target|` with `∇_k C = b_k n`, `n = (p - target)/|p - target|`, and a
+//! compliance, like a mouse spring (Müller et al. 2007 grab the nearest vertex instead; a
+//! barycentric point makes grabbing independent of the mesh resolution). An impulse `J` at a
+//! surface point goes to the corners as `b_k J`, which conserves momentum.
+
+use crate::body::Body;
+use crate::constraints::{check_compliance, ConstraintKind, MAX_ARITY};
+use crate::error::{check_finite, Result, WobbleError};
+use crate::particles::Packed4;
+use glam::{Vec3, Vec3A, Vec4};
+use rayon::prelude::*;
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Most triangles in one BVH leaf.
+pub const LEAF_SIZE: usize = 4;
+
+/// Where a ray met a surface.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hit {
+    /// Index of the triangle hit (into the triangle list the BVH was built from).
+    pub triangle: u32,
+    /// The triangle's corner particles.
+    pub corners: [u32; 3],
+    /// Barycentric coordinates of the hit point (weights of the three corners, sum 1).
+    pub barycentric: [f32; 3],
+    /// Distance from the ray origin along the (normalised) direction.
+    pub distance: f32,
+    /// The hit point.
+    pub point: Vec3,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Node {
+    lo: Vec3A,
+    hi: Vec3A,
+    // Leaf: first index into `order`; inner node: index of the left child (right = left + 1).
+    start: u32,
+    // Triangles in a leaf; 0 for an inner node.
+    count: u32,
+}
+
+/// A bounding volume hierarchy over the triangles of a deforming mesh.
+#[derive(Clone, Debug, Default)]
+pub struct TriangleBvh {
+    nodes: Vec<Node>,
+    // Original index of each triangle in leaf order.
+    order: Vec<u32>,
+    // The triangles in leaf order, so that refits and rays read them sequentially.
+    triangles: Vec<[u32; 3]>,
+    // First node of each depth (nodes are stored breadth first), plus the node count.
+    levels: Vec<u32>,
+}
+
+impl TriangleBvh {
+    /// Builds the hierarchy over `triangles` at positions `x`.
+    pub fn build(triangles: &[[u32; 3]], x: &[Packed4]) -> Result<Self> {
+        if triangles.is_empty() {
+            return Err(WobbleError::EmptyMesh("picking surface".into()));
+        }
+        for (t, tri) in triangles.iter().enumerate() {
+            for &v in tri {
+                if v as usize >= x.len() {
+                    return Err(WobbleError::IndexOutOfRange {
+                        what: "triangle",
+                        index: t,
+                        value: v as u64,
+                        len: x.len(),
+                    });
+                }
+            }
+        }
+        let centroids: Vec<Vec3> = triangles
+            .iter()
+            .map(|t| {
+                (x[t[0] as usize].xyz() + x[t[1] as usize].xyz() + x[t[2] as usize].xyz()) / 3.0
+            })
+            .collect();
+        let mut bvh = TriangleBvh {
+            nodes: Vec::with_capacity(2 * triangles.len() / LEAF_SIZE + 1),
+            order: (0..triangles.len() as u32).collect(),
+            triangles: triangles.to_vec(),
+            levels: Vec::new(),
+        };
+        let mut depth = vec![0u32];
+        bvh.nodes.push(Node {
+            start: 0,
+            count: triangles.len() as u32,
+            ..Default::default()
+        });
+        // Split nodes breadth-first; children always land after their parent.
+        let mut next = 0;
+        while next < bvh.nodes.len() {
+            let Node { start, count, .. } = bvh.nodes[next];
+            if count as usize > LEAF_SIZE {
+                let range = start as usize..(start + count) as usize;
+                let (lo, hi) = bvh.order[range.clone()].iter().fold(
+                    (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+                    |(lo, hi), &t| (lo.min(centroids[t as usize]), hi.max(centroids[t as usize])),
+                );
+                let ext = hi - lo;
+                let axis = if ext.x >= ext.y && ext.x >= ext.z {
+                    0
+                } else if ext.y >= ext.z {
+                    1
+                } else {
+                    2
+                };
+                let half = count as usize / 2;
+                bvh.order[range].select_nth_unstable_by(half, |&a, &b| {
+                    centroids[a as usize][axis].total_cmp(&centroids[b as usize][axis])
+                });
+                let left = bvh.nodes.len() as u32;
+                bvh.nodes.push(Node {
+                    start,
+                    count: half as u32,
+                    ..Default::default()
+                });
+                bvh.nodes.push(Node {
+                    start: start + half as u32,
+                    count: count - half as u32,
+                    ..Default::default()
+                });
+                bvh.nodes[next].start = left;
+                bvh.nodes[next].count = 0;
+                depth.push(depth[next] + 1);
+                depth.push(depth[next] + 1);
+            }
+            next += 1;
+        }
+        bvh.triangles = bvh.order.iter().map(|&t| triangles[t as usize]).collect();
+        for (k, &d) in depth.iter().enumerate() {
+            if k == 0 || d != depth[k - 1] {
+                bvh.levels.push(k as u32);
+            }
+        }
+        bvh.levels.push(bvh.nodes.len() as u32);
+        bvh.refit(x)?;
+        Ok(bvh)
+    }
+
+    fn check_positions(&self, x: &[Packed4]) -> Result<()> {
+        let needed = self
+            .triangles
+            .iter()
+            .flatten()
+            .map(|&v| v as usize + 1)
+            .max()
+            .unwrap_or(0);
+        if x.len() < needed {
+            return Err(WobbleError::IndexOutOfRange {
+                what: "BVH refit positions",
+                index: 0,
+                value: needed as u64 - 1,
+                len: x.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// The box of a leaf from its triangles.
+    #[inline(always)]
+    fn leaf_box(&self, n: &Node, x: &[Packed4]) -> (Vec3A, Vec3A) {
+        // Four-wide min/max on whole Packed4 loads (the w lane is dropped at the end).
+        let load = |v: u32| {
+            let p = x[v as usize];
+            Vec4::new(p.x, p.y, p.z, p.w)
+        };
+        let mut lo = Vec4::splat(f32::INFINITY);
+        let mut hi = Vec4::splat(f32::NEG_INFINITY);
+        for &[a, b, c] in &self.triangles[n.start as usize..(n.start + n.count) as usize] {
+            let (a, b, c) = (load(a), load(b), load(c));
+            lo = lo.min(a.min(b).min(c));
+            hi = hi.max(a.max(b).max(c));
+        }
+        (Vec3A::from_vec4(lo), Vec3A::from_vec4(hi))
+    }
+
+    /// Recomputes every box from positions `x` (one backward sweep; children are stored after
+    /// their parents).
+    pub fn refit(&mut self, x: &[Packed4]) -> Result<()> {
+        self.check_positions(x)?;
+        for k in (0..self.nodes.len()).rev() {
+            let n = self.nodes[k];
+            let (lo, hi) = if n.count > 0 {
+                self.leaf_box(&n, x)
+            } else {
+                let (l, r) = (
+                    self.nodes[n.start as usize],
+                    self.nodes[n.start as usize + 1],
+                );
+                (l.lo.min(r.lo), l.hi.max(r.hi))
+            };
+            self.nodes[k].lo = lo;
+            self.nodes[k].hi = hi;
+        }
+        Ok(())
+    }
+
+    /// [`TriangleBvh::refit`] one depth at a time, the nodes of a depth in parallel (same
+    /// boxes, bit for bit).
+    pub fn refit_parallel(&mut self, x: &[Packed4]) -> Result<()> {
+        self.check_positions(x)?;
+        let mut nodes = std::mem::take(&mut self.nodes);
+        for w in self.levels.windows(2).rev() {
+            let (head, deeper) = nodes.split_at_mut(w[1] as usize);
+            let first_deeper = w[1] as usize;
+            let this = &*self;
+            head[w[0] as usize..].par_iter_mut().for_each(|n| {
+                let (lo, hi) = if n.count > 0 {
+                    this.leaf_box(n, x)
+                } else {
+                    let c = n.start as usize - first_deeper;
+                    let (l, r) = (deeper[c], deeper[c + 1]);
+                    (l.lo.min(r.lo), l.hi.max(r.hi))
+                };
+                n.lo = lo;
+                n.hi = hi;
+            });
+        }
+        self.nodes = nodes;
+        Ok(())
+    }
+
+    /// Every node's box `(lo, hi)`, in storage order (breadth first, root first).
+    pub fn boxes(&self) -> impl Iterator<Item = (Vec3, Vec3)> + '_ {
+        self.nodes
+            .iter()
+            .map(|n| (Vec3::from(n.lo), Vec3::from(n.hi)))
+    }
+
+    /// Number of triangles.
+    pub fn len(&self) -> usize {
+        self.triangles.len()
+    }
+
+    /// True when the hierarchy holds no triangle (never, once built).
+    pub fn is_empty(&self) -> bool {
+        self.triangles.is_empty()
+    }
+
+    /// The nearest triangle the ray `origin + s dir` (s in 0..=max_distance) hits, both faces
+    /// counting, at positions `x` (those of the last build or refit).
+    pub fn raycast(
+        &self,
+        x: &[Packed4],
+        origin: Vec3,
+        dir: Vec3,
+        max_distance: f32,
+    ) -> Result<Option<Hit>> {
+        let dir = check_ray(origin, dir, max_distance)?;
+        let inv = Vec3A::from(dir.recip());
+        let origin_a = Vec3A::from(origin);
+        let mut best: Option<Hit> = None;
+        let mut limit = max_distance;
+        let mut stack = [0u32; 64];
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let n = self.nodes[stack[top] as usize];
+            if slab(n.lo, n.hi, origin_a, inv, limit).is_none() {
+                continue;
+            }
+            if n.count > 0 {
+                for k in n.start as usize..(n.start + n.count) as usize {
+                    if let Some(h) = ray_triangle(x, self.triangles[k], origin, dir, limit) {
+                        limit = h.distance;
+                        best = Some(Hit {
+                            triangle: self.order[k],
+                            ..h
+                        });
+                    }
+                }
+            } else {
+                let (l, r) = (n.start, n.start + 1);
+                let dl = slab(
+                    self.nodes[l as usize].lo,
+                    self.nodes[l as usize].hi,
+                    origin_a,
+                    inv,
+                    limit,
+                );
+                let dr = slab(
+                    self.nodes[r as usize].lo,
+                    self.nodes[r as usize].hi,
+                    origin_a,
+                    inv,
+                    limit,
+                );
+                // Push the farther child first so the nearer one is visited first.
+                let mut push = |c: u32| {
+                    if top < stack.len() {
+                        stack[top] = c;
+                        top += 1;
+                    }
+                };
+                match (dl, dr) {
+                    (Some(a), Some(b)) if a <= b => {
+                        push(r);
+                        push(l);
+                    }
+                    (Some(_), Some(_)) => {
+                        push(l);
+                        push(r);
+                    }
+                    (Some(_), None) => push(l),
+                    (None, Some(_)) => push(r),
+                    (None, None) => {}
+                }
+            }
+        }
+        Ok(best)
+    }
+}
+
+fn check_ray(origin: Vec3, dir: Vec3, max_distance: f32) -> Result<Vec3> {
+    check_finite("ray origin", 0, origin.x + origin.y + origin.z)?;
+    check_finite("ray direction", 0, dir.x + dir.y + dir.z)?;
+    if max_distance.is_nan() || max_distance < 0.0 {
+        return Err(WobbleError::BadParameter {
+            name: "ray length",
+            value: max_distance as f64,
+            reason: "must be >= 0 (infinity allowed)",
+        });
+    }
+    let len = dir.length();
+    if !(len > 0.0 && len.is_finite()) {
+        return Err(WobbleError::BadParameter {
+            name: "ray direction",
+            value: len as f64,
+            reason: "must have a finite, non-zero length",
+        });
+    }
+    Ok(dir / len)
+}
+
+/// Entry distance of the ray into the box, if it enters before `limit`.
+#[inline(always)]
+fn slab(lo: Vec3A, hi: Vec3A, origin: Vec3A, inv: Vec3A, limit: f32) -> Option<f32> {
+    let t0 = (lo - origin) * inv;
+    let t1 = (hi - origin) * inv;
+    let near = t0.min(t1).max_element().max(0.0);
+    let far = t0.max(t1).min_element().min(limit);
+    // A ray parallel to an axis gets ±inf slab distances, which order correctly; only a ray
+    // running exactly in a box face gives 0 * inf = NaN, and f32::min/max then drop it.
+    (near <= far).then_some(near)
+}
+
+/// Möller–Trumbore intersection of a normalised ray with one triangle.
+#[inline(always)]
+fn ray_triangle(
+    x: &[Packed4],
+    corners: [u32; 3],
+    origin: Vec3,
+    dir: Vec3,
+    limit: f32,
+) -> Option<Hit> {
+    let a = x[corners[0] as usize].xyz();
+    let e1 = x[corners[1] as usize].xyz() - a;
+    let e2 = x[corners[2] as usize].xyz() - a;
+    let p = dir.cross(e2);
+    let det = e1.dot(p);
+    if det.abs() <= 1e-12 * e1.length() * e2.length() || det == 0.0 {
+        return None;
+    }
+    let inv = 1.0 / det;
+    let s = origin - a;
+    let u = s.dot(p) * inv;
+    if !(0.0..=1.0).contains(&u) {
+        return None;
+    }
+    let q = s.cross(e1);
+    let v = dir.dot(q) * inv;
+    if v < 0.0 || u + v > 1.0 {
+        return None;
+    }
+    let t = e2.dot(q) * inv;
+    if !(t >= 0.0 && t <= limit) {
+        return None;
+    }
+    Some(Hit {
+        triangle: 0,
+        corners,
+        barycentric: [1.0 - u - v, u, v],
+        distance: t,
+        point: origin + dir * t,
+    })
+}
+
+/// The nearest hit by testing every triangle: the reference the BVH is tested against.
+pub fn raycast_brute_force(
+    triangles: &[[u32; 3]],
+    x: &[Packed4],
+    origin: Vec3,
+    dir: Vec3,
+    max_distance: f32,
+) -> Result<Option<Hit>> {
+    let dir = check_ray(origin, dir, max_distance)?;
+    let mut best: Option<Hit> = None;
+    let mut limit = max_distance;
+    for (t, &corners) in triangles.iter().enumerate() {
+        if corners.iter().any(|&v| v as usize >= x.len()) {
+            return Err(WobbleError::IndexOutOfRange {
+                what: "triangle",
+                index: t,
+                value: corners.iter().copied().max().unwrap_or(0) as u64,
+                len: x.len(),
+            });
+        }
+        if let Some(h) = ray_triangle(x, corners, origin, dir, limit) {
+            limit = h.distance;
+            best = Some(Hit {
+                triangle: t as u32,
+                ..h
+            });
+        }
+    }
+    Ok(best)
+}
+
+static NEXT_GRAB: AtomicU64 = AtomicU64::new(1);
+
+/// Identifies one grab made with [`grab`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GrabId(u64);
+
+/// Drag constraints: grabbed surface points pulled toward their targets.
+#[derive(Clone, Debug, Default)]
+pub struct Drag {
+    /// Grab ids, one per constraint.
+    pub ids: Vec<GrabId>,
+    /// Corner particles of each grabbed point's triangle.
+    pub corners: Vec<[u32; 3]>,
+    /// Barycentric weights of each grabbed point.
+    pub weights: Vec<[f32; 3]>,
+    /// Where each point is pulled.
+    pub targets: Vec<Vec3>,
+    /// Compliance of each drag (m/N; 0 = rigid).
+    pub compliance: Vec<f32>,
+}
+
+impl ConstraintKind for Drag {
+    fn name(&self) -> &'static str {
+        "drag"
+    }
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+    fn particles(&self, c: usize) -> &[u32] {
+        &self.corners[c]
+    }
+    fn compliance(&self, c: usize) -> f32 {
+        self.compliance[c]
+    }
+    fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
+        let b = self.weights[c];
+        let k = self.corners[c];
+        let p = x[k[0] as usize].xyz() * b[0]
+            + x[k[1] as usize].xyz() * b[1]
+            + x[k[2] as usize].xyz() * b[2];
+        let d = p - self.targets[c];
+        let len = d.length();
+        let n = if len > 0.0 { d / len } else { Vec3::ZERO };
+        for s in 0..3 {
+            grad[s] = n * b[s];
+        }
+        len
+    }
+    fn scale(&self) -> f32 {
+        1.0
+    }
+    fn clone_box(&self) -> Box<dyn ConstraintKind> {
+        Box::new(self.clone())
+    }
+    fn remap_particles(&mut self, new_index: &[u32]) {
+        for p in self.corners.iter_mut().flatten() {
+            *p = new_index[*p as usize];
+        }
+    }
+    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
+        Some(self)
+    }
+}
+
+fn drag_table(body: &mut Body) -> Option<(usize, &mut Drag)> {
+    body.constraints
+        .extra
+        .iter_mut()
+        .enumerate()
+        .find_map(|(k, kind)| {
+            kind.as_any_mut()
+                .and_then(|a| a.downcast_mut::<Drag>())
+                .map(|d| (k, d))
+        })
+}
+
+/// Grabs the picked point: adds a drag constraint with `compliance` whose target starts at
+/// the point itself. Renews the body's topology id (the constraint count changed).
+pub fn grab(body: &mut Body, hit: &Hit, compliance: f32) -> Result<GrabId> {
+    check_compliance(compliance)?;
+    crate::constraints::check_particles("drag", 0, &hit.corners, body.len())?;
+    for (k, &b) in hit.barycentric.iter().enumerate() {
+        check_finite("barycentric weight", k, b)?;
+    }
+    check_finite("grab point", 0, hit.point.x + hit.point.y + hit.point.z)?;
+    let id = GrabId(NEXT_GRAB.fetch_add(1, Ordering::Relaxed));
+    let x = &body.particles.x;
+    let b = hit.barycentric;
+    let target = x[hit.corners[0] as usize].xyz() * b[0]
+        + x[hit.corners[1] as usize].xyz() * b[1]
+        + x[hit.corners[2] as usize].xyz() * b[2];
+    if drag_table(body).is_none() {
+        body.constraints.push_kind(Box::new(Drag::default()));
+    }
+    let (_, d) = drag_table(body).expect("just added");
+    d.ids.push(id);
+    d.corners.push(hit.corners);
+    d.weights.push(b);
+    d.targets.push(target);
+    d.compliance.push(compliance);
+    body.topology_changed();
+    Ok(id)
+}
+
+/// Moves a grab's target (no topology change: solvers keep their structures).
+pub fn move_grab(body: &mut Body, id: GrabId, target: Vec3) -> Result<()> {
+    check_finite("drag target", 0, target.x + target.y + target.z)?;
+    let (_, d) = drag_table(body).ok_or(WobbleError::Unsupported("no grab is active".into()))?;
+    let c = d
+        .ids
+        .iter()
+        .position(|&g| g == id)
+        .ok_or(WobbleError::Unsupported(format!(
+            "grab {} is not active",
+            id.0
+        )))?;
+    d.targets[c] = target;
+    Ok(())
+}
+
+/// Releases a grab (the drag constraint goes; the body's topology id is renewed).
+pub fn release(body: &mut Body, id: GrabId) -> Result<()> {
+    let (k, d) = drag_table(body).ok_or(WobbleError::Unsupported("no grab is active".into()))?;
+    let c = d
+        .ids
+        .iter()
+        .position(|&g| g == id)
+        .ok_or(WobbleError::Unsupported(format!(
+            "grab {} is not active",
+            id.0
+        )))?;
+    d.ids.remove(c);
+    d.corners.remove(c);
+    d.weights.remove(c);
+    d.targets.remove(c);
+    d.compliance.remove(c);
+    if d.ids.is_empty() {
+        body.constraints.extra.remove(k);
+    }
+    body.topology_changed();
+    Ok(())
+}
+
+/// Applies an impulse (N·s) at a picked surface point: corner k gets `b_k impulse`.
+pub fn impulse_at(body: &mut Body, hit: &Hit, impulse: Vec3) -> Result<()> {
+    crate::constraints::check_particles("impulse point", 0, &hit.corners, body.len())?;
+    for (k, &c) in hit.corners.iter().enumerate() {
+        check_finite("barycentric weight", k, hit.barycentric[k])?;
+        body.particles
+            .add_impulse(c as usize, impulse * hit.barycentric[k])?;
+    }
+    Ok(())
+}
+
+/// Moves the whole body by `offset` without changing its velocities (a teleport).
+pub fn teleport_body(body: &mut Body, offset: Vec3) -> Result<()> {
+    check_finite("teleport offset", 0, offset.x + offset.y + offset.z)?;
+    for (x, x0) in body
+        .particles
+        .x
+        .iter_mut()
+        .zip(body.particles.x_prev.iter_mut())
+    {
+        x.set_xyz(x.xyz() + offset);
+        x0.set_xyz(x0.xyz() + offset);
+    }
+    for a in body.attachments.iter_mut() {
+        a.from += offset;
+        a.to += offset;
+    }
+    Ok(())
+}
