@@ -7,8 +7,9 @@ use crate::constraints::{
     Constraints, DihedralBending, DistanceConstraints, SurfaceVolume, TetVolume,
 };
 use crate::error::{Result, WobbleError};
-use crate::mesh::{load_obj, TriMesh};
+use crate::mesh::TriMesh;
 use crate::particles::Particles;
+use crate::repair::{load_obj_repaired, MeshOptions, RepairReport};
 use crate::tetgen::{load_tetgen, TetMesh};
 use crate::wind::Wind;
 use glam::Vec3;
@@ -537,10 +538,20 @@ fn lift_to_half_height(lo: Vec3, hi: Vec3) -> f32 {
     0.5 * (hi.y - lo.y) - lo.y
 }
 
-/// The `mesh FILE` scene: an OBJ surface (closed: like jelly; open: like cloth without pins) or
-/// a TetGen `.node`/`.ele` mesh (like cube), moved so its lowest point is half its height above
-/// y = 0, 1 kg in total, ground plane with friction 0.5 and restitution 0.
+/// The `mesh FILE` scene with default repair (obvious defects repaired; see
+/// [`mesh_scene_with`]).
 pub fn mesh_scene(path: &std::path::Path) -> Result<Body> {
+    mesh_scene_with(path, &MeshOptions::default()).map(|(body, _)| body)
+}
+
+/// The `mesh FILE` scene: an OBJ surface (repaired, or refused in strict mode, by `options`) or
+/// a TetGen `.node`/`.ele` mesh, moved so its lowest point is half its height above y = 0, with
+/// a ground plane (friction 0.5), 1 kg in total. Returns the repair report, whose `Display` is
+/// the one-line warning to show when it is not clean.
+pub fn mesh_scene_with(
+    path: &std::path::Path,
+    options: &MeshOptions,
+) -> Result<(Body, RepairReport)> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
@@ -553,16 +564,16 @@ pub fn mesh_scene(path: &std::path::Path) -> Result<Body> {
         mesh.positions.iter_mut().for_each(|p| p.y += lift);
         let mut body = body_from_tetmesh(&mesh, 1.0, 0.0, 0.0)?;
         body.add_collider(Collider::ground(0.5, 0.0));
-        return Ok(body);
+        return Ok((body, RepairReport::default()));
     }
-    let mut mesh = load_obj(path)?;
+    let (mut mesh, report) = load_obj_repaired(path, options)?;
     let (lo, hi) = mesh.bounds();
     let lift = lift_to_half_height(lo, hi);
     mesh.positions.iter_mut().for_each(|p| p.y += lift);
     if mesh.edge_adjacency().is_closed() {
-        return closed_surface_body(&mesh, 1.0);
+        return Ok((closed_surface_body(&mesh, 1.0)?, report));
     }
     let mut body = body_from_trimesh(&mesh, 1.0, 0.0)?;
     body.add_collider(Collider::ground(0.5, 0.0));
-    Ok(body)
+    Ok((body, report))
 }
