@@ -200,6 +200,12 @@ pub fn build_v3() -> Result<PathBuf, String> {
     Ok(bin)
 }
 
+/// True when `a` was modified before `b` (false when either time is unknown).
+fn is_older(a: &Path, b: &Path) -> bool {
+    let t = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    matches!((t(a), t(b)), (Some(x), Some(y)) if x < y)
+}
+
 /// Picks a binary valgrind can run: `explicit`, else this one, else the x86-64-v3 build
 /// (built first when `build` is set). `Err` says why there is none.
 pub fn cachegrind_binary(explicit: Option<&Path>, build: bool) -> Result<PathBuf, String> {
@@ -223,6 +229,12 @@ pub fn cachegrind_binary(explicit: Option<&Path>, build: bool) -> Result<PathBuf
     let v3 = v3_binary().ok_or(first.clone())?;
     if build {
         build_v3().map_err(|e| format!("{first}; building an x86-64-v3 binary failed: {e}"))?;
+    }
+    if v3.is_file() && !build && is_older(&v3, &exe) {
+        return Err(format!(
+            "{first}; {} is older than this binary, so it was built from older sources: rebuild it with `RUSTFLAGS='-C target-cpu=x86-64-v3' cargo build --release -p harness --target-dir target/x86-64-v3` (or pass --build-cachegrind-bin)",
+            v3.display()
+        ));
     }
     if v3.is_file() {
         return cachegrind_run(&v3, &probe_args)
