@@ -270,7 +270,7 @@ pub fn run(a: &AdviseArgs) -> Result<Section, Error> {
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     for (k, t) in meeting.iter().enumerate() {
         println!(
-            "| {} | {} | {} | {} | {:.3} | {:.4} | {} |",
+            "| {} | {} | {} | {} | {:.4} | {:.5} | {} |",
             k + 1,
             t.solver,
             t.iterations,

@@ -230,7 +230,7 @@ pub struct Sweep {
     budget: Budget,
     tuning: Tuning,
     started: Instant,
-    last: HashMap<(String, usize, String), (f64, f64)>,
+    last: HashMap<(String, usize, String), Vec<(f64, f64)>>,
     dead: HashMap<(String, usize, String), String>,
     refused: HashMap<(String, usize, String), Option<String>>,
     /// Rows measured so far.
@@ -347,14 +347,31 @@ impl Sweep {
             return Ok(None);
         }
         let v = estimate_vertices(&p.scene, p.n);
-        let est_ms = match self.last.get(&key) {
-            Some(&(v0, ms0)) => ms0 * v / v0,
-            None => v * 3.0 * (p.iterations * p.substeps) as f64 * 20e-6,
-        };
+        let est_ms = self
+            .last
+            .get(&key)
+            .map(|seen| extrapolate(seen, v))
+            .unwrap_or(v * 3.0 * (p.iterations * p.substeps) as f64 * 20e-6);
         let b = &self.budget;
         let steps =
             ((b.target_s * 1e3 / est_ms.max(1e-6)).round() as usize).clamp(b.min_steps, b.steps);
         let warmup = (steps / 5).clamp(1, b.warmup.max(1));
+        // A point that would surely run past the time limit is not started (it would only
+        // burn the limit and be killed).
+        let est_s = est_ms * (steps + warmup) as f64 / 1e3;
+        if est_s > 2.0 * b.timeout_s {
+            self.dead
+                .insert(key, format!("n = {} was estimated at {est_s:.0} s", p.n));
+            self.skip(
+                p,
+                format!(
+                    "skipped: estimated {est_s:.0} s for {} steps, past the {:.0} s limit",
+                    steps + warmup,
+                    b.timeout_s
+                ),
+            )?;
+            return Ok(None);
+        }
         let mut cmd = Command::new(&self.exe);
         cmd.arg("step")
             .args(["--scene", &p.scene])
@@ -415,9 +432,28 @@ impl Sweep {
         };
         self.record_run(p, warmup, steps, outcome.wall_s, status)?;
         self.last
-            .insert(key, (row.vertices as f64, row.ms_per_step_median));
+            .entry(key)
+            .or_default()
+            .push((row.vertices as f64, row.ms_per_step_median));
         self.measured.push(row.clone());
         Ok(Some(row))
+    }
+}
+
+/// Step time in ms at `v` vertices from the sizes measured so far: a power law through the
+/// last two (exponent clamped to 1..=3), linear from a single one.
+pub fn extrapolate(seen: &[(f64, f64)], v: f64) -> f64 {
+    match seen {
+        [] => f64::NAN,
+        [(v0, ms0)] => ms0 * v / v0,
+        [.., (v1, ms1), (v2, ms2)] => {
+            let p = if v2 > v1 && *ms1 > 0.0 && *ms2 > 0.0 {
+                ((ms2 / ms1).ln() / (v2 / v1).ln()).clamp(1.0, 3.0)
+            } else {
+                1.0
+            };
+            ms2 * (v / v2).powf(p)
+        }
     }
 }
 
@@ -694,6 +730,17 @@ mod tests {
             peak_rss_mb: 0.0,
         };
         assert_eq!(header_of(&r), SCALE_HEADER);
+    }
+
+    #[test]
+    fn step_time_extrapolates_by_the_last_two_sizes() {
+        assert_eq!(extrapolate(&[(100.0, 1.0)], 400.0), 4.0);
+        // Quadratic growth between the last two sizes continues.
+        let e = extrapolate(&[(10.0, 9.0), (100.0, 1.0), (200.0, 4.0)], 400.0);
+        assert!((e - 16.0).abs() < 1e-9, "{e}");
+        // Faster than cubic is clamped to cubic; sublinear to linear.
+        assert!((extrapolate(&[(1.0, 1.0), (2.0, 100.0)], 4.0) - 800.0).abs() < 1e-9);
+        assert!((extrapolate(&[(1.0, 1.0), (2.0, 1.0)], 4.0) - 2.0).abs() < 1e-9);
     }
 
     #[test]
