@@ -613,7 +613,7 @@ pub fn run(a: &ScaleArgs) -> Result<Section, Error> {
         y_log: true,
         series: lines(rows, by_solver_threads(&solvers), |r| r.ms_per_step_median),
         markers: markers.clone(),
-        legend: Legend::UpperLeft,
+        legend: Legend::LowerRight,
     };
     let stem = out.join("scale");
     sec.add_files(plot.save(&stem)?);
