@@ -4,7 +4,7 @@
 use crate::setup::{build_body, build_solver, Error};
 use crate::stats::quantile;
 use clap::Args;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use solver_core::{figures, step, StepParams};
 use sparse::SolverOptions;
 use std::path::PathBuf;
@@ -57,8 +57,8 @@ pub struct StepArgs {
     pub json: bool,
 }
 
-/// What `wobble step` prints.
-#[derive(Serialize, Debug, Clone)]
+/// What `wobble step` prints (read back by sweeps that run `wobble step` as a child).
+#[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct StepReport {
     pub scene: String,
     pub n: usize,

@@ -1,0 +1,555 @@
+//! `wobble converge`: how fast each solver drives the constraint residual down inside one
+//! step, from one common state, against iterations and against wall time; and how the
+//! stretch of a whole run falls with the iteration count.
+//!
+//! Method. The body is warmed by `--warm` steps of the reference Gauss-Seidel (SCENES.md
+//! defaults) and cloned; every solver then runs one step from its own copy of that clone, so
+//! every solver starts from the same positions and velocities and therefore the same
+//! predicted positions. The residual (SCENES.md: RMS of C over the mean rest length) is
+//! recorded by the step loop after each iteration; iteration 0 is the residual of the
+//! predicted positions, before any solver iteration (a step with a solver that does nothing).
+//! Each solver first takes one untimed step from a copy of the common state, so its one-time
+//! work (structures built at `prepare`, Chebyshev's spectral-radius probe in the first substep)
+//! is done, as in the middle of a run.
+//! `elapsed_us` at iteration k is the wall time of one whole step with k iterations (predict,
+//! k iterations, velocity update; no residual measured), median over `--reps` repetitions,
+//! each from a fresh clone of the common state; iteration 0 times the step with no solver
+//! work. This costs O(iters²) iterations but measures exactly what a caller pays to stop
+//! after k iterations, including any per-step setup a solver does in `begin`.
+
+use crate::csv::RowWriter;
+use crate::plot::{Legend, Plot, Series};
+use crate::progress;
+use crate::section::{figure, link, Section};
+use crate::setup::{
+    all_solvers_csv, build_body, build_solver, check_mesh, check_scene, check_size, or_note,
+    parse_counts, parse_solvers, Error, Tuning,
+};
+use crate::sim::{Sim, Spec};
+use crate::stats::quantile;
+use clap::Args;
+use serde::Serialize;
+use solver_core::{step, Body, Constraints, SolveState, Solver, StepParams};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Arguments of `wobble converge`.
+#[derive(Args, Debug, Clone)]
+pub struct ConvergeArgs {
+    /// Scene: cloth, rope, flag, jelly, cube or mesh.
+    #[arg(long, default_value = "cloth")]
+    pub scene: String,
+    /// Size parameter (grid side; subdivision level for jelly).
+    #[arg(long, default_value_t = 23)]
+    pub n: usize,
+    /// Mesh file for the mesh scene.
+    #[arg(long)]
+    pub mesh: Option<PathBuf>,
+    /// Comma-separated solver names.
+    #[arg(long, default_value_t = all_solvers_csv())]
+    pub solvers: String,
+    /// Iterations of the measured step.
+    #[arg(long, default_value_t = 50)]
+    pub iters: usize,
+    /// Warm-up steps (reference Gauss-Seidel) before the common state is taken.
+    #[arg(long, default_value_t = 10)]
+    pub warm: usize,
+    /// Repetitions of each timing (median taken).
+    #[arg(long, default_value_t = 5)]
+    pub reps: usize,
+    /// Iteration counts for the stretch-over-a-run figure.
+    #[arg(long, default_value = "1,2,4,8,16,32")]
+    pub stretch_iters: String,
+    /// Steps of each stretch run (from rest).
+    #[arg(long, default_value_t = 120)]
+    pub stretch_steps: usize,
+    /// Rayon threads for parallel solvers.
+    #[arg(long, default_value_t = 1)]
+    pub threads: usize,
+    /// Particle ordering.
+    #[arg(long, default_value = "natural")]
+    pub ordering: String,
+    #[command(flatten)]
+    pub tuning: Tuning,
+    /// Output directory.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+}
+
+/// The fixed layout of converge.csv.
+pub const CONVERGE_HEADER: &[&str] = &[
+    "scene",
+    "n",
+    "solver",
+    "iteration",
+    "residual",
+    "elapsed_us",
+];
+
+/// One row of converge.csv.
+#[derive(Serialize, Debug, Clone)]
+pub struct ConvergeRow {
+    pub scene: String,
+    pub n: usize,
+    pub solver: String,
+    pub iteration: usize,
+    pub residual: f64,
+    pub elapsed_us: f64,
+}
+
+/// One row of converge_stretch.csv.
+#[derive(Serialize, Debug, Clone)]
+pub struct StretchRow {
+    pub scene: String,
+    pub n: usize,
+    pub solver: String,
+    pub iterations: usize,
+    pub steps: usize,
+    pub stretch_mean_avg: f64,
+    pub stretch_max_final: f64,
+    pub ms_per_step_median: f64,
+    pub status: String,
+}
+
+/// A solver that does nothing: the step loop around it predicts, projects contacts and
+/// updates velocities, which gives the residual and the cost of a step before any iteration.
+#[derive(Debug, Default)]
+pub struct NoSolve {
+    prepared: Option<u64>,
+}
+
+impl Solver for NoSolve {
+    fn name(&self) -> String {
+        "none".into()
+    }
+    fn prepare(&mut self, _: &Constraints, _: usize, topology_id: u64) -> solver_core::Result<()> {
+        self.prepared = Some(topology_id);
+        Ok(())
+    }
+    fn prepared_for(&self) -> Option<u64> {
+        self.prepared
+    }
+    fn iterate(&mut self, _: &mut SolveState, _: usize) {}
+}
+
+/// The common state: `warm` steps of the reference Gauss-Seidel at SCENES.md defaults.
+pub fn common_state(
+    scene: &str,
+    n: usize,
+    mesh: Option<PathBuf>,
+    ordering: &str,
+    warm: usize,
+) -> Result<Body, Error> {
+    let (mut body, _) = build_body(scene, n, mesh, ordering)?;
+    let mut gs = solver_core::GaussSeidel::new();
+    let params = StepParams::default();
+    for _ in 0..warm {
+        step(&mut body, &params, &mut gs, None)?;
+    }
+    Ok(body)
+}
+
+fn params(iterations: usize) -> StepParams {
+    StepParams {
+        iterations,
+        ..Default::default()
+    }
+}
+
+/// Residuals of one step from `base`: index 0 before any iteration, then after each of
+/// `iters` iterations of `solver`.
+///
+/// The solver first takes one untimed step from a throwaway copy of `base`, so that what it
+/// does once per topology (`prepare`) or in its first substep (Chebyshev's spectral-radius
+/// probe) is behind it, as it would be in the middle of a run.
+pub fn residual_curve(
+    base: &Body,
+    solver: &mut dyn Solver,
+    iters: usize,
+) -> Result<Vec<f64>, Error> {
+    step(&mut base.clone(), &params(iters), solver, None)?;
+    let mut r0 = Vec::new();
+    step(
+        &mut base.clone(),
+        &params(1),
+        &mut NoSolve::default(),
+        Some(&mut r0),
+    )?;
+    let mut r = Vec::with_capacity(iters);
+    step(&mut base.clone(), &params(iters), solver, Some(&mut r))?;
+    Ok(r0.into_iter().chain(r).map(f64::from).collect())
+}
+
+/// Wall time in µs of one whole step from `base` with k = 0..=iters iterations, median over
+/// `reps` (k = 0 runs the step with no solver work).
+pub fn elapsed_curve(
+    base: &Body,
+    solver: &mut dyn Solver,
+    iters: usize,
+    reps: usize,
+) -> Result<Vec<f64>, Error> {
+    let mut none = NoSolve::default();
+    // Untimed first calls: solvers build their structures in `prepare`, once per topology.
+    step(&mut base.clone(), &params(1), solver, None)?;
+    step(&mut base.clone(), &params(1), &mut none, None)?;
+    let mut times = vec![Vec::with_capacity(reps); iters + 1];
+    for _ in 0..reps.max(1) {
+        for (k, t) in times.iter_mut().enumerate() {
+            let mut b = base.clone();
+            let t0 = Instant::now();
+            if k == 0 {
+                step(&mut b, &params(1), &mut none, None)?;
+            } else {
+                step(&mut b, &params(k), solver, None)?;
+            }
+            t.push(t0.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    Ok(times.iter().map(|t| quantile(t, 0.5)).collect())
+}
+
+/// Iterations needed to bring the residual to `factor` times its value before the first
+/// iteration (`None` when the curve never gets there).
+pub fn iterations_to(curve: &[f64], factor: f64) -> Option<usize> {
+    let r0 = *curve.first()?;
+    let target = r0 * factor;
+    curve
+        .iter()
+        .skip(1)
+        .position(|&r| r <= target)
+        .map(|p| p + 1)
+}
+
+/// `wobble converge`.
+pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
+    check_scene(&a.scene)?;
+    check_size(&a.scene, a.n)?;
+    check_mesh(&a.scene, &a.mesh)?;
+    let solvers = parse_solvers(&a.solvers)?;
+    let stretch_iters = parse_counts(&a.stretch_iters, "stretch-iters")?;
+    if a.iters == 0 || a.iters > 10_000 {
+        return Err(Error::Arg("--iters must be in 1..=10000".into()));
+    }
+    if a.threads == 0 {
+        return Err(Error::Arg("--threads must be at least 1".into()));
+    }
+    a.tuning.check()?;
+    let out = &a.out;
+    let mut sec = Section::new("Convergence inside one step");
+    let mut rows = RowWriter::create(&out.join("converge.csv"), CONVERGE_HEADER)?;
+    let mut notes = RowWriter::create(
+        &out.join("converge_runs.csv"),
+        &["solver", "part", "status"],
+    )?;
+    let mut srows = RowWriter::create(
+        &out.join("converge_stretch.csv"),
+        &[
+            "scene",
+            "n",
+            "solver",
+            "iterations",
+            "steps",
+            "stretch_mean_avg",
+            "stretch_max_final",
+            "ms_per_step_median",
+            "status",
+        ],
+    )?;
+    sec.add_files([rows.path().into(), notes.path().into(), srows.path().into()]);
+
+    let base = match or_note(common_state(
+        &a.scene,
+        a.n,
+        a.mesh.clone(),
+        &a.ordering,
+        a.warm,
+    ))? {
+        Ok(b) => b,
+        Err(note) => {
+            notes.record(&["(scene)", "common state", &note])?;
+            sec.line(format!("Scene {} n={}: {note}", a.scene, a.n));
+            return Ok(sec);
+        }
+    };
+    sec.line(format!(
+        "{} n={} ({} vertices, {} constraints), common state after {} warm steps of gs; one step of {} iterations per solver, timing median of {} repetitions per iteration count. Method: see `converge.rs` docs.",
+        a.scene,
+        a.n,
+        base.len(),
+        base.constraints.len(),
+        a.warm,
+        a.iters,
+        a.reps
+    ));
+
+    let pb = progress::bar(solvers.len() * (1 + stretch_iters.len()), "converge");
+    let mut curves: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
+    let mut stretch: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    let mut table = vec![
+        "| solver | residual before | residual after all | iterations to 1/100 | µs to 1/100 | stretch_mean_avg at 8 it |".to_string(),
+        "| --- | --- | --- | --- | --- | --- |".to_string(),
+    ];
+    for name in &solvers {
+        pb.set_message(name.clone());
+        let solver = or_note(build_solver(name, &a.tuning.options(a.threads)));
+        let mut solver = match solver? {
+            Ok(s) => s,
+            Err(note) => {
+                progress::note(&pb, &format!("converge: {name}: {note}"));
+                notes.record(&[name.as_str(), "all", &note])?;
+                table.push(format!("| {name} | {note} | | | | |"));
+                pb.inc(1 + stretch_iters.len() as u64);
+                continue;
+            }
+        };
+        let curve = or_note(residual_curve(&base, solver.as_mut(), a.iters))?;
+        let curve = match curve {
+            Ok(c) => c,
+            Err(note) => {
+                notes.record(&[name.as_str(), "residual", &note])?;
+                table.push(format!("| {name} | {note} | | | | |"));
+                pb.inc(1 + stretch_iters.len() as u64);
+                continue;
+            }
+        };
+        let elapsed = match or_note(elapsed_curve(&base, solver.as_mut(), a.iters, a.reps))? {
+            Ok(e) => e,
+            Err(note) => {
+                notes.record(&[name.as_str(), "timing", &note])?;
+                vec![f64::NAN; curve.len()]
+            }
+        };
+        for (k, (&r, &t)) in curve.iter().zip(&elapsed).enumerate() {
+            rows.row(&ConvergeRow {
+                scene: a.scene.clone(),
+                n: a.n,
+                solver: name.clone(),
+                iteration: k,
+                residual: r,
+                elapsed_us: t,
+            })?;
+        }
+        notes.record(&[name.as_str(), "residual", "ok"])?;
+        pb.inc(1);
+        let mut pts = Vec::new();
+        let mut at8 = f64::NAN;
+        for &it in &stretch_iters {
+            let mut spec = Spec::new(&a.scene, a.n, name).iterations(it);
+            spec.mesh = a.mesh.clone();
+            spec.ordering = a.ordering.clone();
+            spec.threads = a.threads;
+            spec.tuning = a.tuning.clone();
+            let row = match or_note(Sim::new(&spec))? {
+                Ok(mut sim) => {
+                    let t = sim.run(a.stretch_steps);
+                    let status = t
+                        .diverged
+                        .clone()
+                        .map_or("ok".to_string(), |d| format!("diverged: {d}"));
+                    if t.finished() {
+                        pts.push((it as f64, t.stretch_mean_avg()));
+                        if it == 8 {
+                            at8 = t.stretch_mean_avg();
+                        }
+                    }
+                    StretchRow {
+                        scene: a.scene.clone(),
+                        n: a.n,
+                        solver: name.clone(),
+                        iterations: it,
+                        steps: t.steps(),
+                        stretch_mean_avg: t.stretch_mean_avg(),
+                        stretch_max_final: t.stretch_max.last().copied().unwrap_or(f64::NAN),
+                        ms_per_step_median: t.ms_median(0),
+                        status,
+                    }
+                }
+                Err(note) => StretchRow {
+                    scene: a.scene.clone(),
+                    n: a.n,
+                    solver: name.clone(),
+                    iterations: it,
+                    steps: 0,
+                    stretch_mean_avg: f64::NAN,
+                    stretch_max_final: f64::NAN,
+                    ms_per_step_median: f64::NAN,
+                    status: note,
+                },
+            };
+            srows.row(&row)?;
+            pb.inc(1);
+        }
+        let to = iterations_to(&curve, 0.01);
+        table.push(format!(
+            "| {name} | {:.3e} | {:.3e} | {} | {} | {} |",
+            curve[0],
+            curve.last().copied().unwrap_or(f64::NAN),
+            to.map_or(format!("> {}", a.iters), |k| k.to_string()),
+            to.map_or("-".into(), |k| format!("{:.1}", elapsed[k])),
+            if at8.is_nan() {
+                "-".into()
+            } else {
+                format!("{at8:.4}")
+            }
+        ));
+        stretch.push((name.clone(), pts));
+        curves.push((name.clone(), curve, elapsed));
+    }
+    pb.finish_and_clear();
+
+    let by_iter = Plot {
+        title: format!("Residual inside one step, {} n={}", a.scene, a.n),
+        x_label: "iteration".into(),
+        y_label: "residual (RMS C / mean rest length)".into(),
+        y_log: true,
+        legend: Legend::UpperRight,
+        series: curves
+            .iter()
+            .map(|(n, c, _)| Series {
+                name: n.clone(),
+                points: c.iter().enumerate().map(|(k, &r)| (k as f64, r)).collect(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let by_time = Plot {
+        title: format!(
+            "Residual against wall time of the step, {} n={}",
+            a.scene, a.n
+        ),
+        x_label: "elapsed µs (whole step with k iterations)".into(),
+        y_label: "residual".into(),
+        x_log: true,
+        y_log: true,
+        legend: Legend::UpperRight,
+        series: curves
+            .iter()
+            .map(|(n, c, e)| Series {
+                name: n.clone(),
+                points: e.iter().copied().zip(c.iter().copied()).collect(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let by_stretch = Plot {
+        title: format!(
+            "Mean stretch over {} steps against iterations, {} n={}",
+            a.stretch_steps, a.scene, a.n
+        ),
+        x_label: "iterations per step".into(),
+        y_label: "stretch_mean_avg".into(),
+        x_log: true,
+        y_log: true,
+        legend: Legend::UpperRight,
+        series: stretch
+            .iter()
+            .map(|(n, p)| Series {
+                name: n.clone(),
+                points: p.clone(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let stems = [
+        (
+            out.join("converge_iterations"),
+            by_iter,
+            "residual against iteration",
+        ),
+        (out.join("converge_time"), by_time, "residual against time"),
+        (
+            out.join("converge_stretch"),
+            by_stretch,
+            "stretch against iterations",
+        ),
+    ];
+    for (stem, plot, alt) in &stems {
+        sec.add_files(plot.save(stem)?);
+        sec.line(format!("\n{}\n", figure(stem, out, alt)));
+    }
+    sec.line(table.join("\n"));
+    sec.line(format!(
+        "\nData: {}, {}, {}.",
+        link(&out.join("converge.csv"), out),
+        link(&out.join("converge_stretch.csv"), out),
+        link(&out.join("converge_runs.csv"), out)
+    ));
+    Ok(sec)
+}
+
+/// Convenience for claims: the residual curve of `solver` from a common state.
+pub fn curve_for(
+    base: &Body,
+    solver: &str,
+    tuning: &Tuning,
+    threads: usize,
+    iters: usize,
+) -> Result<Result<Vec<f64>, String>, Error> {
+    let s = or_note(build_solver(solver, &tuning.options(threads)))?;
+    match s {
+        Ok(mut s) => or_note(residual_curve(base, s.as_mut(), iters)),
+        Err(note) => Ok(Err(note)),
+    }
+}
+
+/// Writes residual curves as converge.csv rows (elapsed left empty as NaN) into `path`.
+pub fn write_curves(
+    path: &Path,
+    scene: &str,
+    n: usize,
+    curves: &[(String, Vec<f64>)],
+) -> Result<(), Error> {
+    let mut w = RowWriter::create(path, CONVERGE_HEADER)?;
+    for (name, c) in curves {
+        for (k, &r) in c.iter().enumerate() {
+            w.row(&ConvergeRow {
+                scene: scene.to_string(),
+                n,
+                solver: name.clone(),
+                iteration: k,
+                residual: r,
+                elapsed_us: f64::NAN,
+            })?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csv::header_of;
+
+    #[test]
+    fn converge_row_matches_the_fixed_layout() {
+        let r = ConvergeRow {
+            scene: "cloth".into(),
+            n: 2,
+            solver: "gs".into(),
+            iteration: 0,
+            residual: 0.0,
+            elapsed_us: 0.0,
+        };
+        assert_eq!(header_of(&r), CONVERGE_HEADER);
+    }
+
+    #[test]
+    fn gauss_seidel_lowers_the_residual_from_the_common_state() {
+        let base = common_state("cloth", 8, None, "natural", 3).unwrap();
+        let mut gs = solver_core::GaussSeidel::new();
+        let c = residual_curve(&base, &mut gs, 10).unwrap();
+        assert_eq!(c.len(), 11);
+        assert!(c[10] < c[0], "{c:?}");
+        // Same state, same solver: the same curve (the common state is not disturbed).
+        let c2 = residual_curve(&base, &mut gs, 10).unwrap();
+        assert_eq!(c, c2);
+        let e = elapsed_curve(&base, &mut gs, 4, 2).unwrap();
+        assert_eq!(e.len(), 5);
+        assert!(e.iter().all(|t| t.is_finite() && *t > 0.0));
+        assert_eq!(iterations_to(&[1.0, 0.5, 0.009, 0.001], 0.01), Some(2));
+        assert_eq!(iterations_to(&[1.0, 0.5], 0.01), None);
+    }
+}

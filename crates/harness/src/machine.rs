@@ -1,0 +1,233 @@
+//! The machine a run happens on: CPU name, logical CPUs, memory and cache sizes, each with the
+//! file it was read from, so that a figure can be read against the hardware that produced it.
+
+use std::path::Path;
+
+/// One CPU cache as the kernel describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cache {
+    /// 1, 2, 3, ...
+    pub level: u32,
+    /// "Data", "Instruction" or "Unified".
+    pub kind: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// The CPUs sharing it (kernel's list syntax).
+    pub shared_cpus: String,
+}
+
+/// What was found out about the machine.
+#[derive(Debug, Clone, Default)]
+pub struct Machine {
+    /// CPU model name.
+    pub cpu: String,
+    /// Where the CPU name came from.
+    pub cpu_source: String,
+    /// Logical CPUs available to this process.
+    pub logical_cpus: usize,
+    /// Total memory in GiB, if known.
+    pub memory_gib: Option<f64>,
+    /// Caches of cpu0, data and unified ones first by level.
+    pub caches: Vec<Cache>,
+    /// Where the cache sizes came from (or why they are missing).
+    pub cache_source: String,
+    /// Kernel release.
+    pub kernel: String,
+}
+
+const CACHE_DIR: &str = "/sys/devices/system/cpu/cpu0/cache";
+
+/// Parses a kernel size like "48K", "2048K", "1M" or "512" into bytes.
+pub fn parse_size(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let (num, mult) = match s.chars().last()? {
+        'K' | 'k' => (&s[..s.len() - 1], 1024),
+        'M' | 'm' => (&s[..s.len() - 1], 1024 * 1024),
+        'G' | 'g' => (&s[..s.len() - 1], 1024 * 1024 * 1024),
+        _ => (s, 1),
+    };
+    num.trim().parse::<u64>().ok().map(|n| n * mult)
+}
+
+fn read(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+/// Reads the caches of cpu0 from sysfs.
+pub fn caches_from(dir: &Path) -> Vec<Cache> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        if !name.starts_with("index") {
+            continue;
+        }
+        let p = e.path();
+        let (Some(level), Some(kind), Some(size)) = (
+            read(&p.join("level")).and_then(|l| l.parse::<u32>().ok()),
+            read(&p.join("type")),
+            read(&p.join("size")).and_then(|s| parse_size(&s)),
+        ) else {
+            continue;
+        };
+        out.push(Cache {
+            level,
+            kind,
+            bytes: size,
+            shared_cpus: read(&p.join("shared_cpu_list")).unwrap_or_default(),
+        });
+    }
+    out.sort_by_key(|c| (c.level, c.kind == "Instruction"));
+    out
+}
+
+/// Looks the machine up.
+pub fn probe() -> Machine {
+    let mut m = Machine {
+        logical_cpus: std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1),
+        ..Default::default()
+    };
+    match std::fs::read_to_string("/proc/cpuinfo") {
+        Ok(text) => {
+            let name = text
+                .lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string());
+            match name {
+                Some(n) => {
+                    m.cpu = n;
+                    m.cpu_source = "/proc/cpuinfo (model name)".into();
+                }
+                None => {
+                    m.cpu = "unknown".into();
+                    m.cpu_source = "/proc/cpuinfo has no model name line".into();
+                }
+            }
+        }
+        Err(e) => {
+            m.cpu = "unknown".into();
+            m.cpu_source = format!("/proc/cpuinfo unreadable: {e}");
+        }
+    }
+    m.memory_gib = std::fs::read_to_string("/proc/meminfo").ok().and_then(|t| {
+        t.lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<f64>().ok())
+            .map(|kb| kb / (1024.0 * 1024.0))
+    });
+    m.kernel = read(Path::new("/proc/sys/kernel/osrelease")).unwrap_or_else(|| "unknown".into());
+    m.caches = caches_from(Path::new(CACHE_DIR));
+    m.cache_source = if m.caches.is_empty() {
+        format!("not found: {CACHE_DIR}/index*/ is missing or unreadable")
+    } else {
+        format!("{CACHE_DIR}/index*/{{level,type,size}}")
+    };
+    m
+}
+
+impl Machine {
+    /// Size in bytes of the data (or unified) cache of `level`.
+    pub fn data_cache(&self, level: u32) -> Option<u64> {
+        self.caches
+            .iter()
+            .find(|c| c.level == level && c.kind != "Instruction")
+            .map(|c| c.bytes)
+    }
+
+    /// One line naming the caches, e.g. "L1d 48 KiB, L2 2048 KiB, L3 260 MiB".
+    pub fn cache_line(&self) -> String {
+        if self.caches.is_empty() {
+            return format!("cache sizes unknown ({})", self.cache_source);
+        }
+        self.caches
+            .iter()
+            .filter(|c| c.kind != "Instruction")
+            .map(|c| {
+                let tag = if c.kind == "Data" { "d" } else { "" };
+                format!("L{}{tag} {}", c.level, human_bytes(c.bytes))
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// A Markdown description.
+    pub fn markdown(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&format!(
+            "- CPU: {} ({} logical CPUs available to the run); read from {}\n",
+            self.cpu, self.logical_cpus, self.cpu_source
+        ));
+        if let Some(g) = self.memory_gib {
+            s.push_str(&format!("- memory: {g:.1} GiB (/proc/meminfo)\n"));
+        }
+        s.push_str(&format!(
+            "- caches (cpu0): {}; read from {}\n",
+            self.cache_line(),
+            self.cache_source
+        ));
+        s.push_str(&format!("- Linux kernel {}\n", self.kernel));
+        s
+    }
+}
+
+/// "48 KiB", "2 MiB", ...
+pub fn human_bytes(b: u64) -> String {
+    if b >= 1 << 30 && b.is_multiple_of(1 << 30) {
+        format!("{} GiB", b >> 30)
+    } else if b >= 1 << 20 && b.is_multiple_of(1 << 20) {
+        format!("{} MiB", b >> 20)
+    } else if b >= 1 << 10 {
+        format!("{} KiB", b >> 10)
+    } else {
+        format!("{b} B")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_kernel_suffixes() {
+        assert_eq!(parse_size("48K"), Some(48 * 1024));
+        assert_eq!(parse_size("2M"), Some(2 << 20));
+        assert_eq!(parse_size("512"), Some(512));
+        assert_eq!(parse_size("x"), None);
+    }
+
+    #[test]
+    fn caches_are_read_from_a_sysfs_like_tree() {
+        let dir = tempfile::tempdir().unwrap();
+        for (i, (level, kind, size)) in [
+            (1, "Data", "32K"),
+            (1, "Instruction", "32K"),
+            (2, "Unified", "1024K"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let d = dir.path().join(format!("index{i}"));
+            std::fs::create_dir(&d).unwrap();
+            std::fs::write(d.join("level"), level.to_string()).unwrap();
+            std::fs::write(d.join("type"), kind).unwrap();
+            std::fs::write(d.join("size"), size).unwrap();
+        }
+        let c = caches_from(dir.path());
+        assert_eq!(c.len(), 3);
+        let m = Machine {
+            caches: c,
+            ..Default::default()
+        };
+        assert_eq!(m.data_cache(1), Some(32 * 1024));
+        assert_eq!(m.data_cache(2), Some(1024 * 1024));
+        assert_eq!(m.data_cache(3), None);
+    }
+}

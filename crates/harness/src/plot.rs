@@ -1,0 +1,415 @@
+//! Line plots written as SVG and PNG from one description.
+//!
+//! SVG text is left to the viewer's fonts; PNG text is rasterized by plotters' `ab_glyph`
+//! feature with the DejaVu Sans font shipped in `assets/` (registered once by
+//! [`register_font`]), so no system font or fontconfig is needed.
+
+use crate::setup::{io_error, Error};
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// The font drawn into PNGs (DejaVu Sans; license beside it in `assets/`).
+static FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
+
+/// Registers the shipped font as plotters' "sans-serif"; call once before drawing.
+pub fn register_font() -> Result<(), Error> {
+    plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
+        .map_err(|_| Error::Io("the shipped font assets/DejaVuSans.ttf is not a valid font".into()))
+}
+
+/// Size of every plot in pixels.
+pub const SIZE: (u32, u32) = (900, 560);
+
+/// Ten distinguishable colors (matplotlib's tab10).
+pub const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// One line of a plot.
+#[derive(Debug, Clone, Default)]
+pub struct Series {
+    /// Legend text.
+    pub name: String,
+    /// (x, y) points in drawing order; non-finite points (and non-positive ones on a log axis)
+    /// are left out.
+    pub points: Vec<(f64, f64)>,
+    /// Dashed instead of solid.
+    pub dashed: bool,
+    /// Palette index; the series index when `None`.
+    pub color: Option<usize>,
+}
+
+/// A labelled vertical line (e.g. where the working set passes a cache size).
+#[derive(Debug, Clone)]
+pub struct Marker {
+    /// Where.
+    pub x: f64,
+    /// What.
+    pub label: String,
+}
+
+/// Where the legend goes.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum Legend {
+    /// Upper left.
+    #[default]
+    UpperLeft,
+    /// Upper right.
+    UpperRight,
+    /// Lower left.
+    LowerLeft,
+    /// Lower right.
+    LowerRight,
+}
+
+/// A plot description.
+#[derive(Debug, Clone, Default)]
+pub struct Plot {
+    /// Caption.
+    pub title: String,
+    /// X axis label.
+    pub x_label: String,
+    /// Y axis label.
+    pub y_label: String,
+    /// Logarithmic x axis.
+    pub x_log: bool,
+    /// Logarithmic y axis.
+    pub y_log: bool,
+    /// The lines.
+    pub series: Vec<Series>,
+    /// Vertical markers.
+    pub markers: Vec<Marker>,
+    /// Legend position.
+    pub legend: Legend,
+}
+
+fn keep(p: (f64, f64), x_log: bool, y_log: bool) -> bool {
+    p.0.is_finite() && p.1.is_finite() && (!x_log || p.0 > 0.0) && (!y_log || p.1 > 0.0)
+}
+
+fn bounds(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in values {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() || !hi.is_finite() {
+        return if log { (1.0, 10.0) } else { (0.0, 1.0) };
+    }
+    if log {
+        if hi <= lo * 1.0001 {
+            (lo / 2.0, hi * 2.0)
+        } else {
+            let f = (hi / lo).powf(0.04);
+            (lo / f, hi * f)
+        }
+    } else if hi - lo <= f64::EPSILON * hi.abs().max(1.0) {
+        (lo - 0.5 * lo.abs().max(1.0), hi + 0.5 * hi.abs().max(1.0))
+    } else {
+        let pad = 0.04 * (hi - lo);
+        (lo - pad, hi + pad)
+    }
+}
+
+impl Plot {
+    /// The points of series `i` that can be drawn.
+    fn drawable(&self, i: usize) -> Vec<(f64, f64)> {
+        self.series[i]
+            .points
+            .iter()
+            .copied()
+            .filter(|&p| keep(p, self.x_log, self.y_log))
+            .collect()
+    }
+
+    /// Writes `stem.svg` and `stem.png`; returns both paths.
+    pub fn save(&self, stem: &Path) -> Result<Vec<PathBuf>, Error> {
+        if let Some(dir) = stem.parent() {
+            if !dir.as_os_str().is_empty() {
+                std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+            }
+        }
+        let svg = stem.with_extension("svg");
+        let png = stem.with_extension("png");
+        {
+            let root = SVGBackend::new(&svg, SIZE).into_drawing_area();
+            self.draw(&root).map_err(|e| io_error(&svg, e))?;
+            root.present().map_err(|e| io_error(&svg, e))?;
+        }
+        {
+            let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
+            self.draw(&root).map_err(|e| io_error(&png, e))?;
+            root.present().map_err(|e| io_error(&png, e))?;
+        }
+        Ok(vec![svg, png])
+    }
+
+    /// Draws the plot on any plotters drawing area.
+    ///
+    /// A log axis whose range holds at least one power of ten uses plotters' log coordinate;
+    /// a narrower one (where plotters would print no tick label) is drawn as a linear axis over
+    /// log10 of the values, labelled with the values themselves.
+    pub fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        root.fill(&WHITE).map_err(|e| e.to_string())?;
+        let pts: Vec<(f64, f64)> = (0..self.series.len())
+            .flat_map(|i| self.drawable(i))
+            .collect();
+        let (x0, x1) = bounds(pts.iter().map(|p| p.0), self.x_log);
+        let (y0, y1) = bounds(pts.iter().map(|p| p.1), self.y_log);
+        let xa = Axis::pick(self.x_log, x0, x1);
+        let ya = Axis::pick(self.y_log, y0, y1);
+        let (tx0, tx1) = (xa.to(x0), xa.to(x1));
+        let (ty0, ty1) = (ya.to(y0), ya.to(y1));
+        let r = (xa, ya, tx0, tx1, ty0, ty1);
+        match (xa == Axis::Log, ya == Axis::Log) {
+            (false, false) => self.draw_in(root, tx0..tx1, ty0..ty1, r),
+            (true, false) => self.draw_in(root, (tx0..tx1).log_scale(), ty0..ty1, r),
+            (false, true) => self.draw_in(root, tx0..tx1, (ty0..ty1).log_scale(), r),
+            (true, true) => self.draw_in(root, (tx0..tx1).log_scale(), (ty0..ty1).log_scale(), r),
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn draw_in<DB, X, Y>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        xr: X,
+        yr: Y,
+        (xa, ya, x0, x1, y0, y1): (Axis, Axis, f64, f64, f64, f64),
+    ) -> Result<(), String>
+    where
+        DB: DrawingBackend,
+        X: AsRangedCoord<Value = f64>,
+        Y: AsRangedCoord<Value = f64>,
+        X::CoordDescType: ValueFormatter<f64>,
+        Y::CoordDescType: ValueFormatter<f64>,
+    {
+        let s = |e: &dyn std::fmt::Display| e.to_string();
+        let mut chart = ChartBuilder::on(root)
+            .caption(&self.title, ("sans-serif", 22))
+            .margin(14)
+            .x_label_area_size(48)
+            .y_label_area_size(80)
+            .build_cartesian_2d(xr, yr)
+            .map_err(|e| s(&e))?;
+        let xf = move |v: &f64| fmt_num(xa.from(*v));
+        let yf = move |v: &f64| fmt_num(ya.from(*v));
+        chart
+            .configure_mesh()
+            .x_desc(self.x_label.as_str())
+            .y_desc(self.y_label.as_str())
+            .x_labels(9)
+            .y_labels(9)
+            .x_label_formatter(&xf)
+            .y_label_formatter(&yf)
+            .label_style(("sans-serif", 14))
+            .axis_desc_style(("sans-serif", 16))
+            .light_line_style(RGBColor(235, 235, 235))
+            .draw()
+            .map_err(|e| s(&e))?;
+        let grey = RGBColor(110, 110, 110);
+        for m in &self.markers {
+            let mx = xa.to(m.x);
+            if !(mx.is_finite() && mx >= x0 && mx <= x1) {
+                continue;
+            }
+            let style = ShapeStyle {
+                color: grey.mix(0.8),
+                filled: false,
+                stroke_width: 1,
+            };
+            chart
+                .draw_series(DashedLineSeries::new(vec![(mx, y0), (mx, y1)], 4, 4, style))
+                .map_err(|e| s(&e))?;
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    m.label.clone(),
+                    (mx, y1),
+                    ("sans-serif", 13).into_font().color(&grey),
+                )))
+                .map_err(|e| s(&e))?;
+        }
+        let mut labelled = false;
+        for (i, series) in self.series.iter().enumerate() {
+            let pts: Vec<(f64, f64)> = self
+                .drawable(i)
+                .into_iter()
+                .map(|(x, y)| (xa.to(x), ya.to(y)))
+                .collect();
+            let color = PALETTE[series.color.unwrap_or(i) % PALETTE.len()];
+            let style = ShapeStyle {
+                color: color.to_rgba(),
+                filled: false,
+                stroke_width: 2,
+            };
+            let anno = if series.dashed {
+                chart.draw_series(DashedLineSeries::new(pts.clone(), 7, 5, style))
+            } else {
+                chart.draw_series(LineSeries::new(pts.clone(), style))
+            }
+            .map_err(|e| s(&e))?;
+            if !series.name.is_empty() {
+                labelled = true;
+                let dashed = series.dashed;
+                anno.label(series.name.clone()).legend(move |(x, y)| {
+                    if dashed {
+                        PathElement::new(vec![(x, y), (x + 8, y)], style)
+                    } else {
+                        PathElement::new(vec![(x, y), (x + 20, y)], style)
+                    }
+                });
+            }
+            if pts.len() <= 60 {
+                chart
+                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                    .map_err(|e| s(&e))?;
+            }
+        }
+        if labelled {
+            let pos = match self.legend {
+                Legend::UpperLeft => SeriesLabelPosition::UpperLeft,
+                Legend::UpperRight => SeriesLabelPosition::UpperRight,
+                Legend::LowerLeft => SeriesLabelPosition::LowerLeft,
+                Legend::LowerRight => SeriesLabelPosition::LowerRight,
+            };
+            chart
+                .configure_series_labels()
+                .position(pos)
+                .label_font(("sans-serif", 13))
+                .background_style(WHITE.mix(0.85))
+                .border_style(RGBColor(180, 180, 180))
+                .draw()
+                .map_err(|e| s(&e))?;
+        }
+        Ok(())
+    }
+}
+
+/// How an axis maps values.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Axis {
+    /// Values as they are.
+    Linear,
+    /// plotters' log coordinate.
+    Log,
+    /// A linear axis over log10 of the values (log axes narrower than a power of ten).
+    Log10Linear,
+}
+
+impl Axis {
+    fn pick(log: bool, lo: f64, hi: f64) -> Axis {
+        if !log {
+            Axis::Linear
+        } else if 10f64.powf(lo.log10().ceil()) <= hi {
+            Axis::Log
+        } else {
+            Axis::Log10Linear
+        }
+    }
+    fn to(self, v: f64) -> f64 {
+        match self {
+            Axis::Log10Linear => v.log10(),
+            _ => v,
+        }
+    }
+    fn from(self, v: f64) -> f64 {
+        match self {
+            Axis::Log10Linear => 10f64.powf(v),
+            _ => v,
+        }
+    }
+}
+
+/// A short label for a tick value: up to three significant digits, exponent form outside
+/// 1e-3..1e5.
+pub fn fmt_num(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let a = v.abs();
+    if !(1e-3..1e5).contains(&a) {
+        let s = format!("{v:.2e}");
+        // 1.00e-4 -> 1e-4, 2.50e6 -> 2.5e6
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let m = m.trim_end_matches('0').trim_end_matches('.');
+        return format!("{m}e{e}");
+    }
+    let digits = (3 - 1 - a.log10().floor() as i32).max(0) as usize;
+    let s = format!("{v:.digits$}");
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn svg_and_png_are_written_for_log_and_linear_axes() {
+        register_font().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        for (xl, yl) in [(false, false), (true, true), (false, true)] {
+            let p = Plot {
+                title: "t".into(),
+                x_label: "x".into(),
+                y_label: "y".into(),
+                x_log: xl,
+                y_log: yl,
+                series: vec![Series {
+                    name: "a".into(),
+                    points: vec![(1.0, 1.0), (10.0, 100.0), (0.0, -1.0), (f64::NAN, 1.0)],
+                    ..Default::default()
+                }],
+                markers: vec![Marker {
+                    x: 3.0,
+                    label: "L1".into(),
+                }],
+                ..Default::default()
+            };
+            let stem = dir.path().join(format!("p{xl}{yl}"));
+            let files = p.save(&stem).unwrap();
+            for f in files {
+                assert!(
+                    std::fs::metadata(&f).unwrap().len() > 1000,
+                    "{}",
+                    f.display()
+                );
+            }
+        }
+        // A plot with no drawable point still renders (an empty frame), never panics.
+        let empty = Plot {
+            y_log: true,
+            series: vec![Series {
+                name: "none".into(),
+                points: vec![(1.0, 0.0)],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        empty.save(&dir.path().join("empty")).unwrap();
+    }
+
+    #[test]
+    fn tick_labels_are_short() {
+        assert_eq!(fmt_num(0.0234), "0.0234");
+        assert_eq!(fmt_num(1000.0), "1000");
+        assert_eq!(fmt_num(0.5), "0.5");
+        assert_eq!(fmt_num(1e-4), "1e-4");
+        assert_eq!(fmt_num(1048576.0), "1.05e6");
+        assert_eq!(fmt_num(123.456), "123");
+    }
+}

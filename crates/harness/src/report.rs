@@ -1,0 +1,320 @@
+//! `wobble report [--quick]`: the main job. Runs converge, scale, cache, substeps, claims and
+//! render with defaults sized for a 2-core machine (about 10 minutes; `--quick` under a minute
+//! on smaller sizes) and writes REPORT.md linking every plot and CSV, with the machine it ran
+//! on. A part that fails is reported in REPORT.md and the others still run; the command then
+//! exits non-zero.
+
+use crate::cache::CacheArgs;
+use crate::claims::ClaimsArgs;
+use crate::converge::ConvergeArgs;
+use crate::machine;
+use crate::render::RenderArgs;
+use crate::scale::{Budget, ScaleArgs};
+use crate::section::{rel, Section};
+use crate::setup::{all_solvers_csv, parse_solvers, Error, Tuning};
+use crate::substeps::SubstepsArgs;
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Arguments of `wobble report`.
+#[derive(Args, Debug, Clone)]
+pub struct ReportArgs {
+    /// Small sizes and short runs: under a minute on 2 cores.
+    #[arg(long)]
+    pub quick: bool,
+    /// Comma-separated solvers to compare.
+    #[arg(long, default_value_t = all_solvers_csv())]
+    pub solvers: String,
+    /// Do not build an x86-64-v3 binary for cachegrind (full mode builds one when needed).
+    #[arg(long)]
+    pub no_build: bool,
+    #[command(flatten)]
+    pub tuning: Tuning,
+    /// Output directory.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+}
+
+/// The parts of a report with their arguments.
+pub struct Plan {
+    /// `converge`.
+    pub converge: ConvergeArgs,
+    /// `scale`.
+    pub scale: ScaleArgs,
+    /// `cache`.
+    pub cache: CacheArgs,
+    /// `substeps`.
+    pub substeps: SubstepsArgs,
+    /// `claims`.
+    pub claims: ClaimsArgs,
+    /// `render`, cloth then jelly.
+    pub render: Vec<RenderArgs>,
+}
+
+/// The arguments every part gets in full or quick mode.
+pub fn plan(a: &ReportArgs) -> Plan {
+    let q = a.quick;
+    let out = a.out.clone();
+    let tuning = a.tuning.clone();
+    let converge = ConvergeArgs {
+        scene: "cloth".into(),
+        n: if q { 12 } else { 23 },
+        mesh: None,
+        solvers: a.solvers.clone(),
+        iters: if q { 20 } else { 50 },
+        warm: 10,
+        reps: if q { 3 } else { 5 },
+        stretch_iters: if q {
+            "1,4,16".into()
+        } else {
+            "1,2,4,8,16,32".into()
+        },
+        stretch_steps: if q { 60 } else { 120 },
+        threads: 1,
+        ordering: "natural".into(),
+        tuning: tuning.clone(),
+        out: out.clone(),
+    };
+    let scale = ScaleArgs {
+        scene: "cloth".into(),
+        sizes: if q {
+            "8,16,23,32,64".into()
+        } else {
+            "16,23,32,45,64,128,256,512,1024".into()
+        },
+        solvers: a.solvers.clone(),
+        iters: 8,
+        substeps: 1,
+        threads: "1,2".into(),
+        ordering: "natural".into(),
+        budget: if q {
+            Budget {
+                steps: 30,
+                min_steps: 3,
+                warmup: 5,
+                target_s: 0.05,
+                timeout_s: 20.0,
+                budget_s: 15.0,
+            }
+        } else {
+            Budget {
+                steps: 100,
+                min_steps: 5,
+                warmup: 20,
+                target_s: 0.5,
+                timeout_s: 60.0,
+                budget_s: 300.0,
+            }
+        },
+        tuning: tuning.clone(),
+        out: out.clone(),
+    };
+    let cache = CacheArgs {
+        scene: "cloth".into(),
+        sizes: if q {
+            "20,26,32".into()
+        } else {
+            "20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35".into()
+        },
+        large: if q {
+            "64".into()
+        } else {
+            "64,128,256,512,1024".into()
+        },
+        orderings: "natural,shuffled,rcm,morton".into(),
+        cachegrind_orderings: if q {
+            "natural".into()
+        } else {
+            "natural,shuffled,rcm,morton".into()
+        },
+        solvers: "gs".into(),
+        iters: 8,
+        cachegrind_sizes: "23,32".into(),
+        cachegrind_steps: if q { "3,10".into() } else { "10,60".into() },
+        cachegrind_bin: None,
+        build_cachegrind_bin: !q && !a.no_build,
+        no_cachegrind: false,
+        budget: if q {
+            Budget {
+                steps: 30,
+                min_steps: 3,
+                warmup: 5,
+                target_s: 0.05,
+                timeout_s: 20.0,
+                budget_s: 10.0,
+            }
+        } else {
+            Budget {
+                steps: 100,
+                min_steps: 5,
+                warmup: 20,
+                target_s: 0.3,
+                timeout_s: 60.0,
+                budget_s: 150.0,
+            }
+        },
+        tuning: tuning.clone(),
+        out: out.clone(),
+    };
+    let substeps = SubstepsArgs {
+        scene: "cloth".into(),
+        n: if q { 16 } else { 32 },
+        mesh: None,
+        solvers: "gs".into(),
+        totals: if q { "8,16".into() } else { "8,16,30".into() },
+        steps: if q { 40 } else { 120 },
+        threads: 1,
+        tuning: tuning.clone(),
+        out: out.clone(),
+    };
+    let claims = ClaimsArgs {
+        quick: q,
+        only: None,
+        solvers: a.solvers.clone(),
+        build_cachegrind_bin: !q && !a.no_build,
+        tuning: tuning.clone(),
+        out: out.clone(),
+    };
+    let render = ["cloth", "jelly"]
+        .iter()
+        .map(|s| RenderArgs {
+            scene: s.to_string(),
+            n: Some(match (*s, q) {
+                ("cloth", true) => 12,
+                ("cloth", false) => 32,
+                (_, true) => 2,
+                _ => 3,
+            }),
+            mesh: None,
+            solver: "gs".into(),
+            iterations: 8,
+            substeps: 1,
+            frames: if q { 24 } else { 120 },
+            width: if q { 320 } else { 640 },
+            height: if q { 240 } else { 480 },
+            stills: if q { 2 } else { 4 },
+            out: out.clone(),
+        })
+        .collect();
+    Plan {
+        converge,
+        scale,
+        cache,
+        substeps,
+        claims,
+        render,
+    }
+}
+
+fn timed(
+    name: &str,
+    f: impl FnOnce() -> Result<Section, Error>,
+) -> (String, f64, Result<Section, Error>) {
+    let t0 = Instant::now();
+    let r = f();
+    (name.to_string(), t0.elapsed().as_secs_f64(), r)
+}
+
+/// `wobble report`.
+pub fn run(a: &ReportArgs) -> Result<Section, Error> {
+    parse_solvers(&a.solvers)?;
+    a.tuning.check()?;
+    std::fs::create_dir_all(&a.out).map_err(|e| crate::setup::io_error(&a.out, e))?;
+    let t0 = Instant::now();
+    let machine = machine::probe();
+    let p = plan(a);
+    let mut parts = vec![
+        timed("converge", || crate::converge::run(&p.converge)),
+        timed("scale", || crate::scale::run(&p.scale)),
+        timed("cache", || crate::cache::run(&p.cache)),
+        timed("substeps", || crate::substeps::run(&p.substeps)),
+        timed("claims", || crate::claims::run(&p.claims)),
+    ];
+    for r in &p.render {
+        let name = format!("render {}", r.scene);
+        parts.push(timed(&name, || {
+            match crate::setup::or_note(crate::render::run(r))? {
+                Ok(s) => Ok(s),
+                Err(note) => {
+                    let mut s = Section::new(&format!("Pictures: {}", r.scene));
+                    s.line(format!("Not rendered: {note}."));
+                    Ok(s)
+                }
+            }
+        }));
+    }
+    let total = t0.elapsed().as_secs_f64();
+    let path = a.out.join("REPORT.md");
+    let md = markdown(a, &machine, &parts, total, &a.out);
+    std::fs::write(&path, md).map_err(|e| crate::setup::io_error(&path, e))?;
+    let mut sec = Section::new("Report");
+    for (_, _, r) in &parts {
+        if let Ok(s) = r {
+            sec.add_files(s.files.iter().cloned());
+        }
+    }
+    sec.add_files([path.clone()]);
+    let failed: Vec<String> = parts
+        .iter()
+        .filter_map(|(n, _, r)| r.as_ref().err().map(|e| format!("{n}: {e}")))
+        .collect();
+    eprintln!(
+        "wobble: report written to {} in {total:.1} s",
+        path.display()
+    );
+    if !failed.is_empty() {
+        return Err(Error::Io(format!(
+            "{} (see {})",
+            failed.join("; "),
+            path.display()
+        )));
+    }
+    Ok(sec)
+}
+
+fn markdown(
+    a: &ReportArgs,
+    machine: &machine::Machine,
+    parts: &[(String, f64, Result<Section, Error>)],
+    total: f64,
+    out: &Path,
+) -> String {
+    let mut s = String::new();
+    s.push_str("# wobble report\n\n");
+    s.push_str(&format!(
+        "Written by `wobble report{}` (wobble {}) in {total:.0} s. Every figure and plot here comes from this run; \
+         the verdicts on published claims are in [CLAIMS.md](CLAIMS.md).\n\n",
+        if a.quick { " --quick" } else { "" },
+        env!("CARGO_PKG_VERSION")
+    ));
+    s.push_str("## Machine\n\n");
+    s.push_str(&machine.markdown());
+    s.push_str("\n## Parts\n\n| part | seconds | outcome |\n| --- | --- | --- |\n");
+    for (name, secs, r) in parts {
+        let outcome = match r {
+            Ok(sec) => format!("{} files", sec.files.len()),
+            Err(e) => format!("failed: {}", e.to_string().replace('|', "/")),
+        };
+        s.push_str(&format!("| {name} | {secs:.1} | {outcome} |\n"));
+    }
+    for (name, _, r) in parts {
+        match r {
+            Ok(sec) => {
+                s.push_str(&format!("\n## {}\n\n", sec.title));
+                s.push_str(&sec.body);
+            }
+            Err(e) => s.push_str(&format!("\n## {name}\n\nFailed: {e}\n")),
+        }
+    }
+    s.push_str("\n## Files\n\n");
+    for (_, _, r) in parts {
+        if let Ok(sec) = r {
+            for f in &sec.files {
+                let r = rel(f, out);
+                s.push_str(&format!("- [{r}]({r})\n"));
+            }
+        }
+    }
+    s
+}

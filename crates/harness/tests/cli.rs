@@ -1,0 +1,367 @@
+//! The `wobble` binary end to end, on tiny sizes in temporary directories: CSV layouts, a
+//! killed sweep, bad arguments, the small subcommands, and `report --quick`.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const SCALE_HEADER: &str = "scene,n,vertices,constraints,solver,threads,iterations,substeps,ordering,ms_per_step_median,ms_per_step_p10,ms_per_step_p90,ns_per_projection,stretch_mean_avg,peak_rss_mb";
+const CONVERGE_HEADER: &str = "scene,n,solver,iteration,residual,elapsed_us";
+
+fn wobble(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wobble"))
+        .args(args)
+        .output()
+        .expect("run wobble")
+}
+
+fn ok(args: &[&str]) -> Output {
+    let o = wobble(args);
+    assert!(
+        o.status.success(),
+        "wobble {args:?} failed:\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    o
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// Every data line has as many fields as the header; the listed columns parse as numbers.
+fn check_rows(text: &str, header: &str, numeric: &[usize]) -> usize {
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(header));
+    let width = header.split(',').count();
+    let mut rows = 0;
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f.len(), width, "incomplete row: {line}");
+        for &c in numeric {
+            assert!(
+                f[c].parse::<f64>().is_ok(),
+                "column {c} of {line} is not a number"
+            );
+        }
+        rows += 1;
+    }
+    assert!(text.is_empty() || text.ends_with('\n'), "last row is cut");
+    rows
+}
+
+#[test]
+fn csv_layouts_are_exact_and_rows_complete() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    ok(&[
+        "converge",
+        "--n",
+        "4",
+        "--iters",
+        "5",
+        "--solvers",
+        "gs",
+        "--reps",
+        "1",
+        "--stretch-iters",
+        "1,2",
+        "--stretch-steps",
+        "5",
+        "--out",
+        out,
+    ]);
+    let rows = check_rows(
+        &read(&dir.path().join("converge.csv")),
+        CONVERGE_HEADER,
+        &[1, 3, 4, 5],
+    );
+    assert_eq!(rows, 6, "iterations 0..=5 of gs");
+    ok(&[
+        "scale",
+        "--sizes",
+        "4,6",
+        "--solvers",
+        "gs,jacobi",
+        "--threads",
+        "1",
+        "--steps",
+        "5",
+        "--min-steps",
+        "2",
+        "--warmup",
+        "1",
+        "--target-s",
+        "0.01",
+        "--out",
+        out,
+    ]);
+    let rows = check_rows(
+        &read(&dir.path().join("scale.csv")),
+        SCALE_HEADER,
+        &[1, 2, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14],
+    );
+    assert!(rows >= 2, "gs at both sizes");
+    // Every point is accounted for: measured, or refused with a reason.
+    let runs = read(&dir.path().join("scale_runs.csv"));
+    assert_eq!(runs.lines().count(), 1 + 4);
+    for line in runs.lines().skip(1) {
+        let status = line.rsplit(',').next().unwrap();
+        assert!(
+            status == "ok" || status.starts_with("unsupported here"),
+            "{line}"
+        );
+    }
+    for f in [
+        "scale.svg",
+        "scale.png",
+        "converge_iterations.svg",
+        "converge_iterations.png",
+    ] {
+        assert!(dir.path().join(f).is_file(), "{f}");
+    }
+}
+
+#[test]
+fn killing_scale_halfway_leaves_only_complete_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let sizes: Vec<String> = (4..80).map(|n| n.to_string()).collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wobble"))
+        .args([
+            "scale",
+            "--solvers",
+            "gs",
+            "--threads",
+            "1",
+            "--target-s",
+            "0.2",
+            "--min-steps",
+            "20",
+        ])
+        .args(["--sizes", &sizes.join(",")])
+        .args(["--out", dir.path().to_str().unwrap()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let csv = dir.path().join("scale.csv");
+    let start = Instant::now();
+    loop {
+        let lines = std::fs::read_to_string(&csv)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if lines >= 4 || start.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    let status = child.wait().unwrap();
+    assert!(
+        !status.success(),
+        "the sweep finished before it was killed; make it longer"
+    );
+    let rows = check_rows(&read(&csv), SCALE_HEADER, &[1, 2, 3, 9, 12, 14]);
+    assert!(rows >= 3 && rows < sizes.len(), "{rows} rows");
+}
+
+#[test]
+fn bad_arguments_exit_non_zero_with_a_message_and_no_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let cases: &[&[&str]] = &[
+        &["step", "--solver", "nosuch"],
+        &["step", "--n", "1"],
+        &["converge", "--n", "1", "--out", out],
+        &["scale", "--solvers", "gs,nosuch", "--out", out],
+        &["scale", "--sizes", "16,1", "--out", out],
+        &["cache", "--orderings", "natural,zigzag", "--out", out],
+        &["substeps", "--totals", "8,0", "--out", out],
+        &[
+            "advise",
+            "--scene",
+            "cloth",
+            "--n",
+            "8",
+            "--budget-ms",
+            "-1",
+            "--max-stretch",
+            "0.01",
+            "--out",
+            out,
+        ],
+        &[
+            "advise",
+            "--scene",
+            "cloth",
+            "--n",
+            "1",
+            "--budget-ms",
+            "1",
+            "--max-stretch",
+            "0.01",
+            "--out",
+            out,
+        ],
+        &[
+            "advise",
+            "--mesh",
+            "/no/such/file.obj",
+            "--budget-ms",
+            "1",
+            "--max-stretch",
+            "0.01",
+            "--out",
+            out,
+        ],
+        &["render", "--scene", "cloth", "--n", "1", "--out", out],
+        &["render", "--scene", "nosuch", "--out", out],
+        &["claims", "--only", "C99", "--out", out],
+        &["report", "--solvers", "nosuch", "--out", out],
+    ];
+    for args in cases {
+        let o = wobble(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        assert!(!err.trim().is_empty(), "{args:?} said nothing");
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    }
+}
+
+#[test]
+fn advise_render_substeps_and_cache_run_on_tiny_bodies() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = ok(&[
+        "advise",
+        "--scene",
+        "cloth",
+        "--n",
+        "6",
+        "--budget-ms",
+        "100",
+        "--max-stretch",
+        "0.5",
+        "--solvers",
+        "gs",
+        "--iterations",
+        "1,4",
+        "--substeps",
+        "1,2",
+        "--steps",
+        "5",
+        "--out",
+        out,
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("Recommended: gs"), "{text}");
+    let o = ok(&[
+        "advise",
+        "--scene",
+        "cloth",
+        "--n",
+        "6",
+        "--budget-ms",
+        "100",
+        "--max-stretch",
+        "1e-9",
+        "--solvers",
+        "gs",
+        "--iterations",
+        "1",
+        "--substeps",
+        "1",
+        "--steps",
+        "5",
+        "--out",
+        out,
+    ]);
+    assert!(String::from_utf8_lossy(&o.stdout).contains("No combination meets"));
+
+    let gif = dir.path().join("c.gif");
+    ok(&[
+        "render",
+        "--scene",
+        "cloth",
+        "--n",
+        "4",
+        "--frames",
+        "3",
+        "--width",
+        "64",
+        "--height",
+        "48",
+        "--stills",
+        "2",
+        "--out",
+        gif.to_str().unwrap(),
+    ]);
+    assert!(std::fs::read(&gif).unwrap().starts_with(b"GIF8"));
+    let png = std::fs::read(dir.path().join("c_frame002.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+
+    ok(&[
+        "substeps", "--n", "4", "--totals", "4", "--steps", "5", "--out", out,
+    ]);
+    let s = read(&dir.path().join("substeps.csv"));
+    assert_eq!(s.lines().count(), 1 + 3, "splits 1x4, 2x2, 4x1");
+
+    ok(&[
+        "cache",
+        "--sizes",
+        "4",
+        "--large",
+        "",
+        "--orderings",
+        "natural,morton",
+        "--target-s",
+        "0.01",
+        "--steps",
+        "3",
+        "--min-steps",
+        "2",
+        "--no-cachegrind",
+        "--out",
+        out,
+    ]);
+    check_rows(
+        &read(&dir.path().join("cache.csv")),
+        SCALE_HEADER,
+        &[1, 2, 9],
+    );
+    assert!(read(&dir.path().join("cache_misses.csv")).contains("not measured"));
+}
+
+#[test]
+fn report_quick_writes_report_and_claims_with_every_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(&["report", "--quick", "--out", dir.path().to_str().unwrap()]);
+    let report = read(&dir.path().join("REPORT.md"));
+    let claims = read(&dir.path().join("CLAIMS.md"));
+    assert!(report.contains("## Machine"));
+    for id in 1..=12 {
+        let head = format!("\n## C{id}\n");
+        let at = claims
+            .find(&head)
+            .unwrap_or_else(|| panic!("C{id} missing"));
+        let rest = &claims[at + head.len()..];
+        let section = &rest[..rest.find("\n## ").unwrap_or(rest.len())];
+        let verdict = section
+            .lines()
+            .find_map(|l| l.strip_prefix("- **Verdict:** "))
+            .unwrap_or_else(|| panic!("C{id} has no verdict"));
+        assert!(
+            ["confirmed", "refuted", "partly", "untestable-here"]
+                .iter()
+                .any(|v| verdict.starts_with(v)),
+            "C{id}: {verdict}"
+        );
+    }
+    // Every local link in REPORT.md and CLAIMS.md points at a file the run wrote.
+    for text in [&report, &claims] {
+        for part in text.split("](").skip(1) {
+            let target = &part[..part.find(')').unwrap()];
+            assert!(dir.path().join(target).is_file(), "dangling link {target}");
+        }
+    }
+}
