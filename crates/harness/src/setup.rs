@@ -3,6 +3,8 @@
 
 use clap::Args;
 pub use errors::Error;
+use solver_core::repair::MeshOptions;
+use solver_core::scenes::mesh_scene_with;
 use solver_core::{Body, Scene, Solver};
 use sparse::{apply_ordering, make_solver, Ordering, SolverOptions, SOLVER_NAMES};
 use std::path::{Path, PathBuf};
@@ -243,6 +245,18 @@ pub fn build_body(
     mesh: Option<PathBuf>,
     ordering: &str,
 ) -> Result<(Body, Ordering), Error> {
+    build_body_with(scene, n, mesh, ordering, &MeshOptions::default())
+}
+
+/// [`build_body`] with mesh options: a mesh scene is repaired (a one-line warning with counts on
+/// stderr) or, with `strict`, refused at its first defect.
+pub fn build_body_with(
+    scene: &str,
+    n: usize,
+    mesh: Option<PathBuf>,
+    ordering: &str,
+    options: &MeshOptions,
+) -> Result<(Body, Ordering), Error> {
     if scene == "mesh" {
         if let Some(path) = &mesh {
             if !path.exists() {
@@ -254,7 +268,16 @@ pub fn build_body(
         }
     }
     let ordering: Ordering = ordering.parse()?;
-    let mut body = Scene::parse(scene, n, mesh)?.build()?;
+    let mut body = match (scene, &mesh) {
+        ("mesh", Some(path)) => {
+            let (body, report) = mesh_scene_with(path, options)?;
+            if !report.is_clean() {
+                eprintln!("wobble: warning: {}: {report}", path.display());
+            }
+            body
+        }
+        _ => Scene::parse(scene, n, mesh)?.build()?,
+    };
     apply_ordering(&mut body, ordering)?;
     Ok((body, ordering))
 }

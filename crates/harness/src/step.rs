@@ -1,11 +1,13 @@
 //! `wobble step`: runs warmup + steps steps of one scene from rest, times the last `steps`
 //! (each step timed whole) and prints one JSON object.
 
-use crate::setup::{build_body, build_solver, Error};
+use crate::setup::{build_body_with, build_solver, Error};
 use crate::stats::quantile;
 use clap::Args;
 use serde::{Deserialize, Serialize};
-use solver_core::{figures, step, StepParams};
+use solver_core::mass_spring::{Integrator, MassSpring, SpringParams};
+use solver_core::repair::MeshOptions;
+use solver_core::{figures, step, Solver, StepParams};
 use sparse::SolverOptions;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -52,6 +54,24 @@ pub struct StepArgs {
     /// Mesh file for the mesh scene.
     #[arg(long)]
     pub mesh: Option<PathBuf>,
+    /// Refuse a mesh with any defect instead of repairing it (duplicate vertices or triangles,
+    /// zero-area triangles, unused vertices, non-manifold edges).
+    #[arg(long)]
+    pub strict: bool,
+    /// Physics model: `pbd` (constraints, solved by --solver) or `mass-spring` (force-based
+    /// springs on the body's edges, integrated by --integrator; no solver, no iterations).
+    #[arg(long, default_value = "pbd")]
+    pub model: String,
+    /// Mass-spring integrator: explicit, semi-implicit, verlet or rk4.
+    #[arg(long, default_value = "semi-implicit")]
+    pub integrator: String,
+    /// Mass-spring stiffness in N/m (structural, shear and bend springs alike); stiff springs
+    /// on light particles need a small dt (`wobble claims` measures each integrator's limit).
+    #[arg(long, default_value_t = 1.0)]
+    pub stiffness: f32,
+    /// Mass-spring damping along each spring, in N·s/m.
+    #[arg(long, default_value_t = 0.0)]
+    pub damping: f32,
     /// Print compact JSON on one line (the default is pretty-printed).
     #[arg(long)]
     pub json: bool,
@@ -86,19 +106,28 @@ pub struct StepReport {
     pub ordering: String,
 }
 
+/// What advances the body: a PBD solver, or the force-based mass-spring model.
+enum Model {
+    Pbd(Box<dyn Solver>),
+    MassSpring(MassSpring),
+}
+
 /// Runs the scene and returns the report (also used by the sweeps).
 pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
     if args.steps == 0 {
         return Err(Error::Arg("--steps must be at least 1".into()));
     }
-    let (mut body, ordering) = build_body(&args.scene, args.n, args.mesh.clone(), &args.ordering)?;
-    let opts = SolverOptions {
-        threads: args.threads,
-        omega: args.omega,
-        inner: args.inner,
-        ..Default::default()
+    let mesh_options = MeshOptions {
+        strict: args.strict,
+        ..MeshOptions::default()
     };
-    let mut solver = build_solver(&args.solver, &opts)?;
+    let (mut body, ordering) = build_body_with(
+        &args.scene,
+        args.n,
+        args.mesh.clone(),
+        &args.ordering,
+        &mesh_options,
+    )?;
     let params = StepParams {
         dt: args.dt,
         substeps: args.substeps,
@@ -106,12 +135,41 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
         ..Default::default()
     };
     params.validate()?;
+    let mut model = match args.model.as_str() {
+        "pbd" => {
+            let opts = SolverOptions {
+                threads: args.threads,
+                omega: args.omega,
+                inner: args.inner,
+                ..Default::default()
+            };
+            Model::Pbd(build_solver(&args.solver, &opts)?)
+        }
+        "mass-spring" => {
+            let integrator: Integrator = args.integrator.parse()?;
+            let springs = SpringParams::uniform(args.stiffness, args.damping);
+            Model::MassSpring(MassSpring::from_body(&body, springs, integrator)?)
+        }
+        other => {
+            return Err(Error::Arg(format!(
+                "unknown --model '{other}'; expected pbd or mass-spring"
+            )))
+        }
+    };
     let mut times = Vec::with_capacity(args.steps);
     let mut stretch_sum = 0.0f64;
     let total = args.warmup + args.steps;
     for s in 0..total {
         let t0 = Instant::now();
-        step(&mut body, &params, solver.as_mut(), None)?;
+        match &mut model {
+            Model::Pbd(solver) => step(&mut body, &params, solver.as_mut(), None)?,
+            Model::MassSpring(ms) => {
+                let h = params.substep_dt();
+                for _ in 0..params.substeps {
+                    ms.step(&mut body, h, params.gravity)?;
+                }
+            }
+        }
         let elapsed = t0.elapsed().as_secs_f64() * 1e3;
         if s >= args.warmup {
             times.push(elapsed);
@@ -120,17 +178,32 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
     }
     let (stretch_mean, stretch_max) = figures::stretch(&body);
     let median = quantile(&times, 0.5);
-    let projections = (body.constraints.len() * args.iterations * args.substeps).max(1) as f64;
+    // A mass-spring step evaluates each spring once per substep: its "projections".
+    let (name, threads, colors, per_substep) = match &model {
+        Model::Pbd(solver) => (
+            solver.name(),
+            solver.threads(),
+            solver.colors(),
+            body.constraints.len() * args.iterations,
+        ),
+        Model::MassSpring(ms) => (
+            format!("mass-spring/{}", args.integrator),
+            1,
+            None,
+            ms.pairs.len(),
+        ),
+    };
+    let projections = (per_substep * args.substeps).max(1) as f64;
     Ok(StepReport {
         scene: args.scene.clone(),
         n: args.n,
         vertices: body.len(),
         constraints: body.constraints.len(),
-        solver: solver.name(),
+        solver: name,
         iterations: args.iterations,
         substeps: args.substeps,
         dt: args.dt,
-        threads: solver.threads(),
+        threads,
         warmup: args.warmup,
         steps: args.steps,
         ms_per_step_median: median,
@@ -144,7 +217,7 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
         volume_ratio: figures::volume_ratio(&body),
         finite: figures::all_finite(&body),
         state_hash: format!("{:016x}", figures::state_hash(&body.particles.x)),
-        colors: solver.colors(),
+        colors,
         ordering: ordering.name().to_string(),
     })
 }

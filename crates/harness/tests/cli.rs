@@ -365,3 +365,58 @@ fn report_quick_writes_report_and_claims_with_every_verdict() {
         }
     }
 }
+
+#[test]
+fn step_runs_the_mass_spring_model_and_mesh_repair_or_strict_refusal() {
+    let out = ok(&[
+        "step",
+        "--model",
+        "mass-spring",
+        "--integrator",
+        "rk4",
+        "--n",
+        "8",
+        "--steps",
+        "20",
+        "--warmup",
+        "0",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["solver"], "mass-spring/rk4");
+    assert_eq!(json["finite"], true);
+    // Explicit Euler with springs this stiff diverges: a clear error and a non-zero exit.
+    let out = wobble(&[
+        "step",
+        "--model",
+        "mass-spring",
+        "--integrator",
+        "explicit",
+        "--stiffness",
+        "100",
+        "--n",
+        "8",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("diverged") && !err.contains("panicked"),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let obj = dir.path().join("dup.obj");
+    std::fs::write(
+        &obj,
+        "v 0 0 0\nv 1 0 0\nv 1 0 1\nv 1 0 1\nv 0 0 1\nf 1 2 3\nf 1 4 5\n",
+    )
+    .unwrap();
+    let obj = obj.to_str().unwrap();
+    let out = ok(&[
+        "step", "--scene", "mesh", "--mesh", obj, "--steps", "2", "--warmup", "0", "--json",
+    ]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 duplicate vertex welded"));
+    let out = wobble(&["step", "--scene", "mesh", "--mesh", obj, "--strict"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dup.obj:4:"));
+}
