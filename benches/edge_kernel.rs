@@ -59,6 +59,14 @@ fn hanging_cloth(n: usize) -> (Vec<Packed4>, DistanceConstraints, Vec<EdgeBatch>
 type BatchKernel = fn(&mut [Packed4], &EdgeBatch, &mut [f32], f32, f32);
 
 fn edge_kernel(c: &mut Criterion) {
+    eprintln!(
+        "simd_colors runs the {} kernel",
+        if solver_core::simd::AVX512 {
+            "AVX-512"
+        } else {
+            "portable wide::f32x16"
+        }
+    );
     // XPBD with compliance 0 (the scenes' default); PBD gives the same arithmetic.
     let (inv_dt2, k) = (3600.0, 1.0);
     for n in [32usize, 256] {

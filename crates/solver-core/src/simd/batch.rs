@@ -14,15 +14,17 @@
 //!   one 64-byte load and store per side;
 //! - a *pair* quad: `i = pb + 2k`, `j = i + 1` (cloth horizontals of one parity): two 64-byte
 //!   loads of the eight particles `pb..pb+8`, split into the sides by two shuffles;
-//! - a *stride-2* quad: `i = ib + 2k`, `j = jb + 2k` (cloth diagonals where a greedy coloring
-//!   alternates): two 64-byte loads per side, one shuffle, and masked stores of every other
-//!   particle;
+//! - a *stride-2* quad: `i = ib + 2k`, `j = jb + 2k` (cloth rows where a greedy coloring
+//!   alternates): four 16-byte loads and stores per side at fixed offsets, no index reads
+//!   (a 64-byte window would touch the odd particles, which are other constraints');
 //! - a *gather* quad: any four constraints, one 16-byte load and store per particle.
 //!
-//! Quads are sorted run, pair, stride-2, gather, so nearly every block holds one kind only and the kernel
-//! runs straight-line code for it; a block at a boundary between kinds picks each quad's path.
-//! The batch's last block, when partial, is gathered lane by lane. Whatever the layout, a block
-//! reads and writes only the particles of its own constraints.
+//! Chains of stride 1 are cut first, then stride-2 chains among what is left (a greedy
+//! stride-2 chain could cut a long run in two); chain remainders shorter than a quad are
+//! gathered. Quads are sorted run, pair, stride-2, gather, so nearly every block holds one kind
+//! only and the kernel runs straight-line code for it; a block at a boundary between kinds
+//! picks each quad's path. The batch's last block, when partial, is gathered lane by lane.
+//! Whatever the layout, a block reads and writes only the particles of its own constraints.
 
 use super::LANES;
 use crate::constraints::DistanceConstraints;
@@ -31,7 +33,7 @@ use crate::error::{Result, WobbleError};
 /// Constraints per quad (one 512-bit register of `Packed4` per side).
 pub(super) const QUAD: usize = 4;
 
-/// Quad kinds.
+/// Quad kind: run (see the module doc).
 pub(super) const RUN: u8 = 0;
 /// See [`RUN`].
 pub(super) const PAIR: u8 = 1;
@@ -43,7 +45,7 @@ pub(super) const GATHER: u8 = 3;
 /// How the kernel loads a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum BlockKind {
-    /// Four quads of the same kind (`RUN`, `PAIR` or `GATHER`).
+    /// Four quads of the same kind (`RUN`, `PAIR`, `STRIDE2` or `GATHER`).
     Uniform(u8),
     /// Quads of different kinds, given in order.
     Mixed([u8; QUAD]),
@@ -106,8 +108,10 @@ impl EdgeBatch {
     /// Builds a batch from distance constraints `ids` of `table`; checks they are independent
     /// and in range for `particles` particles.
     pub fn new(table: &DistanceConstraints, ids: &[u32], particles: usize) -> Result<Self> {
-        let mut seen = vec![false; particles];
         let mut items = Vec::with_capacity(ids.len());
+        // (particle, position in `ids`) of every endpoint, to find shared particles by sorting
+        // (memory in the batch's size, not the body's).
+        let mut ends: Vec<(u32, u32)> = Vec::with_capacity(2 * ids.len());
         for (k, &c) in ids.iter().enumerate() {
             let c = c as usize;
             if c >= table.len() {
@@ -128,14 +132,7 @@ impl EdgeBatch {
                         len: particles,
                     });
                 }
-                if seen[p as usize] {
-                    return Err(WobbleError::RepeatedParticle {
-                        kind: "batch (constraints not independent)",
-                        index: c,
-                        particle: p,
-                    });
-                }
-                seen[p as usize] = true;
+                ends.push((p, k as u32));
             }
             // The projection is symmetric in i and j (d changes sign exactly), so orienting
             // every constraint i < j changes no result and lets runs line up.
@@ -145,6 +142,20 @@ impl EdgeBatch {
                 rest: table.rest[c],
                 compliance: table.compliance[c],
                 id: c as u32,
+            });
+        }
+        ends.sort_unstable();
+        // Report the first constraint (in `ids` order) that reuses a particle.
+        if let Some(&(particle, k)) = ends
+            .windows(2)
+            .filter(|w| w[0].0 == w[1].0)
+            .map(|w| &w[1])
+            .min_by_key(|e| e.1)
+        {
+            return Err(WobbleError::RepeatedParticle {
+                kind: "batch (constraints not independent)",
+                index: ids[k as usize] as usize,
+                particle,
             });
         }
         Ok(Self::from_items(items))

@@ -405,6 +405,8 @@ fn new_rejects_dependent_and_out_of_range_constraints() {
             ..
         })
     ));
+    // Memory scales with the batch, not with the particle count it is checked against.
+    assert_eq!(EdgeBatch::new(&d, &[2], usize::MAX).unwrap().len(), 1);
     let b = EdgeBatch::new(&d, &[0, 2], 10).unwrap();
     assert_eq!(b.len(), 2);
     assert_eq!(b.particles_needed(), 10);
