@@ -1,1 +1,37 @@
-fn main() {}
+//! One whole cloth step (SCENES.md defaults: dt = 1/60, 1 substep, 8 iterations) with the
+//! sequential scalar Gauss-Seidel solver, at n = 32 and n = 256. Throughput is in constraint
+//! projections (constraints x iterations), so criterion's elements/s converts to ns per
+//! projection.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use solver_core::{scenes, step, GaussSeidel, StepParams};
+use std::hint::black_box;
+use std::time::Duration;
+
+fn cloth_step(c: &mut Criterion) {
+    let params = StepParams::default();
+    let mut g = c.benchmark_group("step/cloth");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for n in [32usize, 256] {
+        let mut body = scenes::cloth(n).expect("cloth");
+        let mut gs = GaussSeidel::new();
+        // Let it start hanging so the steps measured are typical ones.
+        for _ in 0..20 {
+            step(&mut body, &params, &mut gs, None).expect("step");
+        }
+        let projections = body.constraints.len() * params.iterations * params.substeps;
+        g.throughput(Throughput::Elements(projections as u64));
+        g.bench_function(BenchmarkId::new("gs", n), |b| {
+            b.iter(|| {
+                step(&mut body, &params, &mut gs, None).expect("step");
+                black_box(&body.particles.x);
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, cloth_step);
+criterion_main!(benches);
