@@ -9,8 +9,7 @@
 //!   over every color's batch;
 //! - `portable_colors`: the portable `wide` gather/scatter kernel over the same batches.
 //!
-//! The coloring is a greedy one in storage order (each constraint takes the first color free at
-//! both its particles); the colored solver's own coloring will replace it.
+//! The coloring is the colored solver's own greedy coloring (`sparse::Coloring::greedy`).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use solver_core::constraints::{project_distance_scalar, DistanceConstraints};
@@ -19,25 +18,9 @@ use solver_core::simd::{
     EdgeBatch,
 };
 use solver_core::{scenes, step, GaussSeidel, Packed4, StepParams};
+use sparse::{Coloring, Incidence};
 use std::hint::black_box;
 use std::time::Duration;
-
-/// Greedy coloring in storage order: the ids of each color's constraints.
-fn greedy_colors(d: &DistanceConstraints, particles: usize) -> Vec<Vec<u32>> {
-    let mut used: Vec<u64> = vec![0; particles];
-    let mut colors: Vec<Vec<u32>> = Vec::new();
-    for (c, &[i, j]) in d.pairs.iter().enumerate() {
-        let free = (!(used[i as usize] | used[j as usize])).trailing_zeros() as usize;
-        assert!(free < 64, "more than 64 colors");
-        used[i as usize] |= 1 << free;
-        used[j as usize] |= 1 << free;
-        if colors.len() <= free {
-            colors.resize(free + 1, Vec::new());
-        }
-        colors[free].push(c as u32);
-    }
-    colors
-}
 
 /// The cloth after 30 steps of hanging (constraints violated as in a real solve), its
 /// constraints and one batch per color.
@@ -49,9 +32,10 @@ fn hanging_cloth(n: usize) -> (Vec<Packed4>, DistanceConstraints, Vec<EdgeBatch>
     }
     let d = body.constraints.distance.clone();
     let particles = body.particles.x.len();
-    let batches = greedy_colors(&d, particles)
-        .iter()
-        .map(|ids| EdgeBatch::new(&d, ids, particles).expect("independent colors"))
+    let inc = Incidence::new(&body.constraints, particles).expect("incidence");
+    let coloring = Coloring::greedy(&inc);
+    let batches = (0..coloring.colors())
+        .map(|k| EdgeBatch::new(&d, coloring.color(k), particles).expect("independent colors"))
         .collect();
     (body.particles.x, d, batches)
 }

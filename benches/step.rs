@@ -1,10 +1,12 @@
 //! One whole cloth step (SCENES.md defaults: dt = 1/60, 1 substep, 8 iterations) with the
-//! sequential scalar Gauss-Seidel solver, at n = 32 and n = 256. Throughput is in constraint
+//! sequential scalar Gauss-Seidel solver and the colored SIMD solver (one thread), at n = 32 and
+//! n = 256. Throughput is in constraint
 //! projections (constraints x iterations), so criterion's elements/s converts to ns per
 //! projection.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use solver_core::{scenes, step, GaussSeidel, StepParams};
+use solver_core::{scenes, step, StepParams};
+use sparse::{make_solver, SolverOptions};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -15,20 +17,22 @@ fn cloth_step(c: &mut Criterion) {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
     for n in [32usize, 256] {
-        let mut body = scenes::cloth(n).expect("cloth");
-        let mut gs = GaussSeidel::new();
-        // Let it start hanging so the steps measured are typical ones.
-        for _ in 0..20 {
-            step(&mut body, &params, &mut gs, None).expect("step");
+        for name in ["gs", "colored"] {
+            let mut body = scenes::cloth(n).expect("cloth");
+            let mut solver = make_solver(name, &SolverOptions::default()).expect("solver");
+            // Let it start hanging so the steps measured are typical ones.
+            for _ in 0..20 {
+                step(&mut body, &params, solver.as_mut(), None).expect("step");
+            }
+            let projections = body.constraints.len() * params.iterations * params.substeps;
+            g.throughput(Throughput::Elements(projections as u64));
+            g.bench_function(BenchmarkId::new(name, n), |b| {
+                b.iter(|| {
+                    step(&mut body, &params, solver.as_mut(), None).expect("step");
+                    black_box(&body.particles.x);
+                })
+            });
         }
-        let projections = body.constraints.len() * params.iterations * params.substeps;
-        g.throughput(Throughput::Elements(projections as u64));
-        g.bench_function(BenchmarkId::new("gs", n), |b| {
-            b.iter(|| {
-                step(&mut body, &params, &mut gs, None).expect("step");
-                black_box(&body.particles.x);
-            })
-        });
     }
     g.finish();
 }

@@ -7,22 +7,15 @@
 //! The distance constraints of a color form one `EdgeBatch` for solver-core's SIMD kernel
 //! (`LANES` constraints per vector); other kinds go through the scalar `project_generic`.
 //!
-//! Two schedules compute the same numbers:
-//! - by color (more than one thread): each color whole, a color larger than
-//!   `parallel_threshold` cut into blocks of `chunk` constraints (a multiple of `LANES`,
-//!   independent of the thread count) run on the solver's private rayon pool;
-//! - tiled (one thread): a color sweep over a large mesh streams every particle once per
-//!   color, from L3 or memory. Instead, each constraint gets a tile: its smallest particle index
-//!   over `tile_particles`, raised to the tile of every constraint of an earlier color it
-//!   conflicts with, and kept non-decreasing along its color's batch in steps of whole `LANES`
-//!   groups. Running tile after tile, color after color inside a tile, keeps a tile's particles
-//!   in cache across the colors. Any two constraints sharing a particle still run in color order
-//!   (the earlier color's tile is never later), constraints that share nothing commute, and
-//!   every piece of a batch starts at a multiple of `LANES`, where the kernel's result per
-//!   constraint does not depend on the cut; so the tiled schedule gives the same bits as the
-//!   color sweep, and 1, 2 and N threads agree bit for bit. Where the whole mesh fits in the last
-//!   level cache, tiling gains nothing measurable (nor costs); it bounds the working set where
-//!   caches are smaller. `SolverOptions::tile_particles = 0` turns it off.
+//! Each color runs whole; a color larger than `parallel_threshold` is cut into blocks of
+//! `chunk` constraints (a multiple of `LANES`, independent of the thread count) run on the
+//! solver's private rayon pool. The kernel's result per constraint does not depend on how a
+//! batch is cut at multiples of `LANES`, so 1, 2 and N threads agree bit for bit.
+//!
+//! (A tiled single-thread schedule, tile after tile and color after color inside a tile, was
+//! tried for cache locality and removed: it gained nothing measurable where the mesh fits in
+//! the last-level cache, and the SIMD batch reorders each color's constraints into quads, so a
+//! tile is no longer a contiguous piece of a batch.)
 //!
 //! The batches copy rest lengths and compliances at prepare: after changing them on a body,
 //! call `Body::topology_changed` so the solver rebuilds.
@@ -31,8 +24,10 @@ use crate::coloring::{Coloring, ColoringReport};
 use crate::incidence::Incidence;
 use crate::parallel::{Pool, SharedMut};
 use crate::{ColoringMethod, SolverOptions};
-use solver_core::constraints::{project_distance_pair, project_generic};
-use solver_core::simd::{project_distance_batch_range, EdgeBatch, LANES};
+use solver_core::constraints::project_generic;
+use solver_core::simd::{
+    project_distance_batch_range, project_distance_batch_range_scalar, EdgeBatch,
+};
 use solver_core::{Constraints, Packed4, SolveState, Solver, WobbleError};
 
 /// One color's work: a SIMD batch of its distance constraints and its other constraints.
@@ -43,59 +38,6 @@ struct ColorWork {
     lambda_start: usize,
     /// Other kinds: (index in `Constraints::extra`, local id, global id).
     generic: Vec<[u32; 3]>,
-    /// Tiled schedule: tile t covers `batch[tiles[t]..tiles[t + 1]]`.
-    tiles: Vec<u32>,
-    /// Tiled schedule: tile t covers `generic[generic_tiles[t]..generic_tiles[t + 1]]`.
-    generic_tiles: Vec<u32>,
-}
-
-/// The tile of every constraint (global ids) for the tiled schedule (see the module doc).
-///
-/// Colors are visited in order; inside a color, distance constraints (ids below `distance`) in
-/// groups of `LANES` as their batch will hold them, then the other kinds one by one.
-pub fn tile_assignment(
-    inc: &Incidence,
-    coloring: &Coloring,
-    distance: usize,
-    tile_particles: usize,
-) -> Vec<u32> {
-    let mut tile = vec![0u32; inc.constraints()];
-    if tile_particles == 0 || inc.particles() <= tile_particles {
-        return tile;
-    }
-    let b = &inc.constraint_particles;
-    let bt = &inc.particle_constraints;
-    // Tiles are assigned color by color; `done` marks constraints of earlier colors.
-    let mut done = vec![false; inc.constraints()];
-    let wanted = |g: u32, done: &[bool], tile: &[u32]| -> u32 {
-        let mut t = b.row(g as usize).iter().copied().min().unwrap_or(0) / tile_particles as u32;
-        for &p in b.row(g as usize) {
-            for &h in bt.row(p as usize) {
-                if done[h as usize] {
-                    t = t.max(tile[h as usize]);
-                }
-            }
-        }
-        t
-    };
-    for k in 0..coloring.colors() {
-        let ids = coloring.color(k);
-        let split = ids.partition_point(|&g| (g as usize) < distance);
-        let mut running = 0;
-        for group in ids[..split].chunks(LANES) {
-            for &g in group {
-                running = running.max(wanted(g, &done, &tile));
-            }
-            group.iter().for_each(|&g| tile[g as usize] = running);
-        }
-        running = 0;
-        for &g in &ids[split..] {
-            running = running.max(wanted(g, &done, &tile));
-            tile[g as usize] = running;
-        }
-        ids.iter().for_each(|&g| done[g as usize] = true);
-    }
-    tile
 }
 
 /// The graph-colored Gauss-Seidel solver (`colored`).
@@ -108,8 +50,6 @@ pub struct Colored {
     work: Vec<ColorWork>,
     /// Multipliers of the distance constraints in batch order, color after color.
     lambda: Vec<f32>,
-    /// Number of tiles of the tiled schedule.
-    tile_count: usize,
     report: ColoringReport,
 }
 
@@ -124,7 +64,6 @@ impl Colored {
             particles: 0,
             work: Vec::new(),
             lambda: Vec::new(),
-            tile_count: 1,
             report: ColoringReport::default(),
         })
     }
@@ -132,11 +71,6 @@ impl Colored {
     /// Color count, balance and SIMD split of the last prepared coloring.
     pub fn report(&self) -> &ColoringReport {
         &self.report
-    }
-
-    /// Number of tiles of the single-thread schedule (1: plain color sweeps).
-    pub fn tiles(&self) -> usize {
-        self.tile_count
     }
 
     /// Projects constraints `range` of one color's batch.
@@ -157,18 +91,7 @@ impl Colored {
         if simd {
             project_distance_batch_range(x, b, range, lambda, inv_dt2, k);
         } else {
-            for c in range {
-                let pi = &mut *x.add(b.i[c] as usize);
-                let pj = &mut *x.add(b.j[c] as usize);
-                project_distance_pair(
-                    pi,
-                    pj,
-                    b.rest[c],
-                    b.compliance[c] * inv_dt2,
-                    &mut *lambda.add(c),
-                    k,
-                );
-            }
+            project_distance_batch_range_scalar(x, b, range, lambda, inv_dt2, k);
         }
     }
 
@@ -185,36 +108,6 @@ impl Colored {
                 alpha,
                 s.stiffness,
             );
-        }
-    }
-
-    /// One iteration, tile after tile, color after color inside a tile (one thread).
-    fn iterate_tiled(&mut self, s: &mut SolveState) {
-        let (inv_dt2, k, simd) = (s.inv_dt2, s.stiffness, self.opts.simd);
-        for t in 0..self.tile_count {
-            for work in &self.work {
-                let b = &work.batch;
-                let range = work.tiles[t] as usize..work.tiles[t + 1] as usize;
-                if !range.is_empty() {
-                    let lambda = &mut self.lambda[work.lambda_start..work.lambda_start + b.len()];
-                    // SAFETY: `s.x` has `self.particles` particles (checked by `iterate`) and
-                    // every batch index is below that (checked by `EdgeBatch::new`); `lambda`
-                    // holds this batch's multipliers; only this thread runs.
-                    unsafe {
-                        Colored::project_range(
-                            simd,
-                            s.x.as_mut_ptr(),
-                            b,
-                            range,
-                            lambda.as_mut_ptr(),
-                            inv_dt2,
-                            k,
-                        )
-                    }
-                }
-                let generic = work.generic_tiles[t] as usize..work.generic_tiles[t + 1] as usize;
-                Colored::project_generic_list(s, &work.generic[generic]);
-            }
         }
     }
 
@@ -268,7 +161,7 @@ impl Solver for Colored {
     ) -> Result<(), WobbleError> {
         self.prepared = None;
         let nd = constraints.distance.len();
-        let (coloring, tile) = {
+        let coloring = {
             let inc = Incidence::without_entries(constraints, particles)?;
             let coloring = match self.opts.coloring {
                 ColoringMethod::Greedy => Coloring::greedy(&inc),
@@ -277,19 +170,7 @@ impl Solver for Colored {
                 }
             };
             coloring.check(&inc)?;
-            let tile = if self.pool.threads() == 1 {
-                tile_assignment(&inc, &coloring, nd, self.opts.tile_particles)
-            } else {
-                vec![0; inc.constraints()]
-            };
-            (coloring, tile)
-        };
-        let tile_count = tile.iter().map(|&t| t as usize + 1).max().unwrap_or(1);
-        // Where each tile starts in a list (ascending ids, non-decreasing tiles).
-        let starts = |ids: &[u32]| -> Vec<u32> {
-            (0..=tile_count)
-                .map(|t| ids.partition_point(|&g| (tile[g as usize] as usize) < t) as u32)
-                .collect()
+            coloring
         };
         let offsets = constraints.offsets();
         self.work.clear();
@@ -324,12 +205,9 @@ impl Solver for Colored {
                 batch,
                 lambda_start,
                 generic,
-                tiles: starts(&ids[..split]),
-                generic_tiles: starts(&ids[split..]),
             });
             lambda_start += len;
         }
-        self.tile_count = tile_count;
         self.lambda = vec![0.0; lambda_start];
         self.report = coloring.report(nd);
         self.particles = particles;
@@ -351,11 +229,7 @@ impl Solver for Colored {
             self.particles,
             "colored solver prepared for another body"
         );
-        if self.tile_count > 1 {
-            self.iterate_tiled(s);
-        } else {
-            self.iterate_by_color(s);
-        }
+        self.iterate_by_color(s);
         crate::project_global_kinds(s);
         if iteration + 1 == s.iterations {
             // The step loop's multipliers, in global numbering, after the last iteration.

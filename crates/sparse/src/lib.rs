@@ -72,9 +72,6 @@ pub struct SolverOptions {
     /// Smallest color (`colored`) or constraint count (Jacobi family) worth splitting across
     /// threads.
     pub parallel_threshold: usize,
-    /// `colored` with one thread: particles per tile of the tiled schedule (0: plain color
-    /// sweeps). Meshes with no more particles than this are not tiled.
-    pub tile_particles: usize,
     /// Spectral radius ρ of the Jacobi iteration for `chebyshev`, in [0, 1); `None`: estimated
     /// by a plain Jacobi probe in the first substep after prepare.
     pub rho: Option<f32>,
@@ -97,7 +94,6 @@ impl Default for SolverOptions {
             simd: true,
             chunk: 1024,
             parallel_threshold: 4096,
-            tile_particles: 16384,
             rho: None,
             chebyshev_delay: chebyshev::DEFAULT_DELAY,
             regularization: 1e-10,

@@ -210,53 +210,6 @@ proptest! {
 }
 
 #[test]
-fn tiles_keep_every_conflicting_pair_in_color_order() {
-    use solver_core::simd::LANES;
-    use sparse::colored::tile_assignment;
-    let body = cloth_with_extra_kinds(20);
-    let inc = Incidence::new(&body.constraints, body.len()).unwrap();
-    let coloring = Coloring::greedy(&inc);
-    let nd = body.constraints.distance.len();
-    let tile = tile_assignment(&inc, &coloring, nd, 50);
-    assert!(
-        *tile.iter().max().unwrap() >= 6,
-        "the cloth spans several tiles"
-    );
-    // An earlier color's constraint never sits in a later tile than a conflicting later one.
-    for p in 0..inc.particles() {
-        for &a in inc.particle_constraints.row(p) {
-            for &b in inc.particle_constraints.row(p) {
-                if coloring.color_of(a as usize) < coloring.color_of(b as usize) {
-                    assert!(tile[a as usize] <= tile[b as usize], "{a} {b}");
-                }
-            }
-        }
-    }
-    // Non-decreasing along each color; distance tiles change only at LANES boundaries.
-    for k in 0..coloring.colors() {
-        let ids = coloring.color(k);
-        let split = ids.partition_point(|&g| (g as usize) < nd);
-        for (q, w) in ids[..split].windows(2).enumerate() {
-            let (t0, t1) = (tile[w[0] as usize], tile[w[1] as usize]);
-            assert!(t0 <= t1);
-            if t0 != t1 {
-                assert_eq!((q + 1) % LANES, 0, "tile boundary inside a SIMD group");
-            }
-        }
-        for w in ids[split..].windows(2) {
-            assert!(tile[w[0] as usize] <= tile[w[1] as usize]);
-        }
-    }
-    // Small meshes, or tiling off: one tile.
-    assert!(tile_assignment(&inc, &coloring, nd, 0)
-        .iter()
-        .all(|&t| t == 0));
-    assert!(tile_assignment(&inc, &coloring, nd, 10_000)
-        .iter()
-        .all(|&t| t == 0));
-}
-
-#[test]
 fn incidence_without_entries_matches_the_full_one() {
     let body = cloth_with_extra_kinds(7);
     let full = Incidence::new(&body.constraints, body.len()).unwrap();

@@ -92,14 +92,40 @@ pub fn project_distance_batch_scalar(
     inv_dt2: f32,
     k: f32,
 ) {
-    for (c, lambda) in lambda[..b.len()].iter_mut().enumerate() {
-        crate::constraints::distance::project_distance_one(
-            x,
-            b.i[c] as usize,
-            b.j[c] as usize,
+    assert!(lambda.len() >= b.len() && x.len() >= b.particles_needed());
+    // SAFETY: lengths checked above; the batch's indices were checked when it was built and
+    // its constraints are independent; we hold both slices exclusively.
+    unsafe {
+        project_distance_batch_range_scalar(
+            x.as_mut_ptr(),
+            b,
+            0..b.len(),
+            lambda.as_mut_ptr(),
+            inv_dt2,
+            k,
+        )
+    }
+}
+
+/// Scalar twin of [`project_distance_batch_range`]: positions `range` one after another.
+///
+/// # Safety
+/// As for [`project_distance_batch_range`].
+pub unsafe fn project_distance_batch_range_scalar(
+    x: *mut Packed4,
+    b: &EdgeBatch,
+    range: Range<usize>,
+    lambda: *mut f32,
+    inv_dt2: f32,
+    k: f32,
+) {
+    for c in range.start..range.end.min(b.len()) {
+        crate::constraints::distance::project_distance_pair(
+            &mut *x.add(b.i[c] as usize),
+            &mut *x.add(b.j[c] as usize),
             b.rest[c],
             b.compliance[c] * inv_dt2,
-            lambda,
+            &mut *lambda.add(c),
             k,
         );
     }
@@ -162,19 +188,8 @@ pub unsafe fn project_distance_batch_range(
     k: f32,
 ) {
     let end = range.end.min(b.len());
-    let mut start = range.start;
-    while start < end && !start.is_multiple_of(LANES) {
-        let (pi, pj) = (b.i[start] as usize, b.j[start] as usize);
-        crate::constraints::distance::project_distance_pair(
-            &mut *x.add(pi),
-            &mut *x.add(pj),
-            b.rest[start],
-            b.compliance[start] * inv_dt2,
-            &mut *lambda.add(start),
-            k,
-        );
-        start += 1;
-    }
+    let start = range.start.next_multiple_of(LANES).min(end);
+    project_distance_batch_range_scalar(x, b, range.start..start, lambda, inv_dt2, k);
     if start >= end {
         return;
     }
