@@ -233,6 +233,7 @@ fn deformer(c: &mut Criterion) {
 criterion_group! {
     name = benches;
     config = Criterion::default()
+        .without_plots()
         .warm_up_time(Duration::from_millis(300))
         .measurement_time(Duration::from_secs(1))
         .sample_size(20);

@@ -92,5 +92,10 @@ fn edge_kernel(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, edge_kernel);
+// No plots: criterion's plotters backend looks for system fonts, which a bare machine lacks.
+criterion_group! {
+    name = benches;
+    config = Criterion::default().without_plots();
+    targets = edge_kernel
+}
 criterion_main!(benches);

@@ -445,3 +445,17 @@ fn cube_lands_and_rests_with_no_inverted_tetrahedron() {
     assert!(speed < 0.05, "at rest: max speed {speed}");
     assert!((ratio - 1.0).abs() < 0.05, "volume ratio {ratio}");
 }
+
+#[test]
+fn bending_skips_non_manifold_edges() {
+    // Three triangles on the edge 0-1 (a fin): no stencil there; the ordinary edge 0-2 of the
+    // fourth triangle pairs as usual.
+    let tris = [[0, 1, 2], [1, 0, 3], [0, 1, 4], [0, 2, 5]];
+    let s = bending_stencils(&tris);
+    assert!(
+        s.iter()
+            .all(|st| !(st[..2].contains(&0) && st[..2].contains(&1))),
+        "{s:?}"
+    );
+    assert_eq!(s.len(), 1, "{s:?}");
+}

@@ -47,25 +47,35 @@ use glam::Vec3;
 use std::any::Any;
 use std::collections::HashMap;
 
-/// The bending stencils of a triangle list: for each edge shared by two triangles,
+/// The bending stencils of a triangle list: for each edge shared by exactly two triangles,
 /// `[x0, x1, x2, x3]` with x0→x1 the edge in the first triangle's winding, x2 the first
-/// triangle's third corner and x3 the second's. Edges with more than two triangles pair the first
-/// with each later one. Stencils come in the order their second triangle appears.
+/// triangle's third corner and x3 the second's. Non-manifold edges (more than two triangles) get
+/// no stencil: which pair would bend is ambiguous (`repair::bending_hinges` and the repair
+/// report name them). Stencils come in the order their second triangle appears.
 pub fn bending_stencils(triangles: &[[u32; 3]]) -> Vec<[u32; 4]> {
+    let key = |a: u32, b: u32| (a.min(b), a.max(b));
+    let mut count: HashMap<(u32, u32), u32> = HashMap::with_capacity(triangles.len() * 2);
+    for tri in triangles {
+        for k in 0..3 {
+            *count.entry(key(tri[k], tri[(k + 1) % 3])).or_default() += 1;
+        }
+    }
     let mut first: HashMap<(u32, u32), [u32; 3]> = HashMap::with_capacity(triangles.len() * 2);
     let mut out = Vec::with_capacity(triangles.len() * 3 / 2);
     for tri in triangles {
         for k in 0..3 {
             let (a, b, c) = (tri[k], tri[(k + 1) % 3], tri[(k + 2) % 3]);
-            let key = (a.min(b), a.max(b));
-            match first.get(&key) {
+            if count[&key(a, b)] != 2 {
+                continue;
+            }
+            match first.get(&key(a, b)) {
                 Some(&[a0, b0, c0]) => {
                     if c != c0 && c != a0 && c != b0 {
                         out.push([a0, b0, c0, c]);
                     }
                 }
                 None => {
-                    first.insert(key, [a, b, c]);
+                    first.insert(key(a, b), [a, b, c]);
                 }
             }
         }
