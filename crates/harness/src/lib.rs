@@ -32,6 +32,7 @@ pub mod sim;
 pub mod stats;
 pub mod step;
 pub mod substeps;
+pub mod tethers;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -62,6 +63,8 @@ enum Command {
     Advise(advise::AdviseArgs),
     /// Draw a simulation (flat-shaded 3D projection) as a GIF and PNG stills.
     Render(render::RenderArgs),
+    /// Hanging cloth with and without long-range attachments: stretch and step time.
+    Tethers(tethers::TethersArgs),
     /// The main job: run converge, scale, cache, substeps, claims and render; write REPORT.md.
     Report(report::ReportArgs),
 }
@@ -79,6 +82,7 @@ pub fn cli_main() -> ExitCode {
         Command::Claims(args) => claims::run(&args).map(|s| s.print_files()),
         Command::Advise(args) => advise::run(&args).map(|_| ()),
         Command::Render(args) => render::run(&args).map(|s| s.print_files()),
+        Command::Tethers(args) => tethers::run(&args).map(|s| s.print_files()),
         Command::Report(args) => report::run(&args).map(|s| {
             println!("wrote {} files", s.files.len());
         }),

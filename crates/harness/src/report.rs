@@ -13,6 +13,7 @@ use crate::scale::{Budget, ScaleArgs};
 use crate::section::{rel, Section};
 use crate::setup::{all_solvers_csv, parse_solvers, Error, Tuning};
 use crate::substeps::SubstepsArgs;
+use crate::tethers::TethersArgs;
 use clap::Args;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -50,6 +51,8 @@ pub struct Plan {
     pub claims: ClaimsArgs,
     /// `render`, cloth then jelly.
     pub render: Vec<RenderArgs>,
+    /// `tethers`.
+    pub tethers: TethersArgs,
 }
 
 /// The arguments every part gets in full or quick mode.
@@ -197,6 +200,13 @@ pub fn plan(a: &ReportArgs) -> Plan {
             out: out.clone(),
         })
         .collect();
+    let tethers = TethersArgs {
+        n: if q { 16 } else { 32 },
+        solvers: "gs,colored".into(),
+        iterations: 8,
+        steps: if q { 60 } else { 120 },
+        out: out.clone(),
+    };
     Plan {
         converge,
         scale,
@@ -204,6 +214,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
         substeps,
         claims,
         render,
+        tethers,
     }
 }
 
@@ -230,6 +241,7 @@ pub fn run(a: &ReportArgs) -> Result<Section, Error> {
         timed("cache", || crate::cache::run(&p.cache)),
         timed("substeps", || crate::substeps::run(&p.substeps)),
         timed("claims", || crate::claims::run(&p.claims)),
+        timed("tethers", || crate::tethers::run(&p.tethers)),
     ];
     for r in &p.render {
         let name = format!("render {}", r.scene);
