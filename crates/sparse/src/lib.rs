@@ -77,7 +77,8 @@ pub struct SolverOptions {
     pub rho: Option<f32>,
     /// Iterations of plain Jacobi before the Chebyshev acceleration starts (S in Wang 2015).
     pub chebyshev_delay: usize,
-    /// `newton-direct`: `A + ε·mean(diag A)·I` is factored, ε this value (>= 0).
+    /// `newton-direct`: `A + ε·diag(A)` is factored, ε this value (>= 0; see [`newton`] for
+    /// why the default is `1e-6` and not smaller).
     pub regularization: f64,
 }
 
@@ -96,7 +97,7 @@ impl Default for SolverOptions {
             parallel_threshold: 4096,
             rho: None,
             chebyshev_delay: chebyshev::DEFAULT_DELAY,
-            regularization: 1e-10,
+            regularization: 1e-6,
         }
     }
 }

@@ -24,12 +24,56 @@
 //! - `newton-direct`: sparse Cholesky in f64 (nalgebra-sparse's `CscCholesky`, symbolic
 //!   factorization once at prepare, numeric refactorization each iteration). The rows are
 //!   numbered in reverse Cuthill-McKee order of the constraint graph to limit fill-in, and
-//!   `ε · mean(diag A)` (ε = [`SolverOptions::regularization`]) is added to the diagonal so that
-//!   redundant constraints do not make `A` singular. With α = 0 this is the Gauss-Newton
-//!   (minimum-norm Newton) iteration for `C(x) = 0`, which converges quadratically.
+//!   `A + ε diag(A)` is factored (Marquardt's scaling of the Levenberg-Marquardt damping,
+//!   ε = [`SolverOptions::regularization`]). With α = 0 and ε → 0 this is the Gauss-Newton
+//!   (minimum-norm Newton) iteration for `C(x) = 0`, which converges quadratically; with ε > 0
+//!   the error of a well-conditioned row shrinks by about ε per iteration on top of that.
+//!
+//! Why ε is not tiny: redundant constraints make `A` singular (on a tetrahedral mesh each
+//! volume row is a combination of the tetrahedron's six edge rows), and a nonlinear state puts
+//! part of `b` outside the range of `A`. That part comes back as `Δλ ≈ b / (ε A_rr)` along the
+//! null space of `Jᵀ`, which `Jᵀ` would cancel exactly; but the gradients are f32, so the
+//! rows cancel only to about `ε_f32 ≈ 6e-8` and `Δx` picks up a spurious move of about
+//! `(ε_f32 / ε)` times the inconsistency. With ε = 1e-10 those moves reached a metre and the
+//! cube blew up at dt = 1/30; the default ε = 1e-6 keeps them below a tenth of the
+//! inconsistency.
+//!
+//! Globalization (all three variants): the step `(Δx, Δλ)` of the linear solve is scaled by
+//! `t = 1, 1/2, ...` (at most [`MAX_HALVINGS`] halvings) until the merit
+//!
+//! ```text
+//! φ(x, λ) = Σ_c (C_c(x) + α̃_c λ_c)² / (Σ_k w_k |∇_k C_c|² + α̃_c)
+//! ```
+//!
+//! (weights from the linearization point) over the local constraints (unilateral ones only
+//! where `C > 0`) is no larger than the largest φ at the start of an iteration of the current
+//! substep; when no trial is, the positions and multipliers are left as they were. This is a
+//! non-monotone backtracking line search (Grippo, Lampariello and Lucidi 1986, "A nonmonotone
+//! line search technique for Newton's method", with the whole substep as its window, and
+//! simple rather than Armijo decrease; Nocedal and Wright 2006, §3.1 for backtracking). Each
+//! term of φ is the squared length, in the mass metric, of the correction that would satisfy
+//! that constraint alone (the XPBD update), so kinds in different units weigh alike with no
+//! scale to choose; these weights are also the inverse diagonal of `A`, the metric in which a
+//! diagonally scaled Jacobi step lowers the linearized φ. For the exact solve (s = 1, ε → 0)
+//! the step is a descent direction of φ (`dφ/dt = -2 φ` at `t = 0`, whatever the positive
+//! weights).
+//!
+//! Why non-monotone: Gauss-Newton steps on a slack cloth or a long rope raise φ for an
+//! iteration or two (the distance constraints curve away from their linearization) and still
+//! converge faster than damped ones. A monotone search (reference: φ at the start of the same
+//! iteration) halved most of `newton-gs`'s and `newton-direct`'s steps on the 32 x 32 cloth and
+//! left it far more stretched; and weighting constraints by `1 / scale²` of their kind instead
+//! of the diagonal of `A` made it halve most of `newton-jacobi`'s. With the substep's largest φ
+//! as the reference, full steps are taken whenever φ stays below where the substep started, so
+//! near the solution the iteration is unchanged (quadratic for `newton-direct`), while a
+//! diverging iteration (φ growing from iteration to iteration) is cut back. The search is
+//! serial and evaluates each constraint once per trial, so it is deterministic.
 //!
 //! Unilateral kinds are inactive where `C <= 0` (their row becomes `Δλ = 0`), and rows with no
 //! movable particle and no compliance (e.g. between two pinned particles) are `Δλ = 0` too.
+//! Global kinds (a closed surface's volume, see [`crate::incidence::Incidence`]) have empty rows
+//! in `B`; their row of `A` holds only its diagonal, is `Δλ = 0`, and they are projected whole
+//! after the step, as in every solver.
 
 use crate::incidence::Incidence;
 use crate::jacobi::kind_at;
@@ -41,8 +85,8 @@ use nalgebra_sparse::ops::serial::spmm_csr_pattern;
 use nalgebra_sparse::pattern::SparsityPattern;
 use nalgebra_sparse::CsrMatrix;
 use solver_core::constraints::MAX_ARITY;
-use solver_core::glam::Vec3;
-use solver_core::{Constraints, SolveState, Solver, WobbleError};
+use solver_core::glam::{DVec3, Vec3};
+use solver_core::{Constraints, Packed4, SolveState, Solver, WobbleError};
 
 /// How the linear system of each outer iteration is solved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,6 +101,19 @@ pub enum InnerSolve {
 
 /// Diagonal entries at or below this are treated as empty rows.
 const EMPTY_ROW: f64 = 1e-30;
+
+/// Most halvings of a step the line search tries before it rejects the step.
+pub const MAX_HALVINGS: usize = 4;
+
+/// `newton-direct`: the factor by which a rejected step raises the damping μ, and an accepted
+/// one lowers it.
+pub const DAMPING_FACTOR: f64 = 10.0;
+
+/// `newton-direct`: most raises of μ in one iteration before the step is rejected.
+pub const MAX_DAMPING_RAISES: usize = 4;
+
+/// `newton-direct`: the largest damping μ (the step is then about `1 / μ` of a Jacobi step).
+pub const MAX_DAMPING: f64 = 1e8;
 
 /// The global CSR solver.
 pub struct Newton {
@@ -91,6 +148,31 @@ pub struct Newton {
     rhs: DVector<f64>,
     cholesky: Option<CscCholesky<f64>>,
     factor_failures: usize,
+    /// The merit's weight of each constraint (global id), `1 / (Σ w |∇C|² + α̃)` at the
+    /// linearization point; 0 for global kinds and rows that nothing can move.
+    merit_weight: Vec<f64>,
+    /// The merit at the linearization point.
+    merit_start: f64,
+    /// The reference merit of the current iteration's acceptance test.
+    merit_cap: f64,
+    /// True when the last iteration's step was accepted.
+    accepted: bool,
+    /// The positions right after the last accepted step.
+    x_accepted: Vec<Packed4>,
+    /// Positions at the start of the iteration (the line search's base point).
+    x_start: Vec<Packed4>,
+    /// The full step `s W Jᵀ Δλ` of each particle.
+    step: Vec<DVec3>,
+    /// Halvings of the step since prepare.
+    halvings: usize,
+    /// `newton-direct`: the Levenberg-Marquardt damping μ (at least `regularization`).
+    damping: f64,
+    /// `newton-direct`: the diagonal of `A` before damping.
+    undamped_diag: Vec<f64>,
+    /// `newton-direct`: raises of μ since prepare.
+    damping_raises: usize,
+    /// Iterations whose step was rejected outright (positions restored) since prepare.
+    rejected: usize,
 }
 
 impl std::fmt::Debug for Newton {
@@ -101,6 +183,9 @@ impl std::fmt::Debug for Newton {
             .field("rows", &self.row_of.len())
             .field("nnz", &self.a.nnz())
             .field("factor_failures", &self.factor_failures)
+            .field("halvings", &self.halvings)
+            .field("damping_raises", &self.damping_raises)
+            .field("rejected", &self.rejected)
             .finish()
     }
 }
@@ -135,7 +220,44 @@ impl Newton {
             rhs: DVector::zeros(0),
             cholesky: None,
             factor_failures: 0,
+            merit_weight: Vec::new(),
+            merit_start: 0.0,
+            merit_cap: 0.0,
+            accepted: false,
+            x_accepted: Vec::new(),
+            x_start: Vec::new(),
+            step: Vec::new(),
+            halvings: 0,
+            damping: opts.regularization,
+            undamped_diag: Vec::new(),
+            damping_raises: 0,
+            rejected: 0,
         })
+    }
+
+    /// Number of step halvings of the line search (`newton-gs`, `newton-jacobi`) since the last
+    /// prepare.
+    pub fn halvings(&self) -> usize {
+        self.halvings
+    }
+
+    /// Number of raises of the Levenberg-Marquardt damping (`newton-direct`) since the last
+    /// prepare.
+    pub fn damping_raises(&self) -> usize {
+        self.damping_raises
+    }
+
+    /// The current Levenberg-Marquardt damping μ of `newton-direct` (`A + μ diag(A)` is
+    /// factored); at least [`SolverOptions::regularization`].
+    pub fn damping(&self) -> f64 {
+        self.damping
+    }
+
+    /// Number of iterations since the last prepare whose step raised the merit above the
+    /// substep's reference after every halving or damping raise, and so was rejected
+    /// (positions and multipliers kept).
+    pub fn rejected_steps(&self) -> usize {
+        self.rejected
     }
 
     /// Number of outer iterations whose Cholesky factorization failed (they fell back to
@@ -154,10 +276,124 @@ impl Newton {
         self.cholesky.as_ref().map(|c| c.l().nnz())
     }
 
-    /// Linearizes every constraint at `s.x`: C, ∇C, activity.
+    /// The merit `Σ_c weight_c (C_c + α̃_c λ_c)²` over the local constraints active at `s.x`
+    /// (unilateral kinds count only where `C > 0`), with the multipliers `λ + t Δλ` and the
+    /// weights of the linearization point.
+    fn merit(&self, s: &SolveState, t: f64) -> f64 {
+        let mut grad = [Vec3::ZERO; MAX_ARITY];
+        let mut sum = 0.0;
+        let mut g = 0;
+        for k in 0..self.offsets.len() - 1 {
+            let kind = kind_at(s.constraints, k);
+            if kind.is_global() {
+                g += kind.len();
+                continue;
+            }
+            let unilateral = kind.unilateral();
+            for c in 0..kind.len() {
+                let weight = self.merit_weight[g];
+                if weight != 0.0 {
+                    let v = kind.evaluate(c, s.x, &mut grad) as f64;
+                    if !(unilateral && v <= 0.0) {
+                        let alpha = (kind.compliance(c) * s.inv_dt2) as f64;
+                        let lambda = s.lambda[g] as f64 + t * self.dl[self.row_of[g] as usize];
+                        sum += weight * (v + alpha * lambda).powi(2);
+                    }
+                }
+                g += 1;
+            }
+        }
+        sum
+    }
+
+    /// Moves the free particles to `x_start + t · step`.
+    fn place(&self, x: &mut [Packed4], t: f64) {
+        for ((q, q0), d) in x.iter_mut().zip(&self.x_start).zip(&self.step) {
+            if q0.w == 0.0 {
+                continue;
+            }
+            q.x = q0.x + (t * d.x) as f32;
+            q.y = q0.y + (t * d.y) as f32;
+            q.z = q0.z + (t * d.z) as f32;
+        }
+    }
+
+    /// `step = s W Jᵀ Δλ` for every particle, from `dl`.
+    fn compute_step(&mut self, s: &SolveState) {
+        let bt = &self.inc.particle_constraints;
+        let rows = bt.indices();
+        for p in 0..self.particles {
+            let w = s.x[p].w;
+            let mut d = DVec3::ZERO;
+            if w != 0.0 {
+                for e in bt.row_range(p) {
+                    let g = rows[e] as usize;
+                    let dl = self.dl[self.row_of[g] as usize];
+                    d += self.grad[self.inc.particle_entries[e] as usize].as_dvec3() * dl;
+                }
+            }
+            self.step[p] = (s.stiffness * w) as f64 * d;
+        }
+    }
+
+    /// Non-monotone backtracking on the merit (`newton-gs`, `newton-jacobi`): places the
+    /// particles at `x_start + t · step` for the first `t` in 1, 1/2, ... (at most
+    /// [`MAX_HALVINGS`] halvings) whose merit is at most `merit_cap`, and returns it; restores
+    /// `x_start` and returns 0 when none is.
+    fn line_search(&mut self, s: &mut SolveState) -> f64 {
+        self.compute_step(s);
+        let mut t = 1.0;
+        for halving in 0..=MAX_HALVINGS {
+            self.place(s.x, t);
+            if self.merit(s, t) <= self.merit_cap {
+                self.halvings += halving;
+                return t;
+            }
+            t *= 0.5;
+        }
+        self.halvings += MAX_HALVINGS;
+        self.rejected += 1;
+        s.x.copy_from_slice(&self.x_start);
+        0.0
+    }
+
+    /// Levenberg-Marquardt (`newton-direct`): solves with the current damping μ and takes the
+    /// whole step if its merit is at most `merit_cap`, then lowers μ tenfold (not below ε);
+    /// otherwise raises μ tenfold and solves again, at most [`MAX_DAMPING_RAISES`] times, after
+    /// which it restores `x_start` and returns 0 (μ stays raised). Returns 1 on success.
+    fn damped_direct(&mut self, s: &mut SolveState) -> f64 {
+        let values = self.a.values();
+        for (u, &d) in self.undamped_diag.iter_mut().zip(&self.diag) {
+            *u = values[d as usize];
+        }
+        for _ in 0..=MAX_DAMPING_RAISES {
+            if !self.direct() {
+                // Not positive definite in f64: Gauss-Seidel sweeps on the undamped system.
+                self.factor_failures += 1;
+                self.assemble(s);
+                self.gauss_seidel();
+                return self.line_search(s);
+            }
+            self.compute_step(s);
+            self.place(s.x, 1.0);
+            if self.merit(s, 1.0) <= self.merit_cap {
+                self.damping = (self.damping / DAMPING_FACTOR).max(self.regularization);
+                return 1.0;
+            }
+            self.damping = (self.damping * DAMPING_FACTOR).min(MAX_DAMPING);
+            self.damping_raises += 1;
+        }
+        self.rejected += 1;
+        s.x.copy_from_slice(&self.x_start);
+        0.0
+    }
+
+    /// Linearizes every constraint at `s.x`: C, ∇C, activity; and the merit there
+    /// (`merit_start`, the same sum as [`Newton::merit`] at `t = 0`).
     fn linearize(&mut self, s: &SolveState) {
         let rows = self.inc.constraint_particles.offsets();
         let mut g = 0;
+        self.merit_start = 0.0;
         for t in 0..self.offsets.len() - 1 {
             let kind = kind_at(s.constraints, t);
             let unilateral = kind.unilateral();
@@ -166,6 +402,7 @@ impl Newton {
                 for _ in 0..kind.len() {
                     self.value[g] = 0.0;
                     self.active[g] = false;
+                    self.merit_weight[g] = 0.0;
                     g += 1;
                 }
                 continue;
@@ -180,6 +417,18 @@ impl Newton {
                 }
                 self.value[g] = if active { v } else { 0.0 };
                 self.active[g] = active;
+                // The weight from the gradient even where inactive: the row may become active
+                // during the line search.
+                let alpha = (kind.compliance(c) * s.inv_dt2) as f64;
+                let mut diag = alpha;
+                for (slot, &p) in kind.particles(c).iter().enumerate() {
+                    diag += s.x[p as usize].w as f64 * grad[slot].as_dvec3().length_squared();
+                }
+                let weight = if diag > EMPTY_ROW { 1.0 / diag } else { 0.0 };
+                self.merit_weight[g] = weight;
+                if active {
+                    self.merit_start += weight * (v as f64 + alpha * s.lambda[g] as f64).powi(2);
+                }
                 g += 1;
             }
         }
@@ -271,17 +520,16 @@ impl Newton {
         }
     }
 
-    /// Cholesky of `A + ε mean(diag) I`; false when the factorization fails.
+    /// Cholesky of `A + μ diag(A)` (μ = `self.damping`; `diag(A)` from `undamped_diag`);
+    /// false when the factorization fails.
     fn direct(&mut self) -> bool {
         let Some(chol) = self.cholesky.as_mut() else {
             return false;
         };
-        let m = self.dl.len();
         let values = self.a.values_mut();
-        let mean = self.diag.iter().map(|&d| values[d as usize]).sum::<f64>() / m.max(1) as f64;
-        let eps = self.regularization * mean;
-        for &d in &self.diag {
-            values[d as usize] += eps;
+        let grow = 1.0 + self.damping;
+        for (&d, &v) in self.diag.iter().zip(&self.undamped_diag) {
+            values[d as usize] = v * grow;
         }
         if chol.refactor(self.a.values()).is_err() {
             return false;
@@ -291,6 +539,37 @@ impl Newton {
         self.dl.copy_from_slice(self.rhs.as_slice());
         true
     }
+}
+
+/// True when both position arrays hold the same bits (inverse masses included).
+fn same_bits(a: &[Packed4], b: &[Packed4]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(p, q)| {
+            p.x.to_bits() == q.x.to_bits()
+                && p.y.to_bits() == q.y.to_bits()
+                && p.z.to_bits() == q.z.to_bits()
+                && p.w.to_bits() == q.w.to_bits()
+        })
+}
+
+/// The square pattern `a` with every diagonal entry present (each row's columns stay sorted).
+fn with_diagonal(a: &SparsityPattern) -> Result<SparsityPattern, WobbleError> {
+    let m = a.major_dim();
+    let mut offsets = Vec::with_capacity(m + 1);
+    offsets.push(0usize);
+    let mut cols = Vec::with_capacity(a.nnz() + m);
+    for r in 0..m {
+        let lane = a.lane(r);
+        let at = lane.partition_point(|&c| c < r);
+        cols.extend_from_slice(&lane[..at]);
+        if lane.get(at) != Some(&r) {
+            cols.push(r);
+        }
+        cols.extend_from_slice(&lane[at..]);
+        offsets.push(cols.len());
+    }
+    SparsityPattern::try_from_offsets_and_indices(m, m, offsets, cols)
+        .map_err(|e| WobbleError::Unsupported(format!("invalid system pattern: {e}")))
 }
 
 /// For each row r of `a` (sorted columns), the entry index of column `col`.
@@ -322,9 +601,11 @@ impl Solver for Newton {
         self.inc = Incidence::new(constraints, particles)?;
         self.offsets = constraints.offsets();
         let m = self.inc.constraints();
-        // Pattern of B Bᵀ: constraints sharing a particle (nalgebra-sparse's symbolic product).
+        // Pattern of B Bᵀ: constraints sharing a particle (nalgebra-sparse's symbolic product),
+        // plus the whole diagonal: a row of B may be empty (a global kind, see `Incidence`), and
+        // its row of A still needs the diagonal entry that makes it `Δλ = 0`.
         let b = self.inc.constraint_particles.to_sparsity_pattern()?;
-        let bbt = spmm_csr_pattern(&b, &b.transpose());
+        let bbt = with_diagonal(&spmm_csr_pattern(&b, &b.transpose()))?;
         let order: Vec<u32> = if self.method == InnerSolve::Direct {
             let offsets: Vec<u32> = bbt.major_offsets().iter().map(|&o| o as u32).collect();
             let cols: Vec<u32> = bbt.minor_indices().iter().map(|&c| c as u32).collect();
@@ -392,6 +673,16 @@ impl Solver for Newton {
         self.dl_next = vec![0.0; m];
         self.jacobi_scale = vec![0.0; m];
         self.rhs = DVector::zeros(m);
+        self.merit_weight = vec![0.0; m];
+        self.x_start = vec![Packed4::default(); particles];
+        self.x_accepted = vec![Packed4::default(); particles];
+        self.accepted = false;
+        self.step = vec![DVec3::ZERO; particles];
+        self.halvings = 0;
+        self.damping = self.regularization;
+        self.undamped_diag = vec![0.0; m];
+        self.damping_raises = 0;
+        self.rejected = 0;
         self.particles = particles;
         self.prepared = Some(topology_id);
         Ok(())
@@ -401,46 +692,41 @@ impl Solver for Newton {
         self.prepared
     }
 
-    fn iterate(&mut self, s: &mut SolveState, _iteration: usize) {
+    fn iterate(&mut self, s: &mut SolveState, iteration: usize) {
         assert_eq!(
             s.x.len(),
             self.particles,
             "Newton solver prepared for another body"
         );
+        self.x_start.copy_from_slice(s.x);
         self.linearize(s);
         self.assemble(s);
-        match self.method {
-            InnerSolve::GaussSeidel => self.gauss_seidel(),
-            InnerSolve::Jacobi => self.jacobi(),
-            InnerSolve::Direct => {
-                if !self.direct() {
-                    self.factor_failures += 1;
-                    self.assemble(s);
-                    self.gauss_seidel();
-                }
+        // The reference of the step's acceptance: the largest merit of this substep's
+        // iterations, as long as nothing but this solver moved the particles since the last
+        // accepted step; the merit here otherwise.
+        let own_iterate = iteration > 0 && self.accepted && same_bits(s.x, &self.x_accepted);
+        self.merit_cap = if own_iterate {
+            self.merit_cap.max(self.merit_start)
+        } else {
+            self.merit_start
+        };
+        let t = match self.method {
+            InnerSolve::GaussSeidel => {
+                self.gauss_seidel();
+                self.line_search(s)
             }
-        }
-        let bt = &self.inc.particle_constraints;
-        let rows = bt.indices();
-        for p in 0..self.particles {
-            let w = s.x[p].w;
-            if w == 0.0 {
-                continue;
+            InnerSolve::Jacobi => {
+                self.jacobi();
+                self.line_search(s)
             }
-            let mut d = solver_core::glam::DVec3::ZERO;
-            for e in bt.row_range(p) {
-                let g = rows[e] as usize;
-                let dl = self.dl[self.row_of[g] as usize];
-                d += self.grad[self.inc.particle_entries[e] as usize].as_dvec3() * dl;
+            InnerSolve::Direct => self.damped_direct(s),
+        };
+        self.accepted = t > 0.0;
+        if t > 0.0 {
+            self.x_accepted.copy_from_slice(s.x);
+            for (g, l) in s.lambda.iter_mut().enumerate() {
+                *l += (t * self.dl[self.row_of[g] as usize]) as f32;
             }
-            let scale = (s.stiffness * w) as f64;
-            let q = &mut s.x[p];
-            q.x += (scale * d.x) as f32;
-            q.y += (scale * d.y) as f32;
-            q.z += (scale * d.z) as f32;
-        }
-        for (g, l) in s.lambda.iter_mut().enumerate() {
-            *l += self.dl[self.row_of[g] as usize] as f32;
         }
         crate::project_global_kinds(s);
     }
