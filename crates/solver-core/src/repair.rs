@@ -94,6 +94,8 @@ pub struct RepairReport {
     pub non_manifold_edges: Vec<[u32; 2]>,
     /// Where each input vertex went in the repaired mesh (`u32::MAX`: dropped).
     pub vertex_map: Vec<u32>,
+    /// Tetrahedra (TetGen meshes) inverted against the rest of the mesh, turned over.
+    pub tets_turned_over: usize,
 }
 
 impl RepairReport {
@@ -105,6 +107,7 @@ impl RepairReport {
             && self.duplicate_triangles == 0
             && self.unused_vertices == 0
             && self.non_manifold_edges.is_empty()
+            && self.tets_turned_over == 0
     }
 }
 
@@ -154,6 +157,13 @@ impl fmt::Display for RepairReport {
                 self.non_manifold_edges.len(),
                 "non-manifold edge left out of bending",
                 "non-manifold edges left out of bending",
+            ));
+        }
+        if self.tets_turned_over > 0 {
+            parts.push(plural(
+                self.tets_turned_over,
+                "inverted tetrahedron turned over",
+                "inverted tetrahedra turned over",
             ));
         }
         write!(f, "mesh repaired: {}", parts.join(", "))

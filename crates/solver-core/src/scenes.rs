@@ -562,9 +562,25 @@ pub fn mesh_scene_with(
         let (lo, hi) = mesh.bounds();
         let lift = lift_to_half_height(lo, hi);
         mesh.positions.iter_mut().for_each(|p| p.y += lift);
+        if options.strict && mesh.turned_over > 0 {
+            return Err(WobbleError::RefusedInStrictMode(Box::new(
+                WobbleError::Parse {
+                    path: path.to_path_buf(),
+                    line: 0,
+                    message: format!(
+                        "{} tetrahedra are inverted against the rest of the mesh",
+                        mesh.turned_over
+                    ),
+                },
+            )));
+        }
         let mut body = body_from_tetmesh(&mesh, 1.0, 0.0, 0.0)?;
         body.add_collider(Collider::ground(0.5, 0.0));
-        return Ok((body, RepairReport::default()));
+        let report = RepairReport {
+            tets_turned_over: mesh.turned_over,
+            ..RepairReport::default()
+        };
+        return Ok((body, report));
     }
     let (mut mesh, report) = load_obj_repaired(path, options)?;
     let (lo, hi) = mesh.bounds();

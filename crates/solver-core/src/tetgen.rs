@@ -22,6 +22,10 @@ pub struct TetMesh {
     pub positions: Vec<Vec3>,
     /// Tetrahedra as vertex indices, positive signed volume.
     pub tets: Vec<[u32; 4]>,
+    /// Tetrahedra whose orientation disagreed with the file's majority and were turned over
+    /// (a file written wholly in the opposite convention counts 0: that is a convention, not a
+    /// defect).
+    pub turned_over: usize,
 }
 
 impl TetMesh {
@@ -38,6 +42,7 @@ impl TetMesh {
         }
         let (lo, hi) = bounds(&positions);
         let scale = (hi - lo).max_element().max(f32::MIN_POSITIVE);
+        let mut negative = 0;
         for (t, tet) in tets.iter_mut().enumerate() {
             crate::constraints::check_particles("tetrahedron", t, tet, positions.len())?;
             let [a, b, c, d] = tet.map(|v| positions[v as usize]);
@@ -50,9 +55,15 @@ impl TetMesh {
             }
             if v < 0.0 {
                 tet.swap(2, 3);
+                negative += 1;
             }
         }
-        Ok(TetMesh { positions, tets })
+        let turned_over = negative.min(tets.len() - negative);
+        Ok(TetMesh {
+            positions,
+            tets,
+            turned_over,
+        })
     }
 
     /// Lowest and highest corner of the bounding box.

@@ -171,3 +171,31 @@ fn the_mesh_scene_treats_a_closed_obj_like_jelly() {
     assert!((figures::volume_ratio(&body).unwrap() - 1.0).abs() < 1e-6);
     assert!((figures::lowest_y(&body) - 2.0).abs() < 1e-4);
 }
+
+#[test]
+fn inverted_tetrahedra_are_turned_over_and_reported_or_refused_in_strict_mode() {
+    use solver_core::repair::MeshOptions;
+    use solver_core::scenes::mesh_scene_with;
+    let dir = std::env::temp_dir().join(format!("wobble-tets-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let node = dir.join("two.node");
+    std::fs::write(
+        &node,
+        "5 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n4 0 0 -1\n",
+    )
+    .unwrap();
+    // The second tetrahedron is written inside-out against the first.
+    std::fs::write(dir.join("two.ele"), "2 4 0\n0 0 1 2 3\n1 0 1 2 4\n").unwrap();
+    let (body, report) = mesh_scene_with(&node, &MeshOptions::default()).unwrap();
+    assert_eq!(report.tets_turned_over, 1);
+    assert!(
+        report
+            .to_string()
+            .contains("1 inverted tetrahedron turned over"),
+        "{report}"
+    );
+    assert!(solver_core::figures::tet_volume(&body.topology.tets, &body.particles.x) > 0.0);
+    let err = mesh_scene_with(&node, &MeshOptions::default().strict(true)).unwrap_err();
+    assert!(err.to_string().contains("strict mode refuses"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
