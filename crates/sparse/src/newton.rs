@@ -24,50 +24,66 @@
 //! - `newton-direct`: sparse Cholesky in f64 (nalgebra-sparse's `CscCholesky`, symbolic
 //!   factorization once at prepare, numeric refactorization each iteration). The rows are
 //!   numbered in reverse Cuthill-McKee order of the constraint graph to limit fill-in, and
-//!   `A + ε diag(A)` is factored (Marquardt's scaling of the Levenberg-Marquardt damping,
-//!   ε = [`SolverOptions::regularization`]). With α = 0 and ε → 0 this is the Gauss-Newton
-//!   (minimum-norm Newton) iteration for `C(x) = 0`, which converges quadratically; with ε > 0
-//!   the error of a well-conditioned row shrinks by about ε per iteration on top of that.
+//!   `A + μ diag(A)` is factored: Levenberg-Marquardt with Marquardt's scaling, the damping μ
+//!   adapted as below and never below ε = [`SolverOptions::regularization`]. With α = 0 and
+//!   μ → 0 this is the Gauss-Newton (minimum-norm Newton) iteration for `C(x) = 0`, which
+//!   converges quadratically; at μ = ε the error of a well-conditioned row shrinks by a further
+//!   factor of about ε per iteration.
 //!
 //! Why ε is not tiny: redundant constraints make `A` singular (on a tetrahedral mesh each
-//! volume row is a combination of the tetrahedron's six edge rows), and a nonlinear state puts
-//! part of `b` outside the range of `A`. That part comes back as `Δλ ≈ b / (ε A_rr)` along the
-//! null space of `Jᵀ`, which `Jᵀ` would cancel exactly; but the gradients are f32, so the
-//! rows cancel only to about `ε_f32 ≈ 6e-8` and `Δx` picks up a spurious move of about
-//! `(ε_f32 / ε)` times the inconsistency. With ε = 1e-10 those moves reached a metre and the
-//! cube blew up at dt = 1/30; the default ε = 1e-6 keeps them below a tenth of the
-//! inconsistency.
+//! volume row is a combination of the tetrahedron's six edge rows; a flat cloth has more edges
+//! than in-plane degrees of freedom), and a nonlinear state puts part of `b` outside the range
+//! of `A`. That part comes back as `Δλ ≈ b / (ε A_rr)` along the null space of `Jᵀ`, which
+//! `Jᵀ` would cancel exactly; but the gradients are f32, so the rows cancel only to about
+//! `ε_f32 ≈ 6e-8` and `Δx` picks up a spurious move of about `(ε_f32 / ε)` times the
+//! inconsistency. With ε = 1e-10 those moves reached a metre: the cube blew up at dt = 1/30,
+//! and so did the 32 x 32 cloth at dt = 1/60. The default ε = 1e-6 keeps them below a tenth of
+//! the inconsistency.
 //!
-//! Globalization (all three variants): the step `(Δx, Δλ)` of the linear solve is scaled by
-//! `t = 1, 1/2, ...` (at most [`MAX_HALVINGS`] halvings) until the merit
+//! Globalization. Every trial step is judged by the merit
 //!
 //! ```text
 //! φ(x, λ) = Σ_c (C_c(x) + α̃_c λ_c)² / (Σ_k w_k |∇_k C_c|² + α̃_c)
 //! ```
 //!
-//! (weights from the linearization point) over the local constraints (unilateral ones only
-//! where `C > 0`) is no larger than the largest φ at the start of an iteration of the current
-//! substep; when no trial is, the positions and multipliers are left as they were. This is a
-//! non-monotone backtracking line search (Grippo, Lampariello and Lucidi 1986, "A nonmonotone
-//! line search technique for Newton's method", with the whole substep as its window, and
-//! simple rather than Armijo decrease; Nocedal and Wright 2006, §3.1 for backtracking). Each
-//! term of φ is the squared length, in the mass metric, of the correction that would satisfy
-//! that constraint alone (the XPBD update), so kinds in different units weigh alike with no
-//! scale to choose; these weights are also the inverse diagonal of `A`, the metric in which a
-//! diagonally scaled Jacobi step lowers the linearized φ. For the exact solve (s = 1, ε → 0)
-//! the step is a descent direction of φ (`dφ/dt = -2 φ` at `t = 0`, whatever the positive
-//! weights).
+//! over the local constraints (unilateral ones only where `C > 0`), weights from the
+//! linearization point. Each term is the squared length, in the mass metric, of the correction
+//! that would satisfy that constraint alone (the XPBD update), so kinds in different units
+//! weigh alike with no scale to choose; the weights are also the inverse diagonal of `A`, the
+//! metric in which a diagonally scaled Jacobi step lowers the linearized φ.
 //!
-//! Why non-monotone: Gauss-Newton steps on a slack cloth or a long rope raise φ for an
-//! iteration or two (the distance constraints curve away from their linearization) and still
-//! converge faster than damped ones. A monotone search (reference: φ at the start of the same
-//! iteration) halved most of `newton-gs`'s and `newton-direct`'s steps on the 32 x 32 cloth and
-//! left it far more stretched; and weighting constraints by `1 / scale²` of their kind instead
-//! of the diagonal of `A` made it halve most of `newton-jacobi`'s. With the substep's largest φ
-//! as the reference, full steps are taken whenever φ stays below where the substep started, so
-//! near the solution the iteration is unchanged (quadratic for `newton-direct`), while a
-//! diverging iteration (φ growing from iteration to iteration) is cut back. The search is
-//! serial and evaluates each constraint once per trial, so it is deterministic.
+//! Whether the solver is alone decides how much is trusted. If nothing but this solver moved
+//! the particles since its last accepted step (the prediction before the first iteration does
+//! not count), the Newton model covers the whole problem: a step is accepted when φ after it
+//! is at most the largest φ at the start of the last [`MERIT_WINDOW`] such iterations (a
+//! non-monotone rule, Grippo, Lampariello and Lucidi 1986), since Gauss-Newton steps on a slack
+//! cloth or a long rope raise φ for an iteration or two and still converge faster than damped
+//! ones. If
+//! something else moved them (contacts, a global kind's projection, or a rejected step), part
+//! of the problem is outside the model and undoes part of each step: a step must then lower φ
+//! below its value at the start of this iteration, and under `newton-direct` move no particle
+//! farther than [`TRUST_RADIUS`] mean rest lengths of the distance table (no limit without
+//! distance constraints). When no trial is accepted, positions and multipliers stay as they
+//! were. The trials:
+//! - `newton-gs`, `newton-jacobi`: backtracking, `t = 1, 1/2, ...` (at most [`MAX_HALVINGS`]
+//!   halvings; Nocedal and Wright 2006, §3.1, with simple decrease). Their few sweeps from
+//!   Δλ = 0 already keep the step short, so scaling it is enough.
+//! - `newton-direct`: Levenberg-Marquardt (Nocedal and Wright 2006, §10.3): a rejected step
+//!   raises μ tenfold and is solved again (at most [`MAX_DAMPING_RAISES`] times), an accepted
+//!   one lowers μ tenfold for the next iteration. Scaling a Gauss-Newton step does not help
+//!   where `A` is nearly singular: on a closed surface flattened against the ground its
+//!   direction is dominated by the nearly singular modes (flexes that keep edge lengths), and
+//!   a halved step of half a metre is still a fold. Raising μ turns the direction toward the
+//!   diagonally scaled (Jacobi) step; the trust radius catches the steps that fold the surface
+//!   into another shape with the same edge lengths, which lower φ and would pass.
+//!
+//! What this was measured against: with the non-monotone rule everywhere, the jelly (s = 3)
+//! folded and blew up under `newton-direct` at dt = 1/30 and 1/60; with the strict rule and the
+//! trust radius everywhere, the 32 x 32 cloth under `newton-direct` ended tens of times more
+//! stretched; with the window restarted at every substep, the 16 x 16 cloth under
+//! `newton-direct` gained energy at dt = 1/30. Full steps are taken whenever they pass, so near the solution the iteration
+//! is unchanged (quadratic for `newton-direct`). The searches are serial and evaluate each
+//! constraint once per trial, so they are deterministic.
 //!
 //! Unilateral kinds are inactive where `C <= 0` (their row becomes `Δλ = 0`), and rows with no
 //! movable particle and no compliance (e.g. between two pinned particles) are `Δλ = 0` too.
@@ -86,7 +102,7 @@ use nalgebra_sparse::pattern::SparsityPattern;
 use nalgebra_sparse::CsrMatrix;
 use solver_core::constraints::MAX_ARITY;
 use solver_core::glam::{DVec3, Vec3};
-use solver_core::{Constraints, Packed4, SolveState, Solver, WobbleError};
+use solver_core::{ConstraintKind, Constraints, Packed4, SolveState, Solver, WobbleError};
 
 /// How the linear system of each outer iteration is solved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +121,10 @@ const EMPTY_ROW: f64 = 1e-30;
 /// Most halvings of a step the line search tries before it rejects the step.
 pub const MAX_HALVINGS: usize = 4;
 
+/// The non-monotone rule's window: a step may raise the merit up to the largest of the last
+/// this many iterations' (while the solver is alone).
+pub const MERIT_WINDOW: usize = 8;
+
 /// `newton-direct`: the factor by which a rejected step raises the damping μ, and an accepted
 /// one lowers it.
 pub const DAMPING_FACTOR: f64 = 10.0;
@@ -114,6 +134,10 @@ pub const MAX_DAMPING_RAISES: usize = 4;
 
 /// `newton-direct`: the largest damping μ (the step is then about `1 / μ` of a Jacobi step).
 pub const MAX_DAMPING: f64 = 1e8;
+
+/// `newton-direct`: the trust radius, in mean rest lengths of the distance table: no particle
+/// may move farther in one iteration.
+pub const TRUST_RADIUS: f64 = 1.0;
 
 /// The global CSR solver.
 pub struct Newton {
@@ -155,8 +179,17 @@ pub struct Newton {
     merit_start: f64,
     /// The reference merit of the current iteration's acceptance test.
     merit_cap: f64,
+    /// The merits at the start of the last iterations in which this solver was alone (a ring).
+    window: [f64; MERIT_WINDOW],
+    /// Next slot of `window`.
+    window_next: usize,
+    /// Filled slots of `window`.
+    window_len: usize,
     /// True when the last iteration's step was accepted.
     accepted: bool,
+    /// True when something other than this solver moved the particles between its last
+    /// accepted step and this iteration.
+    moved_by_others: bool,
     /// The positions right after the last accepted step.
     x_accepted: Vec<Packed4>,
     /// Positions at the start of the iteration (the line search's base point).
@@ -223,7 +256,11 @@ impl Newton {
             merit_weight: Vec::new(),
             merit_start: 0.0,
             merit_cap: 0.0,
+            window: [0.0; MERIT_WINDOW],
+            window_next: 0,
+            window_len: 0,
             accepted: false,
+            moved_by_others: false,
             x_accepted: Vec::new(),
             x_start: Vec::new(),
             step: Vec::new(),
@@ -358,14 +395,21 @@ impl Newton {
     }
 
     /// Levenberg-Marquardt (`newton-direct`): solves with the current damping μ and takes the
-    /// whole step if its merit is at most `merit_cap`, then lowers μ tenfold (not below ε);
-    /// otherwise raises μ tenfold and solves again, at most [`MAX_DAMPING_RAISES`] times, after
+    /// whole step if its merit is at most `merit_cap` and, when others moved the particles,
+    /// no particle moves farther than the trust radius; then lowers μ tenfold (not below ε).
+    /// Otherwise raises μ tenfold and solves again, at most [`MAX_DAMPING_RAISES`] times, after
     /// which it restores `x_start` and returns 0 (μ stays raised). Returns 1 on success.
     fn damped_direct(&mut self, s: &mut SolveState) -> f64 {
         let values = self.a.values();
         for (u, &d) in self.undamped_diag.iter_mut().zip(&self.diag) {
             *u = values[d as usize];
         }
+        let distance = &s.constraints.distance;
+        let radius2 = if distance.is_empty() || !self.moved_by_others {
+            f64::INFINITY
+        } else {
+            (TRUST_RADIUS * ConstraintKind::scale(distance) as f64).powi(2)
+        };
         for _ in 0..=MAX_DAMPING_RAISES {
             if !self.direct() {
                 // Not positive definite in f64: Gauss-Seidel sweeps on the undamped system.
@@ -376,7 +420,8 @@ impl Newton {
             }
             self.compute_step(s);
             self.place(s.x, 1.0);
-            if self.merit(s, 1.0) <= self.merit_cap {
+            let within = self.step.iter().all(|d| d.length_squared() <= radius2);
+            if within && self.merit(s, 1.0) <= self.merit_cap {
                 self.damping = (self.damping / DAMPING_FACTOR).max(self.regularization);
                 return 1.0;
             }
@@ -677,6 +722,7 @@ impl Solver for Newton {
         self.x_start = vec![Packed4::default(); particles];
         self.x_accepted = vec![Packed4::default(); particles];
         self.accepted = false;
+        self.window_len = 0;
         self.step = vec![DVec3::ZERO; particles];
         self.halvings = 0;
         self.damping = self.regularization;
@@ -701,15 +747,21 @@ impl Solver for Newton {
         self.x_start.copy_from_slice(s.x);
         self.linearize(s);
         self.assemble(s);
-        // The reference of the step's acceptance: the largest merit of this substep's
-        // iterations, as long as nothing but this solver moved the particles since the last
-        // accepted step; the merit here otherwise.
-        let own_iterate = iteration > 0 && self.accepted && same_bits(s.x, &self.x_accepted);
-        self.merit_cap = if own_iterate {
-            self.merit_cap.max(self.merit_start)
-        } else {
-            self.merit_start
-        };
+        // Did anything but this solver (contacts, a global kind) move the particles since its
+        // last accepted step? The prediction before iteration 0 does not count.
+        self.moved_by_others =
+            iteration > 0 && !(self.accepted && same_bits(s.x, &self.x_accepted));
+        // The acceptance reference: the largest merit of this substep's iterations while the
+        // solver is alone, the merit here otherwise (see the module doc).
+        if self.moved_by_others {
+            self.window_len = 0;
+        }
+        self.window[self.window_next] = self.merit_start;
+        self.window_next = (self.window_next + 1) % MERIT_WINDOW;
+        self.window_len = (self.window_len + 1).min(MERIT_WINDOW);
+        self.merit_cap = (0..self.window_len)
+            .map(|k| self.window[(self.window_next + MERIT_WINDOW - 1 - k) % MERIT_WINDOW])
+            .fold(self.merit_start, f64::max);
         let t = match self.method {
             InnerSolve::GaussSeidel => {
                 self.gauss_seidel();

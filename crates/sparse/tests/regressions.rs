@@ -3,7 +3,9 @@
 
 mod common;
 
-use solver_core::{figures, step, Body, Scene, Solver, StepParams};
+use common::{predicted, solve};
+use solver_core::{figures, scenes, step, Body, Packed4, Scene, SolveState, Solver, StepParams};
+use sparse::newton::MERIT_WINDOW;
 use sparse::{make_solver, Chebyshev, InnerSolve, Newton, SolverOptions};
 
 const NEWTON_VARIANTS: [InnerSolve; 3] = [
@@ -76,8 +78,8 @@ fn newton_prepare_panicked_on_the_empty_row_of_a_global_kind() {
 /// every tetrahedron edge) at dt = 1/30 gained 1.4e7 J within a few hundred steps, from step 9
 /// on (the landing). The volume rows are linear combinations of the edge rows, so `A` is
 /// singular; with `ε = 1e-10`, the inconsistent part of `b` came back as huge multipliers whose
-/// f32-rounded `Jᵀ Δλ` moved particles by up to a metre. The line search alone did not cure it
-/// (those moves did lower the merit); `ε = 1e-6` scaled by `diag(A)` does.
+/// f32-rounded `Jᵀ Δλ` moved particles by up to a metre. A line search alone did not cure it
+/// (those moves did lower the merit); `ε = 1e-6` scaled by `diag(A)` does, for every variant.
 #[test]
 fn newton_direct_blew_up_on_the_cube_at_dt_1_30() {
     for method in NEWTON_VARIANTS {
@@ -91,6 +93,99 @@ fn newton_direct_blew_up_on_the_cube_at_dt_1_30() {
         assert!(stretch < 0.2, "{method:?}: max stretch {stretch}");
         assert_eq!(newton.factor_failures(), 0, "{method:?}");
     }
+}
+
+/// The rope's merit `Σ C² / (w_a + w_b)` (distance constraints only, no compliance: the
+/// Newton solver's merit, whose weights do not depend on the positions here).
+fn rope_merit(body: &Body, x: &[Packed4]) -> f64 {
+    let d = &body.constraints.distance;
+    d.pairs
+        .iter()
+        .zip(&d.rest)
+        .map(|(&[a, b], &rest)| {
+            let (pa, pb) = (x[a as usize], x[b as usize]);
+            let c = (pa.xyz() - pb.xyz()).length() as f64 - rest as f64;
+            let w = (pa.w + pb.w) as f64;
+            if w > 0.0 {
+                c * c / w
+            } else {
+                0.0
+            }
+        })
+        .sum()
+}
+
+/// The globalization of the same bug: from a predicted rope state far from the solution, full
+/// Gauss-Newton steps overshoot: the 48-particle rope's residual went from 4.2e-2 at the start
+/// of the substep to 3.3e-2 and then 5.6e-2, above anything seen before. With the
+/// globalization (the solver is alone on the rope, so the non-monotone rule applies), no
+/// iteration ends with a merit above the largest of the last `MERIT_WINDOW` iterations, and
+/// `newton-direct` still converges to f32 rounding.
+#[test]
+fn newton_full_steps_raised_the_residual_far_from_the_solution() {
+    let body = predicted(scenes::rope(48).unwrap(), 5);
+    for method in NEWTON_VARIANTS {
+        let mut newton = Newton::new(method, &SolverOptions::default()).unwrap();
+        let mut b = body.clone();
+        newton
+            .prepare(&b.constraints, b.len(), b.topology_id())
+            .unwrap();
+        let mut lambda = vec![0.0; b.constraints.len()];
+        let dt = StepParams::default().dt;
+        let mut s = SolveState {
+            x: &mut b.particles.x,
+            x_prev: &body.particles.x_prev,
+            constraints: &body.constraints,
+            lambda: &mut lambda,
+            inv_dt2: 1.0 / (dt * dt),
+            stiffness: 1.0,
+            iterations: 20,
+        };
+        let mut merit = vec![rope_merit(&body, s.x)];
+        newton.begin(&mut s);
+        for it in 0..20 {
+            newton.iterate(&mut s, it);
+            merit.push(rope_merit(&body, s.x));
+        }
+        for k in 1..=20usize {
+            let reference = merit[k.saturating_sub(MERIT_WINDOW)..k]
+                .iter()
+                .fold(0.0, |m: f64, &v| m.max(v));
+            // (Relative slack for the f32 positions and a different summation order.)
+            assert!(
+                merit[k] <= reference * (1.0 + 1e-6),
+                "{method:?}, iteration {k}: merit {} above {reference}: {merit:?}",
+                merit[k]
+            );
+        }
+        assert!(merit[20] < 0.5 * merit[0], "{method:?}: {merit:?}");
+        if method == InnerSolve::Direct {
+            assert!(
+                newton.damping_raises() > 0,
+                "the damping was never raised: {merit:?}"
+            );
+            let (r, _) = solve(&body, &mut newton, 20);
+            assert!(r[20] < 1e-5, "newton-direct still converges: {r:?}");
+        }
+    }
+}
+
+/// Found while fixing the cube: `newton-direct` folded the jelly (s = 3, 642 particles) at
+/// dt = 1/30 once it landed (4 J above its start by step 18, stretch over 10), with a line
+/// search or a Levenberg-Marquardt damping alone. Flattened against the ground, the closed
+/// surface is nearly flexible, and the Gauss-Newton steps, half a metre long, fold it into
+/// another shape with the same edge lengths; the merit cannot tell. The trust radius (one mean
+/// edge length per iteration) with the damping keeps it whole.
+#[test]
+fn newton_direct_folded_the_landing_jelly_at_dt_1_30() {
+    let mut body = build("jelly", 3);
+    let mut newton = Newton::new(InnerSolve::Direct, &SolverOptions::default()).unwrap();
+    let (rise, stretch) = run(&mut body, &mut newton, 1.0 / 30.0, 30);
+    assert!(rise <= tolerance(&body, 0.01), "energy rose {rise} J");
+    // Storage-order Gauss-Seidel reaches 1.8 at this landing; the folded jelly passed 10.
+    assert!(stretch < 1.5, "max stretch {stretch}");
+    let volume = figures::volume_ratio(&body).unwrap();
+    assert!((volume - 1.0).abs() < 0.1, "volume ratio {volume}");
 }
 
 /// Bug: `chebyshev` gained 1.2 J on the jelly (s = 1) at dt = 1/240, over four times the
