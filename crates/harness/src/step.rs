@@ -51,6 +51,9 @@ pub struct StepArgs {
     /// Particle ordering: natural, shuffled, rcm or morton.
     #[arg(long, default_value = "natural")]
     pub ordering: String,
+    /// `colored`: particles per cache tile (0: sweep each color over the whole body).
+    #[arg(long, default_value_t = sparse::colored::DEFAULT_TILE_PARTICLES)]
+    pub tile: usize,
     /// Mesh file for the mesh scene.
     #[arg(long)]
     pub mesh: Option<PathBuf>,
@@ -141,6 +144,7 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
                 threads: args.threads,
                 omega: args.omega,
                 inner: args.inner,
+                tile_particles: args.tile,
                 ..Default::default()
             };
             Model::Pbd(build_solver(&args.solver, &opts)?)

@@ -12,6 +12,7 @@
 //! - [`solver`]: the [`Solver`] trait, the only thing the step loop knows of solvers, and the
 //!   reference sequential [`GaussSeidel`].
 //! - [`step`]: the step loop (forces → predict → solve with contacts → velocities).
+//! - [`passes`]: the step loop's per-particle passes, in fixed blocks a solver's threads may run.
 //! - [`collide`]: plane, sphere, capsule and box colliders with friction and restitution.
 //! - [`mesh`]: triangle meshes, welding, edge adjacency, normals, OBJ loading.
 //! - [`repair`]: mesh repair (or strict refusal) of duplicate vertices and triangles, zero-area
@@ -46,6 +47,7 @@ pub mod mass_spring;
 pub mod materials;
 pub mod mesh;
 pub mod particles;
+pub mod passes;
 pub mod picking;
 pub mod plasticity;
 pub mod repair;
@@ -65,7 +67,7 @@ pub use glam;
 pub use materials::Material;
 pub use particles::{Packed4, Particles};
 pub use scenes::Scene;
-pub use solver::{GaussSeidel, SolveState, Solver};
+pub use solver::{GaussSeidel, SolveState, Solver, ThreadHome};
 pub use step::{step, StepParams, Stiffness};
 pub use tetgen::TetMesh;
 pub use wind::Wind;

@@ -29,6 +29,7 @@ use crate::diagnose::Finding;
 use crate::error::{check_count, check_dt, Result, WobbleError};
 use crate::figures::residual;
 use crate::particles::Packed4;
+use crate::passes::{self, Motion};
 use crate::solver::{SolveState, Solver};
 use glam::Vec3;
 
@@ -163,25 +164,35 @@ pub fn step(
     residuals: Option<&mut Vec<f32>>,
 ) -> Result<()> {
     prepare_step(body, params, solver)?;
-    let scratch = &mut body.scratch;
-    scratch.backup_x.clear();
-    scratch.backup_x.extend_from_slice(&body.particles.x);
-    scratch.backup_v.clear();
-    scratch.backup_v.extend_from_slice(&body.particles.v);
-    // Unchecked, the stages cannot fail: `NoCheck` compiles to nothing.
-    let _ = advance(body, params, solver, residuals, &mut NoCheck);
+    let mut residuals = residuals;
+    let mut finite = true;
+    let home = solver.home();
+    let mut run = || {
+        // Unchecked, the stages cannot fail: `NoCheck` compiles to nothing. `advance` saves
+        // the state at the start of the step into the scratch backup as it predicts.
+        let _ = advance(body, params, solver, residuals.take(), &mut NoCheck);
+        finite = passes::all_finite(&*solver, &body.particles.x, &body.particles.v);
+    };
+    // On one of the solver's own threads, if it has any, so that its parallel sections do not
+    // each pay for waking a pool from outside.
+    match home {
+        Some(home) => home.run(&mut run),
+        None => run(),
+    }
     let p = &mut body.particles;
-    if let Some(bad) =
-        p.x.iter()
-            .zip(&p.v)
-            .position(|(x, v)| !(x.is_finite() && v.is_finite()))
-    {
+    // The position of the first bad value is searched only on failure.
+    if !finite {
+        let bad =
+            p.x.iter()
+                .zip(&p.v)
+                .position(|(x, v)| !(x.is_finite() && v.is_finite()))
+                .unwrap_or(0);
         return Err(crate::diagnose::diverged(body, params, solver, bad));
     }
     for a in body.attachments.iter_mut() {
         a.from = a.to;
     }
-    p.force.iter_mut().for_each(|f| *f = Default::default());
+    passes::clear(&*solver, &mut p.force);
     Ok(())
 }
 
@@ -299,6 +310,8 @@ pub(crate) fn advance<C: StageCheck>(
         ..
     } = body;
     scratch.lambda.resize(nc, 0.0);
+    scratch.backup_x.resize(n, Packed4::default());
+    scratch.backup_v.resize(n, Packed4::default());
 
     let h = params.substep_dt();
     let inv_h = 1.0 / h;
@@ -322,28 +335,11 @@ pub(crate) fn advance<C: StageCheck>(
             wind.as_ref().map(|_| &scratch.wind_force[..]),
             s,
         )?;
-        for i in 0..n {
-            let xi = p.x[i];
-            p.x_prev[i] = xi;
-            if xi.w == 0.0 {
-                continue;
-            }
-            let mut f = p.force[i];
-            if wind.is_some() {
-                let fw = scratch.wind_force[i];
-                f.x += fw.x;
-                f.y += fw.y;
-                f.z += fw.z;
-            }
-            let v = &mut p.v[i];
-            v.x = (v.x + h * (g.x + f.x * xi.w)) * damp;
-            v.y = (v.y + h * (g.y + f.y * xi.w)) * damp;
-            v.z = (v.z + h * (g.z + f.z * xi.w)) * damp;
-            let x = &mut p.x[i];
-            x.x += h * v.x;
-            x.y += h * v.y;
-            x.z += h * v.z;
-        }
+        // The first substep also saves the step's starting state (for the NaN guard's
+        // rollback) in the same pass over the particles.
+        let backup = (s == 0).then_some((&mut scratch.backup_x[..], &mut scratch.backup_v[..]));
+        let wind_force = wind.as_ref().map(|_| &scratch.wind_force[..]);
+        passes::predict(&*solver, p, wind_force, backup, Motion { h, g, damp });
         check.stage(&p.x, &p.v, &|| {
             format!("prediction (gravity, forces and inverse mass integrated), substep {s}")
         })?;
@@ -360,7 +356,7 @@ pub(crate) fn advance<C: StageCheck>(
             params.contact_margin,
             &mut scratch.contacts,
         );
-        scratch.lambda.iter_mut().for_each(|l| *l = 0.0);
+        passes::clear(&*solver, &mut scratch.lambda);
 
         let mut state = SolveState {
             x: &mut p.x,
@@ -391,12 +387,7 @@ pub(crate) fn advance<C: StageCheck>(
         }
         apply_friction(colliders, &scratch.contacts, &mut p.x, &p.x_prev);
         check.stage(&p.x, &p.v, &|| format!("friction, substep {s}"))?;
-        for i in 0..n {
-            let (x, x0) = (p.x[i], p.x_prev[i]);
-            p.v[i].x = (x.x - x0.x) * inv_h;
-            p.v[i].y = (x.y - x0.y) * inv_h;
-            p.v[i].z = (x.z - x0.z) * inv_h;
-        }
+        passes::update_velocities(&*solver, &mut p.v, &p.x, &p.x_prev, inv_h);
         check.stage(&p.x, &p.v, &|| format!("velocity update, substep {s}"))?;
         apply_restitution(
             colliders,

@@ -7,15 +7,29 @@
 //! The distance constraints of a color form one `EdgeBatch` for solver-core's SIMD kernel
 //! (`LANES` constraints per vector); other kinds go through the scalar `project_generic`.
 //!
-//! Each color runs whole; a color larger than `parallel_threshold` is cut into blocks of
-//! `chunk` constraints (a multiple of `LANES`, independent of the thread count) run on the
-//! solver's private rayon pool. The kernel's result per constraint does not depend on how a
-//! batch is cut at multiples of `LANES`, so 1, 2 and N threads agree bit for bit.
+//! # Schedules
+//! *Whole-body sweep*: each color runs whole; a color larger than `parallel_threshold` is cut
+//! into blocks of `chunk` constraints (a multiple of `LANES`, independent of the thread count)
+//! run on the solver's private rayon pool. Every color streams every particle it touches from
+//! wherever it lives, so once the particles outgrow L2 (the 256 x 256 cloth's are 1 MB) an
+//! iteration reads them from L3 or memory once per color.
 //!
-//! (A tiled single-thread schedule, tile after tile and color after color inside a tile, was
-//! tried for cache locality and removed: it gained nothing measurable where the mesh fits in
-//! the last-level cache, and the SIMD batch reorders each color's constraints into quads, so a
-//! tile is no longer a contiguous piece of a batch.)
+//! *Tiled sweep* (bodies of at least four tiles): particles are cut into tiles of
+//! `tile_particles` consecutive indices, and a distance constraint whose particles both lie in
+//! tile `t` belongs to tile `t`. Tiles share no particle, so an iteration runs every tile (in
+//! parallel), each tile running its own colors in sequence while its particles stay in L2;
+//! then the constraints that cross tiles (the seams), long edges and other kinds go through a
+//! whole-body sweep. Every constraint is still projected once per iteration, in an order that
+//! is a Gauss-Seidel order, only not the whole-body one: a tiled body's state differs from the
+//! whole-body sweep's in rounding, and agrees bit for bit across thread counts. Each particle is
+//! read and written about once per iteration instead of once per color.
+//!
+//! In both, the kernel's result per constraint does not depend on how a batch is cut at
+//! multiples of `LANES`, and tiles touch disjoint particles, so 1, 2 and N threads agree bit
+//! for bit. Whether a body is tiled depends only on the body and the
+//! options (never on the thread count): at least four tiles, and at least half of the distance
+//! constraints local to a tile (a shuffled numbering has almost none, and gets the whole-body
+//! sweep).
 //!
 //! The batches copy rest lengths and compliances at prepare: after changing them on a body,
 //! call `Body::topology_changed` so the solver rebuilds.
@@ -29,6 +43,11 @@ use solver_core::simd::{
     project_distance_batch_range, project_distance_batch_range_scalar, EdgeBatch,
 };
 use solver_core::{Constraints, Packed4, SolveState, Solver, WobbleError};
+use std::ops::Range;
+
+/// Default particles per tile: 16384 particles are 256 KB, so a tile and its neighbour sit
+/// in a 2 MB L2 with room for the streamed constraint data.
+pub const DEFAULT_TILE_PARTICLES: usize = 16384;
 
 /// One color's work: a SIMD batch of its distance constraints and its other constraints.
 #[derive(Clone, Debug, Default)]
@@ -40,6 +59,27 @@ struct ColorWork {
     generic: Vec<[u32; 3]>,
 }
 
+/// The tiled part of the schedule.
+#[derive(Clone, Debug, Default)]
+struct Tiles {
+    /// Each tile's batches as a range of `Colored::work` (colors in sequence).
+    tiles: Vec<Range<usize>>,
+    /// Distance constraints in tiles.
+    len: usize,
+}
+
+/// How a prepared body is swept: tile count and constraints inside tiles (0, 0 when the body
+/// is swept whole).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TileReport {
+    /// Tiles holding at least one constraint.
+    pub tiles: usize,
+    /// Particles per tile.
+    pub tile_particles: usize,
+    /// Distance constraints projected inside tiles; the rest go through the whole-body sweep.
+    pub tiled_constraints: usize,
+}
+
 /// The graph-colored Gauss-Seidel solver (`colored`).
 #[derive(Debug)]
 pub struct Colored {
@@ -47,10 +87,18 @@ pub struct Colored {
     opts: SolverOptions,
     prepared: Option<u64>,
     particles: usize,
+    /// The tiles' batches (tile after tile), then the whole-body sweep's colors from `sweep`.
     work: Vec<ColorWork>,
-    /// Multipliers of the distance constraints in batch order, color after color.
+    /// First entry of `work` swept over the whole body.
+    sweep: usize,
+    tiles: Tiles,
+    /// Multipliers of the distance constraints in batch order, `work` after `work`.
     lambda: Vec<f32>,
+    colors: usize,
+    /// Distance constraints of the prepared body.
+    distance: usize,
     report: ColoringReport,
+    tile_report: TileReport,
 }
 
 impl Colored {
@@ -63,14 +111,24 @@ impl Colored {
             prepared: None,
             particles: 0,
             work: Vec::new(),
+            sweep: 0,
+            tiles: Tiles::default(),
             lambda: Vec::new(),
+            colors: 0,
+            distance: 0,
             report: ColoringReport::default(),
+            tile_report: TileReport::default(),
         })
     }
 
     /// Color count, balance and SIMD split of the last prepared coloring.
     pub fn report(&self) -> &ColoringReport {
         &self.report
+    }
+
+    /// Whether the last prepared body is tiled, and how.
+    pub fn tile_report(&self) -> TileReport {
+        self.tile_report
     }
 
     /// Projects constraints `range` of one color's batch.
@@ -83,7 +141,7 @@ impl Colored {
         simd: bool,
         x: *mut Packed4,
         b: &EdgeBatch,
-        range: std::ops::Range<usize>,
+        range: Range<usize>,
         lambda: *mut f32,
         inv_dt2: f32,
         k: f32,
@@ -111,11 +169,42 @@ impl Colored {
         }
     }
 
-    /// One iteration, color after color, large colors split across the pool's threads.
+    /// The tiled part of one iteration: every tile's colors in sequence, the tiles on the
+    /// pool's threads.
+    fn iterate_tiles(&mut self, s: &mut SolveState) {
+        let (inv_dt2, k, simd) = (s.inv_dt2, s.stiffness, self.opts.simd);
+        let x = SharedMut::new(s.x);
+        let lambda = SharedMut::new(&mut self.lambda);
+        let (work, tiles) = (&self.work, &self.tiles.tiles);
+        let parallel = self.tiles.len >= self.opts.parallel_threshold;
+        self.pool.for_each_block(tiles.len(), parallel, |t| {
+            for w in &work[tiles[t].clone()] {
+                // SAFETY: `x` has `self.particles` particles (checked by `iterate`) and every
+                // batch index is below that (checked by `EdgeBatch::new`). Tiles touch
+                // disjoint particles (a tile's constraints lie inside it) and disjoint
+                // multiplier ranges, and a tile's batches run in sequence on one thread.
+                // `s.x` and `self.lambda` are not otherwise accessed while the tiles run.
+                unsafe {
+                    Colored::project_range(
+                        simd,
+                        x.get(),
+                        &w.batch,
+                        0..w.batch.len(),
+                        lambda.get().add(w.lambda_start),
+                        inv_dt2,
+                        k,
+                    )
+                }
+            }
+        });
+    }
+
+    /// The whole-body part of one iteration: color after color, large colors split across the
+    /// pool's threads.
     fn iterate_by_color(&mut self, s: &mut SolveState) {
         let (inv_dt2, k, simd) = (s.inv_dt2, s.stiffness, self.opts.simd);
         let chunk = self.opts.chunk;
-        for work in &self.work {
+        for work in &self.work[self.sweep..] {
             // Fresh pointers per color: `s.x` is used directly by the generic path below.
             let x = SharedMut::new(s.x);
             let lambda = SharedMut::new(&mut self.lambda);
@@ -146,6 +235,70 @@ impl Colored {
             Colored::project_generic_list(s, &work.generic);
         }
     }
+
+    /// The tile of distance constraint `[i, j]`, when both its particles lie in one.
+    fn tile_of(pair: [u32; 2], tile: usize) -> Option<usize> {
+        let t = pair[0] as usize / tile;
+        (pair[1] as usize / tile == t).then_some(t)
+    }
+
+    /// Splits each color's distance constraints into tiles when the body is worth tiling:
+    /// `per_tile[t][k]` holds tile `t`'s constraints of color `k`; the tiled ids are removed
+    /// from `colors`. `None` (and `colors` untouched) when the body is swept whole.
+    fn split_into_tiles(
+        &self,
+        constraints: &Constraints,
+        particles: usize,
+        colors: &mut [Vec<u32>],
+    ) -> Option<Vec<Vec<Vec<u32>>>> {
+        let tile = self.opts.tile_particles;
+        let nd = constraints.distance.len();
+        if tile == 0 || particles < 4 * tile {
+            return None;
+        }
+        let pairs = &constraints.distance.pairs;
+        let local = (0..nd)
+            .filter(|&c| Colored::tile_of(pairs[c], tile).is_some())
+            .count();
+        if 2 * local < nd {
+            return None;
+        }
+        let tiles = particles.div_ceil(tile);
+        let mut per_tile = vec![vec![Vec::new(); colors.len()]; tiles];
+        for (k, ids) in colors.iter_mut().enumerate() {
+            ids.retain(|&g| {
+                let g = g as usize;
+                match (g < nd).then(|| Colored::tile_of(pairs[g], tile)).flatten() {
+                    Some(t) => {
+                        per_tile[t][k].push(g as u32);
+                        false
+                    }
+                    None => true,
+                }
+            });
+        }
+        Some(per_tile)
+    }
+
+    /// Appends one batch of distance constraints `ids` (and other kinds' `generic`) to `work`.
+    fn push_work(
+        &mut self,
+        constraints: &Constraints,
+        particles: usize,
+        ids: &[u32],
+        generic: Vec<[u32; 3]>,
+        lambda_len: &mut usize,
+    ) -> Result<(), WobbleError> {
+        let batch = EdgeBatch::new(&constraints.distance, ids, particles)?;
+        let len = batch.len();
+        self.work.push(ColorWork {
+            batch,
+            lambda_start: *lambda_len,
+            generic,
+        });
+        *lambda_len += len;
+        Ok(())
+    }
 }
 
 impl Solver for Colored {
@@ -173,8 +326,6 @@ impl Solver for Colored {
             coloring
         };
         let offsets = constraints.offsets();
-        self.work.clear();
-        let mut lambda_start = 0;
         // Global kinds (empty incidence rows) are projected after the sweep, not in a color.
         let global = |g: u32| {
             let g = g as usize;
@@ -183,15 +334,40 @@ impl Solver for Colored {
                 constraints.extra[t].is_global()
             }
         };
-        for k in 0..coloring.colors() {
-            let ids: Vec<u32> = coloring
-                .color(k)
-                .iter()
-                .copied()
-                .filter(|&g| !global(g))
-                .collect();
+        let mut colors: Vec<Vec<u32>> = (0..coloring.colors())
+            .map(|k| {
+                coloring
+                    .color(k)
+                    .iter()
+                    .copied()
+                    .filter(|&g| !global(g))
+                    .collect()
+            })
+            .collect();
+        self.work.clear();
+        self.tiles = Tiles::default();
+        self.tile_report = TileReport::default();
+        let mut lambda_len = 0;
+        if let Some(per_tile) = self.split_into_tiles(constraints, particles, &mut colors) {
+            for tile_colors in &per_tile {
+                let first = self.work.len();
+                for ids in tile_colors.iter().filter(|ids| !ids.is_empty()) {
+                    self.push_work(constraints, particles, ids, Vec::new(), &mut lambda_len)?;
+                }
+                let len: usize = tile_colors.iter().map(Vec::len).sum();
+                if len > 0 {
+                    self.tiles.tiles.push(first..self.work.len());
+                    self.tiles.len += len;
+                    self.tile_report.tiles += 1;
+                    self.tile_report.tiled_constraints += len;
+                }
+            }
+            self.tile_report.tile_particles = self.opts.tile_particles;
+        }
+        self.sweep = self.work.len();
+        for ids in &colors {
+            // Coloring lists ids ascending, so the distance constraints come first.
             let split = ids.partition_point(|&g| (g as usize) < nd);
-            let batch = EdgeBatch::new(&constraints.distance, &ids[..split], particles)?;
             let generic = ids[split..]
                 .iter()
                 .map(|&g| {
@@ -200,15 +376,17 @@ impl Solver for Colored {
                     [t as u32, g - offsets[t + 1] as u32, g]
                 })
                 .collect();
-            let len = batch.len();
-            self.work.push(ColorWork {
-                batch,
-                lambda_start,
+            self.push_work(
+                constraints,
+                particles,
+                &ids[..split],
                 generic,
-            });
-            lambda_start += len;
+                &mut lambda_len,
+            )?;
         }
-        self.lambda = vec![0.0; lambda_start];
+        self.lambda = vec![0.0; lambda_len];
+        self.colors = coloring.colors();
+        self.distance = nd;
         self.report = coloring.report(nd);
         self.particles = particles;
         self.prepared = Some(topology_id);
@@ -220,7 +398,11 @@ impl Solver for Colored {
     }
 
     fn begin(&mut self, _state: &mut SolveState) {
-        self.lambda.iter_mut().for_each(|l| *l = 0.0);
+        let parallel = self.lambda.len() >= self.opts.parallel_threshold;
+        self.pool
+            .for_each_chunk_mut(&mut self.lambda, self.opts.chunk, parallel, |_, l| {
+                l.fill(0.0)
+            });
     }
 
     fn iterate(&mut self, s: &mut SolveState, iteration: usize) {
@@ -229,24 +411,46 @@ impl Solver for Colored {
             self.particles,
             "colored solver prepared for another body"
         );
+        self.iterate_tiles(s);
         self.iterate_by_color(s);
         crate::project_global_kinds(s);
         if iteration + 1 == s.iterations {
             // The step loop's multipliers, in global numbering, after the last iteration.
-            for work in &self.work {
-                let lam = &self.lambda[work.lambda_start..work.lambda_start + work.batch.len()];
-                for (&g, &l) in work.batch.ids.iter().zip(lam) {
-                    s.lambda[g as usize] = l;
+            // Batch ids are distance constraint ids (checked by `EdgeBatch::new` at prepare).
+            assert!(
+                s.lambda.len() >= self.distance,
+                "one multiplier per constraint"
+            );
+            let out = SharedMut::new(s.lambda);
+            let (work, lambda) = (&self.work, &self.lambda);
+            let parallel = lambda.len() >= self.opts.parallel_threshold;
+            self.pool.for_each_block(work.len(), parallel, |k| {
+                let w = &work[k];
+                let lam = &lambda[w.lambda_start..w.lambda_start + w.batch.len()];
+                for (&g, &l) in w.batch.ids.iter().zip(lam) {
+                    // SAFETY: `g` is in range (asserted above) and every global id appears in
+                    // exactly one batch once, so no two blocks write the same multiplier;
+                    // `s.lambda` is not otherwise accessed meanwhile.
+                    unsafe { *out.get().add(g as usize) = l };
                 }
-            }
+            });
         }
     }
 
     fn colors(&self) -> Option<usize> {
-        self.prepared.map(|_| self.work.len())
+        self.prepared.map(|_| self.colors)
     }
 
     fn threads(&self) -> usize {
         self.pool.threads()
+    }
+
+    fn home(&self) -> Option<std::sync::Arc<dyn solver_core::ThreadHome>> {
+        self.pool.home()
+    }
+
+    fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
+        self.pool
+            .for_each_block(blocks, blocks >= crate::parallel::MIN_PARALLEL_BLOCKS, f)
     }
 }

@@ -305,6 +305,16 @@ impl Solver for Jacobi {
     fn threads(&self) -> usize {
         self.core.pool.threads()
     }
+
+    fn home(&self) -> Option<std::sync::Arc<dyn solver_core::ThreadHome>> {
+        self.core.pool.home()
+    }
+
+    fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
+        self.core
+            .pool
+            .for_each_block(blocks, blocks >= crate::parallel::MIN_PARALLEL_BLOCKS, f)
+    }
 }
 
 #[cfg(test)]

@@ -72,6 +72,10 @@ pub struct SolverOptions {
     /// Smallest color (`colored`) or constraint count (Jacobi family) worth splitting across
     /// threads.
     pub parallel_threshold: usize,
+    /// `colored`: particles per tile of the tiled schedule (0: always sweep color after color
+    /// over the whole body). Bodies with fewer than four tiles' worth of particles are swept
+    /// whole; see [`colored`] for the schedule.
+    pub tile_particles: usize,
     /// Spectral radius ρ of the Jacobi iteration for `chebyshev`, in [0, 1); `None`: estimated
     /// by a plain Jacobi probe in the first substep after prepare.
     pub rho: Option<f32>,
@@ -94,7 +98,8 @@ impl Default for SolverOptions {
             palette_shrink: 2.0,
             simd: true,
             chunk: 1024,
-            parallel_threshold: 4096,
+            parallel_threshold: 2048,
+            tile_particles: colored::DEFAULT_TILE_PARTICLES,
             rho: None,
             chebyshev_delay: chebyshev::DEFAULT_DELAY,
             regularization: 1e-6,
@@ -124,7 +129,7 @@ impl SolverOptions {
             return Err(WobbleError::BadParameter {
                 name: "chunk",
                 value: self.chunk as f64,
-                reason: "must be a positive multiple of the SIMD width (8)",
+                reason: "must be a positive multiple of the SIMD width (LANES = 16)",
             });
         }
         if !(self.palette_shrink.is_finite() && self.palette_shrink >= 1.0) {

@@ -5,7 +5,13 @@
 //! computes; so 1, 2 or N threads give bitwise-identical results.
 
 use rayon::prelude::*;
-use solver_core::WobbleError;
+use solver_core::{ThreadHome, WobbleError};
+use std::sync::Arc;
+
+/// Fewest blocks of the step loop's particle passes worth handing to the threads: waking a
+/// sleeping rayon worker costs tens of microseconds on a virtual machine, more than a pass over
+/// a few thousand particles.
+pub const MIN_PARALLEL_BLOCKS: usize = 4;
 
 /// Largest accepted thread count.
 pub const MAX_THREADS: usize = 1024;
@@ -13,7 +19,7 @@ pub const MAX_THREADS: usize = 1024;
 /// A private rayon pool with a fixed number of threads, or none for serial work.
 #[derive(Debug)]
 pub struct Pool {
-    pool: Option<rayon::ThreadPool>,
+    pool: Option<Arc<rayon::ThreadPool>>,
     threads: usize,
 }
 
@@ -28,14 +34,14 @@ impl Pool {
             });
         }
         let pool = if threads > 1 {
-            Some(
+            Some(Arc::new(
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
                     .map_err(|e| {
                         WobbleError::Unsupported(format!("cannot start {threads} threads: {e}"))
                     })?,
-            )
+            ))
         } else {
             None
         };
@@ -45,6 +51,13 @@ impl Pool {
     /// Number of threads.
     pub fn threads(&self) -> usize {
         self.threads
+    }
+
+    /// The pool as the home of a whole step (`None` when serial).
+    pub fn home(&self) -> Option<Arc<dyn ThreadHome>> {
+        self.pool
+            .as_ref()
+            .map(|p| Arc::new(PoolHome(p.clone())) as Arc<dyn ThreadHome>)
     }
 
     /// Runs `f(block)` for every block in `0..blocks`: in parallel when the pool has threads and
@@ -127,6 +140,15 @@ impl Pool {
                 out.extend((0..blocks).map(f));
             }
         }
+    }
+}
+
+/// A pool as a [`ThreadHome`].
+struct PoolHome(Arc<rayon::ThreadPool>);
+
+impl ThreadHome for PoolHome {
+    fn run(&self, f: &mut (dyn FnMut() + Send)) {
+        self.0.install(f)
     }
 }
 
