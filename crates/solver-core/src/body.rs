@@ -44,7 +44,8 @@ pub struct Attachment {
 /// Buffers the step loop reuses, so that stepping does not allocate.
 #[derive(Clone, Debug, Default)]
 pub struct StepScratch {
-    /// Positions at the start of the step (the last good state, for rollback).
+    /// Positions at the start of the step (the last good state, for rollback) when the step
+    /// has several substeps; empty with one substep, whose `Particles::x_prev` keeps them.
     pub backup_x: Vec<Packed4>,
     /// Velocities at the start of the step.
     pub backup_v: Vec<Packed4>,

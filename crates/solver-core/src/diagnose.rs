@@ -55,12 +55,15 @@ pub fn diverged(
     }
 }
 
-/// Puts back the positions and velocities saved at the start of the step.
+/// Puts back the positions and velocities saved at the start of the step (the positions are in
+/// `x_prev` when the step had one substep, and in the backup when it had more).
 fn restore(body: &mut Body) {
     let p = &mut body.particles;
     let s = &body.scratch;
-    p.x.copy_from_slice(&s.backup_x);
-    p.x_prev.copy_from_slice(&s.backup_x);
+    if s.backup_x.len() == p.x.len() {
+        p.x_prev.copy_from_slice(&s.backup_x);
+    }
+    p.x.copy_from_slice(&p.x_prev);
     p.v.copy_from_slice(&s.backup_v);
 }
 

@@ -165,13 +165,12 @@ pub fn step(
 ) -> Result<()> {
     prepare_step(body, params, solver)?;
     let mut residuals = residuals;
-    let mut finite = true;
+    let mut outcome = None;
     let home = solver.home();
     let mut run = || {
         // Unchecked, the stages cannot fail: `NoCheck` compiles to nothing. `advance` saves
         // the state at the start of the step into the scratch backup as it predicts.
-        let _ = advance(body, params, solver, residuals.take(), &mut NoCheck);
-        finite = passes::all_finite(&*solver, &body.particles.x, &body.particles.v);
+        outcome = advance(body, params, solver, residuals.take(), &mut NoCheck).ok();
     };
     // On one of the solver's own threads, if it has any, so that its parallel sections do not
     // each pay for waking a pool from outside.
@@ -180,8 +179,13 @@ pub fn step(
         None => run(),
     }
     let p = &mut body.particles;
+    // Unchecked, `advance` cannot fail; `None` would only mean it did.
+    let outcome = outcome.unwrap_or(Outcome {
+        finite: false,
+        forces: true,
+    });
     // The position of the first bad value is searched only on failure.
-    if !finite {
+    if !outcome.finite {
         let bad =
             p.x.iter()
                 .zip(&p.v)
@@ -192,7 +196,9 @@ pub fn step(
     for a in body.attachments.iter_mut() {
         a.from = a.to;
     }
-    passes::clear(&*solver, &mut p.force);
+    if outcome.forces {
+        passes::clear(&*solver, &mut p.force);
+    }
     Ok(())
 }
 
@@ -219,6 +225,8 @@ pub(crate) fn prepare_step(
 /// guard's diagnosis replays the same stages with a checker that stops at the first non-finite
 /// value, so the replay can never drift from the step it explains.
 pub(crate) trait StageCheck {
+    /// True for the plain step's checker, which looks at nothing between stages.
+    const PLAIN: bool = false;
     /// After a stage: `Err` stops the step there.
     fn stage(
         &mut self,
@@ -252,6 +260,7 @@ pub(crate) trait StageCheck {
 pub(crate) struct NoCheck;
 
 impl StageCheck for NoCheck {
+    const PLAIN: bool = true;
     #[inline(always)]
     fn stage(
         &mut self,
@@ -287,6 +296,15 @@ impl StageCheck for NoCheck {
     }
 }
 
+/// What a completed [`advance`] found.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Outcome {
+    /// Every position and velocity is finite at the end.
+    pub finite: bool,
+    /// Some external force was non-zero (so the forces must be cleared).
+    pub forces: bool,
+}
+
 /// The stages of one step (every substep: forces, prediction, attachments, contacts, the
 /// solve, friction, velocities, restitution), checked by `check` between stages.
 pub(crate) fn advance<C: StageCheck>(
@@ -295,7 +313,7 @@ pub(crate) fn advance<C: StageCheck>(
     solver: &mut dyn Solver,
     mut residuals: Option<&mut Vec<f32>>,
     check: &mut C,
-) -> std::result::Result<(), Finding> {
+) -> std::result::Result<Outcome, Finding> {
     let n = body.particles.len();
     let nc = body.constraints.len();
     let name = solver.name();
@@ -310,7 +328,9 @@ pub(crate) fn advance<C: StageCheck>(
         ..
     } = body;
     scratch.lambda.resize(nc, 0.0);
-    scratch.backup_x.resize(n, Packed4::default());
+    // With one substep `x_prev` keeps the starting positions; only more substeps need a copy.
+    let backup_x_len = if params.substeps > 1 { n } else { 0 };
+    scratch.backup_x.resize(backup_x_len, Packed4::default());
     scratch.backup_v.resize(n, Packed4::default());
 
     let h = params.substep_dt();
@@ -322,6 +342,9 @@ pub(crate) fn advance<C: StageCheck>(
     let k = params.correction_scale();
     let damp = (1.0 - params.damping * h).max(0.0);
     let g = params.gravity;
+    // Whether every position and velocity is finite after the last substep.
+    let mut finite = true;
+    let mut forces = false;
 
     for s in 0..params.substeps {
         if let Some(w) = wind {
@@ -339,7 +362,7 @@ pub(crate) fn advance<C: StageCheck>(
         // rollback) in the same pass over the particles.
         let backup = (s == 0).then_some((&mut scratch.backup_x[..], &mut scratch.backup_v[..]));
         let wind_force = wind.as_ref().map(|_| &scratch.wind_force[..]);
-        passes::predict(&*solver, p, wind_force, backup, Motion { h, g, damp });
+        forces |= passes::predict(&*solver, p, wind_force, backup, Motion { h, g, damp });
         check.stage(&p.x, &p.v, &|| {
             format!("prediction (gravity, forces and inverse mass integrated), substep {s}")
         })?;
@@ -356,7 +379,11 @@ pub(crate) fn advance<C: StageCheck>(
             params.contact_margin,
             &mut scratch.contacts,
         );
-        passes::clear(&*solver, &mut scratch.lambda);
+        // A solver whose `begin` zeroes the multipliers it reads is spared a pass over all of
+        // them (the checked replay clears anyway: its checker reads them between iterations).
+        if !(C::PLAIN && solver.begin_zeroes_multipliers()) {
+            passes::clear(&*solver, &mut scratch.lambda);
+        }
 
         let mut state = SolveState {
             x: &mut p.x,
@@ -387,7 +414,7 @@ pub(crate) fn advance<C: StageCheck>(
         }
         apply_friction(colliders, &scratch.contacts, &mut p.x, &p.x_prev);
         check.stage(&p.x, &p.v, &|| format!("friction, substep {s}"))?;
-        passes::update_velocities(&*solver, &mut p.v, &p.x, &p.x_prev, inv_h);
+        finite = passes::update_velocities(&*solver, &mut p.v, &p.x, &p.x_prev, inv_h);
         check.stage(&p.x, &p.v, &|| format!("velocity update, substep {s}"))?;
         apply_restitution(
             colliders,
@@ -396,7 +423,11 @@ pub(crate) fn advance<C: StageCheck>(
             &mut p.v,
             2.0 * g.length() * h,
         );
+        // Restitution changed only the contacts' velocities since the velocity pass checked.
+        for c in &scratch.contacts {
+            finite &= p.v[c.particle as usize].is_finite();
+        }
         check.stage(&p.x, &p.v, &|| format!("restitution, substep {s}"))?;
     }
-    Ok(())
+    Ok(Outcome { finite, forces })
 }
