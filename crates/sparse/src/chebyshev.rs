@@ -264,8 +264,6 @@ impl Solver for Chebyshev {
     }
 
     fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
-        self.core
-            .pool
-            .for_each_block(blocks, blocks >= crate::parallel::MIN_PARALLEL_BLOCKS, f)
+        self.core.pool.run_particle_blocks(blocks, f)
     }
 }

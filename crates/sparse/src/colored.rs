@@ -485,7 +485,6 @@ impl Solver for Colored {
     }
 
     fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
-        self.pool
-            .for_each_block(blocks, blocks >= crate::parallel::MIN_PARALLEL_BLOCKS, f)
+        self.pool.run_particle_blocks(blocks, f)
     }
 }

@@ -311,9 +311,7 @@ impl Solver for Jacobi {
     }
 
     fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
-        self.core
-            .pool
-            .for_each_block(blocks, blocks >= crate::parallel::MIN_PARALLEL_BLOCKS, f)
+        self.core.pool.run_particle_blocks(blocks, f)
     }
 }
 

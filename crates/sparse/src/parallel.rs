@@ -53,6 +53,12 @@ impl Pool {
         self.threads
     }
 
+    /// Runs the step loop's particle-pass blocks (`Solver::run_blocks`): on the threads when
+    /// there are enough blocks to be worth a hand-off.
+    pub fn run_particle_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
+        self.for_each_block(blocks, blocks >= MIN_PARALLEL_BLOCKS, f)
+    }
+
     /// The pool as the home of a whole step (`None` when serial).
     pub fn home(&self) -> Option<Arc<dyn ThreadHome>> {
         self.pool
