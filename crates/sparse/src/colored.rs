@@ -105,6 +105,8 @@ pub struct Colored {
     colors: usize,
     /// Distance constraints of the prepared body.
     distance: usize,
+    /// Whether any part of an iteration is large enough to run on several threads.
+    parallel_work: bool,
     /// Global ids of every constraint that is not a distance constraint (other kinds, global
     /// kinds): the entries of `SolveState::lambda` that `begin` zeroes.
     other_ids: Vec<u32>,
@@ -127,6 +129,7 @@ impl Colored {
             lambda: Vec::new(),
             colors: 0,
             distance: 0,
+            parallel_work: false,
             other_ids: Vec::new(),
             report: ColoringReport::default(),
             tile_report: TileReport::default(),
@@ -416,6 +419,11 @@ impl Solver for Colored {
         self.lambda = vec![0.0; lambda_len];
         self.colors = coloring.colors();
         self.distance = nd;
+        let threshold = self.opts.parallel_threshold;
+        self.parallel_work = self.tiles.len >= threshold
+            || self.work[self.sweep..]
+                .iter()
+                .any(|w| w.batch.len() >= threshold);
         self.other_ids = (nd as u32..constraints.len() as u32).collect();
         self.report = coloring.report(nd);
         self.particles = particles;
@@ -458,7 +466,7 @@ impl Solver for Colored {
             );
             let out = SharedMut::new(s.lambda);
             let (work, lambda) = (&self.work, &self.lambda);
-            let parallel = lambda.len() >= self.opts.parallel_threshold;
+            let parallel = self.parallel_work;
             self.pool.for_each_block(work.len(), parallel, |k| {
                 let w = &work[k];
                 let lam = &lambda[w.lambda_start..w.lambda_start + w.batch.len()];
@@ -481,7 +489,8 @@ impl Solver for Colored {
     }
 
     fn home(&self) -> Option<std::sync::Arc<dyn solver_core::ThreadHome>> {
-        self.pool.home()
+        // A body too small to split gains nothing from the hand-off to the pool.
+        self.parallel_work.then(|| self.pool.home()).flatten()
     }
 
     fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {

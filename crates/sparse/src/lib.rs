@@ -98,7 +98,7 @@ impl Default for SolverOptions {
             palette_shrink: 2.0,
             simd: true,
             chunk: 1024,
-            parallel_threshold: 2048,
+            parallel_threshold: 4096,
             tile_particles: colored::DEFAULT_TILE_PARTICLES,
             rho: None,
             chebyshev_delay: chebyshev::DEFAULT_DELAY,
