@@ -308,7 +308,10 @@ impl Solver for Jacobi {
 
     fn home(&self) -> Option<std::sync::Arc<dyn solver_core::ThreadHome>> {
         // A body too small to split gains nothing from the hand-off to the pool.
-        self.core.parallel().then(|| self.core.pool.home()).flatten()
+        self.core
+            .parallel()
+            .then(|| self.core.pool.home())
+            .flatten()
     }
 
     fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
