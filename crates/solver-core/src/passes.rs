@@ -1,9 +1,9 @@
 //! The step loop's per-particle passes (prediction with the rollback backup, velocity update
-//! with the finiteness check, clearing buffers), cut into blocks of [`PARTICLE_BLOCK`] particles that the solver's threads may run
-//! ([`Solver::run_blocks`]).
+//! with the finiteness check, clearing buffers), cut into blocks of [`PARTICLE_BLOCK`]
+//! particles that the solver's threads may run ([`Solver::run_blocks`]).
 //!
-//! At a million particles these passes stream ~100 MB per step, as much as two solver
-//! iterations; left serial, they would cap what a second thread can gain. Each pass computes
+//! At a million particles these passes stream ~150 MB per step and took 10.6 ms of a 70 ms
+//! step (one thread, 8 iterations), more than one solver iteration; left serial, they would cap what a second thread can gain. Each pass computes
 //! every particle from that particle alone, so how the blocks are shared out never changes a
 //! bit of the result.
 
@@ -202,7 +202,7 @@ fn predict_block<const BACKUP: bool, const WIND: bool>(
 #[inline(always)]
 fn store_streaming(dst: &mut Packed4, v: Packed4) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE is part of x86-64; `Packed4` is 16 floats-aligned (`align(16)`) and 16 bytes,
+    // SAFETY: SSE is part of x86-64; `Packed4` is 16-byte aligned (`align(16)`) and 16 bytes,
     // so both the load from `v` and the streaming store to `dst` are aligned and in bounds.
     unsafe {
         use core::arch::x86_64::{_mm_load_ps, _mm_stream_ps};
