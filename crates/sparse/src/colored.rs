@@ -107,9 +107,10 @@ pub struct Colored {
     distance: usize,
     /// Whether any part of an iteration is large enough to run on several threads.
     parallel_work: bool,
-    /// Global ids of every constraint that is not a distance constraint (other kinds, global
-    /// kinds): the entries of `SolveState::lambda` that `begin` zeroes.
-    other_ids: Vec<u32>,
+    /// Global ids of the constraints that are not distance constraints (other kinds, global
+    /// kinds; they follow the distance table): the entries of `SolveState::lambda` that `begin`
+    /// zeroes.
+    other_ids: Range<usize>,
     report: ColoringReport,
     tile_report: TileReport,
 }
@@ -130,7 +131,7 @@ impl Colored {
             colors: 0,
             distance: 0,
             parallel_work: false,
-            other_ids: Vec::new(),
+            other_ids: 0..0,
             report: ColoringReport::default(),
             tile_report: TileReport::default(),
         })
@@ -424,7 +425,7 @@ impl Solver for Colored {
             || self.work[self.sweep..]
                 .iter()
                 .any(|w| w.batch.len() >= threshold);
-        self.other_ids = (nd as u32..constraints.len() as u32).collect();
+        self.other_ids = nd..constraints.len();
         self.report = coloring.report(nd);
         self.particles = particles;
         self.prepared = Some(topology_id);
@@ -439,9 +440,7 @@ impl Solver for Colored {
         // The distance multipliers are zeroed batch by batch just before the first iteration
         // projects them (while their lines are in cache), and written to `s.lambda` after the
         // last; only the other kinds' entries of `s.lambda` are read during the solve.
-        for &g in &self.other_ids {
-            s.lambda[g as usize] = 0.0;
-        }
+        s.lambda[self.other_ids.clone()].fill(0.0);
     }
 
     fn begin_zeroes_multipliers(&self) -> bool {
