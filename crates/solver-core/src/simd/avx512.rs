@@ -36,26 +36,6 @@ unsafe fn at(x: *mut f32, p: u32) -> *mut f32 {
     x.add(4 * p as usize)
 }
 
-/// Where quad `m` of the block at `base` keeps its `i` and `j` indices: the quad heads for
-/// run, pair and stride-2 quads (slot 0 is all they need), the full arrays for gather quads
-/// (slot `k` at offset `4k`).
-///
-/// # Safety
-/// `base` is a block start within the batch.
-#[inline(always)]
-unsafe fn quad_indices<const KIND: u8>(
-    b: &EdgeBatch,
-    base: usize,
-    m: usize,
-) -> (*const u32, *const u32) {
-    if KIND == GATHER {
-        (b.i.as_ptr().add(base + m), b.j.as_ptr().add(base + m))
-    } else {
-        let h = base / LANES * QUAD + m;
-        (b.heads_i.as_ptr().add(h), b.heads_j.as_ptr().add(h))
-    }
-}
-
 /// Loads quad `m` of the block at `base`, whose kind is `KIND`.
 ///
 /// # Safety
@@ -67,7 +47,8 @@ unsafe fn load_quad<const KIND: u8>(
     base: usize,
     m: usize,
 ) -> (__m512, __m512) {
-    let (i, j) = quad_indices::<KIND>(b, base, m);
+    let i = b.i.as_ptr().add(base + m);
+    let j = b.j.as_ptr().add(base + m);
     match KIND {
         RUN => (_mm512_loadu_ps(at(x, *i)), _mm512_loadu_ps(at(x, *j))),
         PAIR => {
@@ -115,7 +96,8 @@ unsafe fn store_quad<const KIND: u8>(
     pi: __m512,
     pj: __m512,
 ) {
-    let (i, j) = quad_indices::<KIND>(b, base, m);
+    let i = b.i.as_ptr().add(base + m);
+    let j = b.j.as_ptr().add(base + m);
     match KIND {
         RUN => {
             _mm512_storeu_ps(at(x, *i), pi);
@@ -178,12 +160,7 @@ unsafe fn update(b: &EdgeBatch, base: usize, p: Sides, lam: __m512, c: Params) -
     let inv_len = _mm512_mul_ps(y0, t);
     let len = _mm512_mul_ps(h, t);
 
-    // A rigid batch (every compliance 0) is not streamed for zeros: α̃ = 0 exactly as before.
-    let alpha = if b.rigid {
-        zero
-    } else {
-        _mm512_mul_ps(_mm512_loadu_ps(b.compliance.as_ptr().add(base)), c.inv_dt2)
-    };
+    let alpha = _mm512_mul_ps(_mm512_loadu_ps(b.compliance.as_ptr().add(base)), c.inv_dt2);
     let denom = _mm512_add_ps(_mm512_add_ps(wi, wj), alpha);
     let rest = _mm512_loadu_ps(b.rest.as_ptr().add(base));
     let num = _mm512_fnmadd_ps(alpha, lam, _mm512_sub_ps(rest, len));

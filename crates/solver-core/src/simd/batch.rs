@@ -88,14 +88,6 @@ pub struct EdgeBatch {
     pub(super) compliance: Vec<f32>,
     /// How each block is loaded.
     pub(super) blocks: Vec<BlockKind>,
-    /// `i` of slot 0 of each quad, four per block (`heads_i[4b + m] = i[16b + m]`): all a run,
-    /// pair or stride-2 quad needs, so the kernel streams 2 index bytes per constraint instead
-    /// of 8 (the constraint stream, not the arithmetic, bounds a sweep that misses L2).
-    pub(super) heads_i: Vec<u32>,
-    /// `j` of slot 0 of each quad, as `heads_i`.
-    pub(super) heads_j: Vec<u32>,
-    /// True when every compliance is 0 (the kernel then skips loading them).
-    pub(super) rigid: bool,
     /// Largest particle index + 1 (0 when empty): the particle slice must be at least this long.
     pub(super) particles_needed: usize,
     /// Load statistics.
@@ -251,16 +243,6 @@ impl EdgeBatch {
             b.rest.resize(b.blocks.len() * LANES, 0.0);
             b.compliance.resize(b.blocks.len() * LANES, 0.0);
         }
-        for blk in 0..b.blocks.len() {
-            for m in 0..QUAD {
-                // A partial last block may be shorter than a quad: pad with its first lane
-                // (never read: partial blocks are gathered lane by lane).
-                let at = (blk * LANES + m).min(b.i.len() - 1);
-                b.heads_i.push(b.i[at]);
-                b.heads_j.push(b.j[at]);
-            }
-        }
-        b.rigid = b.compliance.iter().all(|&c| c == 0.0);
         debug_assert!(b.quads_hold());
         b
     }

@@ -58,13 +58,13 @@
 //! mix a run block issues ~70 uops to ports 0 and 5 per 16 constraints (32 of them shuffles),
 //! so about 1 ns per constraint at 2.3 GHz is the floor of this formulation.
 //!
-//! Past L2 (the 512 x 512 cloth and up) the sweep streams its constraints from L3 or memory, so
-//! the batch keeps the quad heads (`i`, `j` of slot 0, all a run, pair or stride-2 quad needs)
-//! apart from the full index arrays, and skips the compliance array of a rigid batch: 13 instead
-//! of 24 bytes per constraint of a run block (indices 8 -> 1, compliance 4 -> 0; rest length 4,
-//! multiplier read and written 8). A/B at n = 512 on the shared VM showed no change beyond its noise (±10%); the
-//! tiled schedule of the colored solver, which keeps particles in L2 across colors, is what
-//! brought the large-n cost down (see `sparse::colored`).
+//! Past L2 (the 512 x 512 cloth and up) the sweep streams its constraints from L3 or memory.
+//! Keeping the quad heads apart from the full index arrays and skipping a rigid batch's
+//! compliances (13 instead of 24 bytes streamed per run-block constraint) was tried and taken
+//! out again: five interleaved A/B runs each showed nothing beyond the VM's noise at n = 512
+//! (median ratio 0.985) and at n = 1024 (ratios 0.74-1.25). The tiled schedule of the colored
+//! solver, which keeps particles in L2 across colors, is what brought the large-n cost down
+//! (see `sparse::colored`).
 //!
 //! Builds without AVX-512 run the portable `wide::f32x16` kernel, which gathers lane by lane
 //! and is no faster than the scalar twin (6.3 vs 5.8-6.0 ns above): an AVX2 version of the
