@@ -48,6 +48,21 @@ pub struct SubstepsArgs {
     pub out: PathBuf,
 }
 
+/// Header of a CSV of [`SplitRow`]s (`substeps.csv`, the C8 claim's `c8.csv`).
+pub const SPLIT_HEADER: &[&str] = &[
+    "scene",
+    "n",
+    "solver",
+    "total",
+    "substeps",
+    "iterations",
+    "steps",
+    "stretch_mean_avg",
+    "stretch_max_final",
+    "ms_per_step_median",
+    "status",
+];
+
 /// One row of substeps.csv.
 #[derive(Serialize, Debug, Clone)]
 pub struct SplitRow {
@@ -125,22 +140,7 @@ pub fn run(a: &SubstepsArgs) -> Result<Section, Error> {
     a.tuning.check()?;
     let out = &a.out;
     let path = out.join("substeps.csv");
-    let mut w = RowWriter::create(
-        &path,
-        &[
-            "scene",
-            "n",
-            "solver",
-            "total",
-            "substeps",
-            "iterations",
-            "steps",
-            "stretch_mean_avg",
-            "stretch_max_final",
-            "ms_per_step_median",
-            "status",
-        ],
-    )?;
+    let mut w = RowWriter::create(&path, SPLIT_HEADER)?;
     let mut sec = Section::new("Substeps against iterations at equal cost");
     sec.add_files([path.clone()]);
     let runs: usize = solvers.len() * totals.iter().map(|&t| splits(t).len()).sum::<usize>();

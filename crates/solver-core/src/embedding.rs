@@ -357,15 +357,16 @@ impl Embedding {
         self.anchors.is_empty()
     }
 
-    /// Writes the render positions for simulation positions `sim` into `out`; `scratch` holds
-    /// the simulation positions and normals (resized on first use).
-    pub fn update(
+    /// Checks the buffer sizes and fills `scratch` with the simulation positions and, when
+    /// the embedding offsets along normals, the simulation normals.
+    fn load_simulation(
         &self,
         sim: &[Packed4],
-        out: &mut [Vec3],
+        out_len: usize,
         scratch: &mut EmbeddingScratch,
+        parallel: bool,
     ) -> Result<()> {
-        if sim.len() != self.sim_particles || out.len() != self.len() {
+        if sim.len() != self.sim_particles || out_len != self.len() {
             return Err(WobbleError::IndexOutOfRange {
                 what: "embedding buffers",
                 index: 0,
@@ -377,8 +378,24 @@ impl Embedding {
         scratch.x.extend(sim.iter().map(|p| p.xyz()));
         if let Some(vn) = &self.sim_normals {
             scratch.normals.resize(sim.len(), Vec3::ZERO);
-            vn.compute(&scratch.x, &mut scratch.normals)?;
+            if parallel {
+                vn.compute_parallel(&scratch.x, &mut scratch.normals)?;
+            } else {
+                vn.compute(&scratch.x, &mut scratch.normals)?;
+            }
         }
+        Ok(())
+    }
+
+    /// Writes the render positions for simulation positions `sim` into `out`; `scratch` holds
+    /// the simulation positions and normals (resized on first use).
+    pub fn update(
+        &self,
+        sim: &[Packed4],
+        out: &mut [Vec3],
+        scratch: &mut EmbeddingScratch,
+    ) -> Result<()> {
+        self.load_simulation(sim, out.len(), scratch, false)?;
         let (xs, ns) = (&scratch.x, &scratch.normals);
         for (o, a) in out.iter_mut().zip(&self.anchors) {
             *o = place(a, xs, ns);
@@ -394,20 +411,7 @@ impl Embedding {
         out: &mut [Vec3],
         scratch: &mut EmbeddingScratch,
     ) -> Result<()> {
-        if sim.len() != self.sim_particles || out.len() != self.len() {
-            return Err(WobbleError::IndexOutOfRange {
-                what: "embedding buffers",
-                index: 0,
-                value: sim.len() as u64,
-                len: self.sim_particles,
-            });
-        }
-        scratch.x.clear();
-        scratch.x.extend(sim.iter().map(|p| p.xyz()));
-        if let Some(vn) = &self.sim_normals {
-            scratch.normals.resize(sim.len(), Vec3::ZERO);
-            vn.compute_parallel(&scratch.x, &mut scratch.normals)?;
-        }
+        self.load_simulation(sim, out.len(), scratch, true)?;
         let (xs, ns) = (&scratch.x, &scratch.normals);
         out.par_chunks_mut(CHUNK)
             .zip(self.anchors.par_chunks(CHUNK))

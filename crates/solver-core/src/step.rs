@@ -316,7 +316,6 @@ pub(crate) fn advance<C: StageCheck>(
 ) -> std::result::Result<Outcome, Finding> {
     let n = body.particles.len();
     let nc = body.constraints.len();
-    let name = solver.name();
     let Body {
         particles: p,
         constraints,
@@ -396,13 +395,14 @@ pub(crate) fn advance<C: StageCheck>(
         };
         solver.begin(&mut state);
         check.stage(state.x, &p.v, &|| {
-            format!("solver '{name}' begin, substep {s}")
+            // The name is asked for only when a checker reports (it allocates).
+            format!("solver '{}' begin, substep {s}", solver.name())
         })?;
         for it in 0..params.iterations {
             check.before_iteration(state.x, state.lambda);
             solver.iterate(&mut state, it);
             check.iteration(constraints, state.x, &p.v, inv_dt2, k, &|| {
-                format!("solver '{name}' iteration {it}, substep {s}")
+                format!("solver '{}' iteration {it}, substep {s}", solver.name())
             })?;
             project_contacts(colliders, &mut scratch.contacts, state.x);
             check.stage(state.x, &p.v, &|| {

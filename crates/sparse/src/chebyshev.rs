@@ -260,11 +260,7 @@ impl Solver for Chebyshev {
     }
 
     fn home(&self) -> Option<std::sync::Arc<dyn solver_core::ThreadHome>> {
-        // A body too small to split gains nothing from the hand-off to the pool.
-        self.core
-            .parallel()
-            .then(|| self.core.pool.home())
-            .flatten()
+        self.core.home()
     }
 
     fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {

@@ -159,6 +159,12 @@ impl JacobiCore {
         self.inc.constraints() >= self.threshold
     }
 
+    /// Where the step runs (`Solver::home`): the pool, once the body is large enough to split
+    /// (a small one gains nothing from the hand-off).
+    pub fn home(&self) -> Option<std::sync::Arc<dyn solver_core::ThreadHome>> {
+        self.parallel().then(|| self.pool.home()).flatten()
+    }
+
     /// Phase 1: every constraint's multiplier update and per-slot corrections, from `s.x`.
     pub fn corrections(&mut self, s: &mut SolveState) {
         assert_eq!(
@@ -307,11 +313,7 @@ impl Solver for Jacobi {
     }
 
     fn home(&self) -> Option<std::sync::Arc<dyn solver_core::ThreadHome>> {
-        // A body too small to split gains nothing from the hand-off to the pool.
-        self.core
-            .parallel()
-            .then(|| self.core.pool.home())
-            .flatten()
+        self.core.home()
     }
 
     fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {

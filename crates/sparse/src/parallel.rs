@@ -20,6 +20,8 @@ pub const MAX_THREADS: usize = 1024;
 #[derive(Debug)]
 pub struct Pool {
     pool: Option<Arc<rayon::ThreadPool>>,
+    /// The same pool as a step's home, made once (a step asks for it every time).
+    home: Option<Arc<PoolHome>>,
     threads: usize,
 }
 
@@ -45,7 +47,12 @@ impl Pool {
         } else {
             None
         };
-        Ok(Pool { pool, threads })
+        let home = pool.as_ref().map(|p| Arc::new(PoolHome(p.clone())));
+        Ok(Pool {
+            pool,
+            home,
+            threads,
+        })
     }
 
     /// Number of threads.
@@ -61,9 +68,7 @@ impl Pool {
 
     /// The pool as the home of a whole step (`None` when serial).
     pub fn home(&self) -> Option<Arc<dyn ThreadHome>> {
-        self.pool
-            .as_ref()
-            .map(|p| Arc::new(PoolHome(p.clone())) as Arc<dyn ThreadHome>)
+        self.home.clone().map(|h| h as Arc<dyn ThreadHome>)
     }
 
     /// Runs `f(block)` for every block in `0..blocks`: in parallel when the pool has threads and
@@ -150,6 +155,7 @@ impl Pool {
 }
 
 /// A pool as a [`ThreadHome`].
+#[derive(Debug)]
 struct PoolHome(Arc<rayon::ThreadPool>);
 
 impl ThreadHome for PoolHome {

@@ -302,22 +302,7 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
     };
     let steps = if ctx.quick { 60 } else { 120 };
     let path = ctx.path("c8.csv");
-    let mut w = RowWriter::create(
-        &path,
-        &[
-            "scene",
-            "n",
-            "solver",
-            "total",
-            "substeps",
-            "iterations",
-            "steps",
-            "stretch_mean_avg",
-            "stretch_max_final",
-            "ms_per_step_median",
-            "status",
-        ],
-    )?;
+    let mut w = RowWriter::create(&path, crate::substeps::SPLIT_HEADER)?;
     let mut pairs: Vec<(usize, SplitRow, SplitRow)> = Vec::new();
     for &t in &totals {
         let mut base = Spec::new("cloth", n, "gs");
