@@ -61,6 +61,15 @@ pub trait Solver: Send {
     }
     /// Runs one iteration (`iteration` counts from 0).
     fn iterate(&mut self, state: &mut SolveState, iteration: usize);
+    /// Runs all `state.iterations` iterations in one call; the step loop uses it for a substep
+    /// that looks at nothing between iterations (no contacts, no residuals, no NaN-guard
+    /// replay). Must leave exactly the state that [`Solver::iterate`] for each iteration in turn
+    /// leaves, bit for bit (the guard's replay calls those); the default does just that.
+    fn iterate_all(&mut self, state: &mut SolveState) {
+        for it in 0..state.iterations {
+            self.iterate(state, it);
+        }
+    }
     /// Number of colors, for colored solvers.
     fn colors(&self) -> Option<usize> {
         None

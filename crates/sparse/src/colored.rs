@@ -15,14 +15,21 @@
 //! iteration reads them from L3 or memory once per color.
 //!
 //! *Tiled sweep* (bodies of at least four tiles): particles are cut into tiles of
-//! `tile_particles` consecutive indices, and a distance constraint whose particles both lie in
-//! tile `t` belongs to tile `t`. Tiles share no particle, so an iteration runs every tile (in
-//! parallel), each tile running its own colors in sequence while its particles stay in L2;
-//! then the constraints that cross tiles (the seams), long edges and other kinds go through a
-//! whole-body sweep. Every constraint is still projected once per iteration, in an order that
+//! `tile_particles` = P consecutive indices, and a distance constraint whose particles both lie
+//! in tile `t` (`[tP, tP + P)`) belongs to tile `t`. Tiles share no particle, so an iteration
+//! runs every tile (in parallel), each tile running its own colors in sequence while its
+//! particles stay in L2. Then the *seam tiles*, the same cut shifted by half a tile
+//! (`[sP - P/2, sP + P/2)`), take the constraints that cross a tile boundary by less than half a
+//! tile on each side, again in parallel, each as soon as the two tiles it overlaps are done;
+//! what is left (long edges, other kinds) goes through a whole-body sweep. When nothing is left
+//! and the step loop asks for all iterations at once (`Solver::iterate_all`), the tiles and seam
+//! tiles of every iteration run as one task graph without barriers ([`crate::wavefront`]).
+//! Every constraint is still projected once per iteration, in an order that
 //! is a Gauss-Seidel order, only not the whole-body one: a tiled body's state differs from the
 //! whole-body sweep's in rounding, and agrees bit for bit across thread counts. Each particle is
-//! read and written about once per iteration instead of once per color. Measured on the
+//! read and written about once per iteration instead of once per color. The seams were a
+//! serial whole-body sweep at first: 2-3% of the constraints (n = 512) but, with two threads,
+//! 4-5% of the step while the second thread waited. Measured on the
 //! 2-core VM (cloth, one thread, time per iteration from 1 and 17 iterations): n = 512, tiled
 //! 1.35 ms against 1.66 ms whole-body; n = 1024 both about 5.5 ms, where the constraint stream
 //! from memory, not the particles, sets the pace. Tiles also give the threads one hand-off per
@@ -30,7 +37,8 @@
 //!
 //! The multipliers live in batch order; each batch's are zeroed just before the first iteration
 //! of a substep projects it (while the lines are in cache, not in a pass of their own) and
-//! written to `SolveState::lambda` in global numbering after the last.
+//! written to `SolveState::lambda` in global numbering as the last iteration finishes it (a
+//! separate pass over them all cost ~1 ms of a 14 ms step at n = 512).
 //!
 //! In both, the kernel's result per constraint does not depend on how a batch is cut at
 //! multiples of `LANES`, and tiles touch disjoint particles, so 1, 2 and N threads agree bit
@@ -45,6 +53,7 @@
 use crate::coloring::{Coloring, ColoringReport};
 use crate::incidence::Incidence;
 use crate::parallel::{Pool, SharedMut};
+use crate::wavefront::Wavefront;
 use crate::{ColoringMethod, SolverOptions};
 use solver_core::constraints::project_generic;
 use solver_core::simd::{
@@ -52,6 +61,19 @@ use solver_core::simd::{
 };
 use solver_core::{Constraints, Packed4, SolveState, Solver, WobbleError};
 use std::ops::Range;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// What the kernel needs besides the data: SIMD or scalar, α̃ scale, stiffness, whether this
+/// is a substep's first iteration (zero the multipliers first), and in its last iteration where
+/// the multipliers go in global numbering (`SolveState::lambda`).
+#[derive(Clone, Copy, Debug)]
+struct KernelArgs {
+    simd: bool,
+    inv_dt2: f32,
+    k: f32,
+    first: bool,
+    out: Option<SharedMut<f32>>,
+}
 
 /// Default particles per tile: 16384 particles are 256 KB, an eighth of a 2 MB L2, leaving room
 /// for the streamed constraint data (8192 and 32768 measured the same within noise).
@@ -67,13 +89,59 @@ struct ColorWork {
     generic: Vec<[u32; 3]>,
 }
 
-/// The tiled part of the schedule.
+/// One set of disjoint tiles (the tiles, or the seam tiles), those holding constraints.
 #[derive(Clone, Debug, Default)]
-struct Tiles {
+struct TileSet {
     /// Each tile's batches as a range of `Colored::work` (colors in sequence).
     tiles: Vec<Range<usize>>,
-    /// Distance constraints in tiles.
+    /// Each tile's place in its cut: tile `t` covers `[tP, tP + P)`, seam tile `s`
+    /// `[sP - P/2, sP + P/2)`.
+    place: Vec<usize>,
+    /// Distance constraints in these tiles.
     len: usize,
+}
+
+/// Which seam tiles wait for which tiles: seam tile `s` overlaps tiles `s - 1` and `s` only, so
+/// it may run as soon as those two are done, while other tiles still run. This replaces a
+/// barrier between the tiles and the seams (where one thread waited for the other's last tile)
+/// and changes no bit: whatever runs at once touches disjoint particles.
+#[derive(Debug, Default)]
+struct SeamWaits {
+    /// Per tile: the seam tiles (indices into `Colored::seams`) that overlap it.
+    feeds: Vec<Vec<u32>>,
+    /// Per seam tile: how many tiles overlap it.
+    waits: Vec<u32>,
+    /// Seam tiles that overlap no tile holding constraints: tasks of their own.
+    free: Vec<u32>,
+    /// Per seam tile during an iteration: overlapping tiles not yet done.
+    pending: Vec<AtomicU32>,
+}
+
+impl SeamWaits {
+    /// The waits between `tiles` and `seams`.
+    fn new(tiles: &TileSet, seams: &TileSet) -> Self {
+        let mut feeds = vec![Vec::new(); tiles.tiles.len()];
+        let mut waits = vec![0; seams.tiles.len()];
+        for (e, &s) in seams.place.iter().enumerate() {
+            // Tiles s - 1 and s, when they hold constraints (`place` is ascending).
+            for t in [s.checked_sub(1), Some(s)].into_iter().flatten() {
+                if let Ok(k) = tiles.place.binary_search(&t) {
+                    feeds[k].push(e as u32);
+                    waits[e] += 1;
+                }
+            }
+        }
+        let free = (0..seams.tiles.len() as u32)
+            .filter(|&e| waits[e as usize] == 0)
+            .collect();
+        let pending = waits.iter().map(|&w| AtomicU32::new(w)).collect();
+        SeamWaits {
+            feeds,
+            waits,
+            free,
+            pending,
+        }
+    }
 }
 
 /// How a prepared body is swept: tile count and constraints inside tiles (0, 0 when the body
@@ -84,8 +152,11 @@ pub struct TileReport {
     pub tiles: usize,
     /// Particles per tile.
     pub tile_particles: usize,
-    /// Distance constraints projected inside tiles; the rest go through the whole-body sweep.
+    /// Distance constraints projected inside tiles.
     pub tiled_constraints: usize,
+    /// Distance constraints projected inside seam tiles (the tiles shifted by half a tile); the
+    /// rest go through the whole-body sweep.
+    pub seam_constraints: usize,
 }
 
 /// The graph-colored Gauss-Seidel solver (`colored`).
@@ -95,11 +166,17 @@ pub struct Colored {
     opts: SolverOptions,
     prepared: Option<u64>,
     particles: usize,
-    /// The tiles' batches (tile after tile), then the whole-body sweep's colors from `sweep`.
+    /// The tiles' batches (tile after tile), the seam tiles' batches, then the whole-body
+    /// sweep's colors from `sweep`.
     work: Vec<ColorWork>,
     /// First entry of `work` swept over the whole body.
     sweep: usize,
-    tiles: Tiles,
+    tiles: TileSet,
+    seams: TileSet,
+    seam_waits: SeamWaits,
+    /// The tiles and seam tiles of all iterations as one task graph, when nothing else is
+    /// left to sweep (see [`crate::wavefront`]): tasks `0..tiles` are the tiles, then the seams.
+    wave: Option<Wavefront>,
     /// Multipliers of the distance constraints in batch order, `work` after `work`.
     lambda: Vec<f32>,
     colors: usize,
@@ -126,7 +203,10 @@ impl Colored {
             particles: 0,
             work: Vec::new(),
             sweep: 0,
-            tiles: Tiles::default(),
+            tiles: TileSet::default(),
+            seams: TileSet::default(),
+            seam_waits: SeamWaits::default(),
+            wave: None,
             lambda: Vec::new(),
             colors: 0,
             distance: 0,
@@ -185,38 +265,105 @@ impl Colored {
         }
     }
 
-    /// The tiled part of one iteration: every tile's colors in sequence, the tiles on the
-    /// pool's threads.
-    fn iterate_tiles(&mut self, s: &mut SolveState, first: bool) {
-        let (inv_dt2, k, simd) = (s.inv_dt2, s.stiffness, self.opts.simd);
+    /// Runs tile `e` of `set`: its batches (colors) in sequence.
+    ///
+    /// # Safety
+    /// `x` holds `self.particles` particles and `lambda` is the start of `self.lambda`; no
+    /// other thread touches this tile's particles or multipliers during the call.
+    #[inline]
+    unsafe fn run_tile(
+        &self,
+        set: &TileSet,
+        e: usize,
+        x: SharedMut<Packed4>,
+        lambda: SharedMut<f32>,
+        c: KernelArgs,
+    ) {
+        for w in &self.work[set.tiles[e].clone()] {
+            if c.first {
+                Colored::zero_multipliers(lambda, w);
+            }
+            // Every batch index is below `self.particles` (checked by `EdgeBatch::new`).
+            Colored::project_range(
+                c.simd,
+                x.get(),
+                &w.batch,
+                0..w.batch.len(),
+                lambda.get().add(w.lambda_start),
+                c.inv_dt2,
+                c.k,
+            );
+            if let Some(out) = c.out {
+                // While the batch's multipliers are still in cache.
+                Colored::write_back(w, lambda, out);
+            }
+        }
+    }
+
+    /// Copies batch `w`'s multipliers to `out` (`SolveState::lambda`, global numbering).
+    ///
+    /// # Safety
+    /// `lambda` is the start of `self.lambda`; `out` holds every distance constraint's
+    /// multiplier (batch ids are distance constraint ids, checked by `EdgeBatch::new`); no other
+    /// thread touches `w`'s range or its ids' entries of `out` (each id is in one batch, once).
+    #[inline]
+    unsafe fn write_back(w: &ColorWork, lambda: SharedMut<f32>, out: SharedMut<f32>) {
+        let lam = std::slice::from_raw_parts(lambda.get().add(w.lambda_start), w.batch.len());
+        for (&g, &l) in w.batch.ids.iter().zip(lam) {
+            *out.get().add(g as usize) = l;
+        }
+    }
+
+    /// The tiled part of one iteration: every tile, then every seam tile, each running its
+    /// colors in sequence; on the pool's threads, a seam tile as soon as the tiles it overlaps
+    /// are done.
+    fn iterate_tiles(&mut self, s: &mut SolveState, first: bool, last: bool) {
+        let c = KernelArgs {
+            simd: self.opts.simd,
+            inv_dt2: s.inv_dt2,
+            k: s.stiffness,
+            first,
+            out: last.then(|| SharedMut::new(s.lambda)),
+        };
         let x = SharedMut::new(s.x);
         let lambda = SharedMut::new(&mut self.lambda);
-        let (work, tiles) = (&self.work, &self.tiles.tiles);
-        let parallel = self.tiles.len >= self.opts.parallel_threshold;
-        self.pool.for_each_block(tiles.len(), parallel, |t| {
-            for w in &work[tiles[t].clone()] {
-                if first {
-                    // SAFETY: as below: this tile's multiplier range, no other thread's.
-                    unsafe { Colored::zero_multipliers(lambda, w) };
-                }
-                // SAFETY: `x` has `self.particles` particles (checked by `iterate`) and every
-                // batch index is below that (checked by `EdgeBatch::new`). Tiles touch
-                // disjoint particles (a tile's constraints lie inside it) and disjoint
-                // multiplier ranges, and a tile's batches run in sequence on one thread.
-                // `s.x` and `self.lambda` are not otherwise accessed while the tiles run.
-                unsafe {
-                    Colored::project_range(
-                        simd,
-                        x.get(),
-                        &w.batch,
-                        0..w.batch.len(),
-                        lambda.get().add(w.lambda_start),
-                        inv_dt2,
-                        k,
-                    )
-                }
+        let this = &*self;
+        let (tiles, seams, waits) = (&this.tiles, &this.seams, &this.seam_waits);
+        if tiles.len + seams.len < this.opts.parallel_threshold {
+            // SAFETY: `x` has `self.particles` particles and `s.lambda` a multiplier per
+            // distance constraint (checked by `iterate`); one tile at a time, and `s.x`,
+            // `s.lambda` and `self.lambda` are not otherwise accessed meanwhile.
+            unsafe {
+                (0..tiles.tiles.len()).for_each(|e| this.run_tile(tiles, e, x, lambda, c));
+                (0..seams.tiles.len()).for_each(|e| this.run_tile(seams, e, x, lambda, c));
             }
-        });
+            return;
+        }
+        for (p, &w) in waits.pending.iter().zip(&waits.waits) {
+            p.store(w, Ordering::Relaxed);
+        }
+        let nt = tiles.tiles.len();
+        this.pool
+            .for_each_block(nt + waits.free.len(), true, |task| {
+                // SAFETY: `x` has `self.particles` particles and `s.lambda` a multiplier per
+                // distance constraint (checked by `iterate`). Tiles touch disjoint particles and
+                // multipliers, and so do seam tiles; a seam tile overlaps only the tiles counted in
+                // its `pending`, and runs once the last of them is done (the counter's
+                // acquire-release orders their writes before its reads). `s.x`, `s.lambda` and
+                // `self.lambda` are not otherwise accessed while the tasks run.
+                unsafe {
+                    if task < nt {
+                        this.run_tile(tiles, task, x, lambda, c);
+                        for &e in &waits.feeds[task] {
+                            if waits.pending[e as usize].fetch_sub(1, Ordering::AcqRel) == 1 {
+                                this.run_tile(seams, e as usize, x, lambda, c);
+                            }
+                        }
+                    } else {
+                        this.run_tile(seams, waits.free[task - nt] as usize, x, lambda, c);
+                    }
+                }
+            });
     }
 
     /// The whole-body part of one iteration: color after color, large colors split across the
@@ -269,21 +416,24 @@ impl Colored {
         std::slice::from_raw_parts_mut(lambda.get().add(w.lambda_start), w.batch.len()).fill(0.0);
     }
 
-    /// The tile of distance constraint `[i, j]`, when both its particles lie in one.
-    fn tile_of(pair: [u32; 2], tile: usize) -> Option<usize> {
-        let t = pair[0] as usize / tile;
-        (pair[1] as usize / tile == t).then_some(t)
+    /// The tile of distance constraint `[i, j]`, when both its particles lie in one; tiles of
+    /// `tile` particles starting at `-shift`.
+    fn tile_of(pair: [u32; 2], tile: usize, shift: usize) -> Option<usize> {
+        let t = (pair[0] as usize + shift) / tile;
+        ((pair[1] as usize + shift) / tile == t).then_some(t)
     }
 
-    /// Splits each color's distance constraints into tiles when the body is worth tiling:
-    /// `per_tile[t][k]` holds tile `t`'s constraints of color `k`; the tiled ids are removed
-    /// from `colors`. `None` (and `colors` untouched) when the body is swept whole.
+    /// Splits each color's distance constraints into tiles and then seam tiles when the body is
+    /// worth tiling: `per_tile[t][k]` holds tile `t`'s constraints of color `k`, `per_seam[s][k]`
+    /// those of seam tile `s`; the ids placed are removed from `colors`. `None` (and `colors`
+    /// untouched) when the body is swept whole.
+    #[allow(clippy::type_complexity)]
     fn split_into_tiles(
         &self,
         constraints: &Constraints,
         particles: usize,
         colors: &mut [Vec<u32>],
-    ) -> Option<Vec<Vec<Vec<u32>>>> {
+    ) -> Option<(Vec<Vec<Vec<u32>>>, Vec<Vec<Vec<u32>>>)> {
         let tile = self.opts.tile_particles;
         let nd = constraints.distance.len();
         if tile == 0 || particles < 4 * tile {
@@ -291,26 +441,75 @@ impl Colored {
         }
         let pairs = &constraints.distance.pairs;
         let local = (0..nd)
-            .filter(|&c| Colored::tile_of(pairs[c], tile).is_some())
+            .filter(|&c| Colored::tile_of(pairs[c], tile, 0).is_some())
             .count();
         if 2 * local < nd {
             return None;
         }
-        let tiles = particles.div_ceil(tile);
-        let mut per_tile = vec![vec![Vec::new(); colors.len()]; tiles];
-        for (k, ids) in colors.iter_mut().enumerate() {
-            ids.retain(|&g| {
-                let g = g as usize;
-                match (g < nd).then(|| Colored::tile_of(pairs[g], tile)).flatten() {
-                    Some(t) => {
-                        per_tile[t][k].push(g as u32);
-                        false
+        // Seam tile s covers [sP - P/2, sP + P/2): index s = (i + P/2) / P, 0..=tiles.
+        let mut split = |shift: usize| {
+            let sets = (particles + shift).div_ceil(tile);
+            let mut per_tile = vec![vec![Vec::new(); colors.len()]; sets];
+            for (k, ids) in colors.iter_mut().enumerate() {
+                ids.retain(|&g| {
+                    let g = g as usize;
+                    match (g < nd).then(|| Colored::tile_of(pairs[g], tile, shift)) {
+                        Some(Some(t)) => {
+                            per_tile[t][k].push(g as u32);
+                            false
+                        }
+                        _ => true,
                     }
-                    None => true,
-                }
-            });
+                });
+            }
+            per_tile
+        };
+        let per_tile = split(0);
+        let per_seam = split(tile / 2);
+        Some((per_tile, per_seam))
+    }
+
+    /// The task graph of the tiles (tasks `0..nt`) and seam tiles (`nt..`): seam tile `s`
+    /// overlaps tiles `s - 1` and `s`, and follows them within an iteration.
+    fn wavefront(&self) -> Wavefront {
+        let nt = self.tiles.tiles.len();
+        let tasks = nt + self.seams.tiles.len();
+        let mut before = vec![Vec::new(); tasks];
+        let mut overlaps = vec![Vec::new(); tasks];
+        for (t, seams) in self.seam_waits.feeds.iter().enumerate() {
+            for &e in seams {
+                let e = nt + e as usize;
+                before[e].push(t as u32);
+                overlaps[e].push(t as u32);
+                overlaps[t].push(e as u32);
+            }
         }
-        Some(per_tile)
+        Wavefront::new(tasks, &before, &overlaps)
+    }
+
+    /// Appends the batches of `per_tile` (tile after tile, colors in sequence) to `work` and
+    /// returns them as a tile set.
+    fn push_tiles(
+        &mut self,
+        constraints: &Constraints,
+        particles: usize,
+        per_tile: &[Vec<Vec<u32>>],
+        lambda_len: &mut usize,
+    ) -> Result<TileSet, WobbleError> {
+        let mut set = TileSet::default();
+        for (place, tile_colors) in per_tile.iter().enumerate() {
+            let first = self.work.len();
+            for ids in tile_colors.iter().filter(|ids| !ids.is_empty()) {
+                self.push_work(constraints, particles, ids, Vec::new(), lambda_len)?;
+            }
+            let len: usize = tile_colors.iter().map(Vec::len).sum();
+            if len > 0 {
+                set.tiles.push(first..self.work.len());
+                set.place.push(place);
+                set.len += len;
+            }
+        }
+        Ok(set)
     }
 
     /// Appends one batch of distance constraints `ids` (and other kinds' `generic`) to `work`.
@@ -378,24 +577,24 @@ impl Solver for Colored {
             })
             .collect();
         self.work.clear();
-        self.tiles = Tiles::default();
+        self.tiles = TileSet::default();
+        self.seams = TileSet::default();
+        self.seam_waits = SeamWaits::default();
+        self.wave = None;
         self.tile_report = TileReport::default();
         let mut lambda_len = 0;
-        if let Some(per_tile) = self.split_into_tiles(constraints, particles, &mut colors) {
-            for tile_colors in &per_tile {
-                let first = self.work.len();
-                for ids in tile_colors.iter().filter(|ids| !ids.is_empty()) {
-                    self.push_work(constraints, particles, ids, Vec::new(), &mut lambda_len)?;
-                }
-                let len: usize = tile_colors.iter().map(Vec::len).sum();
-                if len > 0 {
-                    self.tiles.tiles.push(first..self.work.len());
-                    self.tiles.len += len;
-                    self.tile_report.tiles += 1;
-                    self.tile_report.tiled_constraints += len;
-                }
-            }
-            self.tile_report.tile_particles = self.opts.tile_particles;
+        if let Some((per_tile, per_seam)) =
+            self.split_into_tiles(constraints, particles, &mut colors)
+        {
+            self.tiles = self.push_tiles(constraints, particles, &per_tile, &mut lambda_len)?;
+            self.seams = self.push_tiles(constraints, particles, &per_seam, &mut lambda_len)?;
+            self.seam_waits = SeamWaits::new(&self.tiles, &self.seams);
+            self.tile_report = TileReport {
+                tiles: self.tiles.tiles.len(),
+                tile_particles: self.opts.tile_particles,
+                tiled_constraints: self.tiles.len,
+                seam_constraints: self.seams.len,
+            };
         }
         self.sweep = self.work.len();
         for ids in &colors {
@@ -421,11 +620,20 @@ impl Solver for Colored {
         self.colors = coloring.colors();
         self.distance = nd;
         let threshold = self.opts.parallel_threshold;
-        self.parallel_work = self.tiles.len >= threshold
+        self.parallel_work = self.tiles.len + self.seams.len >= threshold
             || self.work[self.sweep..]
                 .iter()
                 .any(|w| w.batch.len() >= threshold);
         self.other_ids = nd..constraints.len();
+        let swept = self.work[self.sweep..]
+            .iter()
+            .any(|w| w.batch.len() > 0 || !w.generic.is_empty());
+        if !self.tiles.tiles.is_empty()
+            && !swept
+            && !constraints.extra.iter().any(|k| k.is_global())
+        {
+            self.wave = Some(self.wavefront());
+        }
         self.report = coloring.report(nd);
         self.particles = particles;
         self.prepared = Some(topology_id);
@@ -453,29 +661,75 @@ impl Solver for Colored {
             self.particles,
             "colored solver prepared for another body"
         );
-        self.iterate_tiles(s, iteration == 0);
-        self.iterate_by_color(s, iteration == 0);
-        crate::project_global_kinds(s);
-        if iteration + 1 == s.iterations {
-            // The step loop's multipliers, in global numbering, after the last iteration.
-            // Batch ids are distance constraint ids (checked by `EdgeBatch::new` at prepare).
+        let last = iteration + 1 == s.iterations;
+        if last {
+            // After the last iteration the step loop's multipliers are in `s.lambda` in global
+            // numbering: each batch writes its own there as it finishes.
             assert!(
                 s.lambda.len() >= self.distance,
                 "one multiplier per constraint"
             );
+        }
+        self.iterate_tiles(s, iteration == 0, last);
+        self.iterate_by_color(s, iteration == 0);
+        crate::project_global_kinds(s);
+        if last {
             let out = SharedMut::new(s.lambda);
-            let (work, lambda) = (&self.work, &self.lambda);
-            let parallel = self.parallel_work;
-            self.pool.for_each_block(work.len(), parallel, |k| {
-                let w = &work[k];
-                let lam = &lambda[w.lambda_start..w.lambda_start + w.batch.len()];
-                for (&g, &l) in w.batch.ids.iter().zip(lam) {
-                    // SAFETY: `g` is in range (asserted above) and every global id appears in
-                    // exactly one batch once, so no two blocks write the same multiplier;
-                    // `s.lambda` is not otherwise accessed meanwhile.
-                    unsafe { *out.get().add(g as usize) = l };
+            let (work, lambda) = (&self.work[self.sweep..], SharedMut::new(&mut self.lambda));
+            self.pool
+                .for_each_block(work.len(), self.parallel_work, |k| {
+                    // SAFETY: `s.lambda` holds every distance multiplier (asserted above); each
+                    // block is one batch, with its own multipliers and ids; `s.lambda` and
+                    // `self.lambda` are not otherwise accessed meanwhile.
+                    unsafe { Colored::write_back(&work[k], lambda, out) }
+                });
+        }
+    }
+
+    fn iterate_all(&mut self, s: &mut SolveState) {
+        let parallel = self.tiles.len + self.seams.len >= self.opts.parallel_threshold;
+        let Some(mut wave) = self.wave.take().filter(|_| parallel && s.iterations > 0) else {
+            (0..s.iterations).for_each(|it| self.iterate(s, it));
+            return;
+        };
+        assert_eq!(
+            s.x.len(),
+            self.particles,
+            "colored solver prepared for another body"
+        );
+        assert!(
+            s.lambda.len() >= self.distance,
+            "one multiplier per constraint"
+        );
+        let (x, out) = (SharedMut::new(s.x), SharedMut::new(s.lambda));
+        let lambda = SharedMut::new(&mut self.lambda);
+        let (simd, inv_dt2, k, last) = (self.opts.simd, s.inv_dt2, s.stiffness, s.iterations - 1);
+        let this = &*self;
+        let nt = this.tiles.tiles.len();
+        let ran = wave.run(&this.pool, s.iterations, &|it, task| {
+            let c = KernelArgs {
+                simd,
+                inv_dt2,
+                k,
+                first: it == 0,
+                out: (it == last).then_some(out),
+            };
+            // SAFETY: `x` has `self.particles` particles and `s.lambda` a multiplier per
+            // distance constraint (asserted above). The graph runs at once only tasks that
+            // touch disjoint particles and multipliers (tiles are disjoint, seam tiles are,
+            // and a seam tile waits for the tiles it overlaps), each once per iteration in the
+            // order of the iteration-by-iteration schedule. `s.x`, `s.lambda` and
+            // `self.lambda` are not otherwise accessed while it runs.
+            unsafe {
+                match task.checked_sub(nt) {
+                    None => this.run_tile(&this.tiles, task, x, lambda, c),
+                    Some(e) => this.run_tile(&this.seams, e, x, lambda, c),
                 }
-            });
+            }
+        });
+        self.wave = Some(wave);
+        if !ran {
+            (0..s.iterations).for_each(|it| self.iterate(s, it));
         }
     }
 

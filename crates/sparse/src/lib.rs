@@ -21,6 +21,7 @@ pub mod jacobi;
 pub mod newton;
 pub mod ordering;
 mod parallel;
+mod wavefront;
 
 pub use chebyshev::Chebyshev;
 pub use colored::Colored;

@@ -4,8 +4,11 @@
 
 mod common;
 
-use common::{cloth_with_extra_kinds, predicted, solve};
-use solver_core::{figures, scenes, step, Body, GaussSeidel, Solver, StepParams};
+use common::{cloth_with_extra_kinds, predicted, solve, solve_with_multipliers};
+use solver_core::glam::Vec3;
+use solver_core::{
+    figures, scenes, step, Body, Constraints, GaussSeidel, Particles, Solver, StepParams, Topology,
+};
 use sparse::ordering::{apply_ordering, Ordering};
 use sparse::{Colored, Coloring, Incidence, SolverOptions};
 
@@ -21,28 +24,38 @@ fn tiled(tile: usize, threads: usize) -> SolverOptions {
 }
 
 /// The order the tiled schedule promises: per tile, its colors' constraints whose particles
-/// all lie in the tile; then per color every other constraint (seams, other kinds).
+/// all lie in the tile; then per seam tile (tiles shifted by half a tile) its colors' other
+/// constraints that lie in it; then per color every other constraint (long edges, other kinds).
 fn tile_order(body: &Body, tile: usize) -> Vec<u32> {
     let inc = Incidence::new(&body.constraints, body.len()).unwrap();
     let coloring = Coloring::greedy(&inc);
     let nd = body.constraints.distance.len();
-    let tile_of = |g: u32| {
+    let tile_of = |g: u32, shift: usize| {
         let g = g as usize;
         if g >= nd {
             return None;
         }
-        let [i, j] = body.constraints.distance.pairs[g];
-        (i as usize / tile == j as usize / tile).then_some(i as usize / tile)
+        let [i, j] = body.constraints.distance.pairs[g].map(|p| p as usize + shift);
+        (i / tile == j / tile).then_some(i / tile)
     };
-    let tiles = body.len().div_ceil(tile);
+    let in_tile = |g: u32| tile_of(g, 0);
+    let in_seam = |g: u32| in_tile(g).is_none().then(|| tile_of(g, tile / 2)).flatten();
+    let tiles = body.len().div_ceil(tile) + 1;
     let mut order = Vec::new();
-    for t in 0..tiles {
-        for k in 0..coloring.colors() {
-            order.extend(coloring.color(k).iter().filter(|&&g| tile_of(g) == Some(t)));
+    for place in [&in_tile as &dyn Fn(u32) -> Option<usize>, &in_seam] {
+        for t in 0..tiles {
+            for k in 0..coloring.colors() {
+                order.extend(coloring.color(k).iter().filter(|&&g| place(g) == Some(t)));
+            }
         }
     }
     for k in 0..coloring.colors() {
-        order.extend(coloring.color(k).iter().filter(|&&g| tile_of(g).is_none()));
+        order.extend(
+            coloring
+                .color(k)
+                .iter()
+                .filter(|&&g| in_tile(g).is_none() && in_seam(g).is_none()),
+        );
     }
     order
 }
@@ -67,21 +80,31 @@ fn a_tiled_iteration_is_gauss_seidel_in_tile_order() {
         ),
     ] {
         let mut colored = Colored::new(&tiled(tile, 1)).unwrap();
-        let (_, x) = solve(&body, &mut colored, 1);
+        let (_, x, lambda) = solve_with_multipliers(&body, &mut colored, 1);
         let report = colored.tile_report();
         assert!(report.tiles >= 4, "{scene}: {report:?}");
         assert!(
             2 * report.tiled_constraints >= body.constraints.distance.len(),
             "{scene}: {report:?}"
         );
+        assert!(report.seam_constraints > 0, "{scene}: {report:?}");
         let mut gs = GaussSeidel::with_order(tile_order(&body, tile));
-        let (_, x_gs) = solve(&body, &mut gs, 1);
+        let (_, x_gs, lambda_gs) = solve_with_multipliers(&body, &mut gs, 1);
         let max_diff = x
             .iter()
             .zip(&x_gs)
             .map(|(a, b)| (a.xyz() - b.xyz()).abs().max_element())
             .fold(0.0f32, f32::max);
         assert!(max_diff < 1e-6, "{scene}: max |Δx| = {max_diff}");
+        // The multipliers, written back batch by batch, land on their constraints.
+        let scale = lambda_gs.iter().fold(0.0f32, |m, l| m.max(l.abs()));
+        assert!(scale > 0.0, "{scene}");
+        for (g, (a, b)) in lambda.iter().zip(&lambda_gs).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-4 * scale,
+                "{scene}: λ[{g}] = {a} vs {b}"
+            );
+        }
     }
 }
 
@@ -168,6 +191,134 @@ fn bodies_without_locality_or_too_small_are_swept_whole() {
     let report = colored.tile_report();
     assert_eq!(report.tiles, 16);
     assert_eq!(report.tile_particles, 64);
-    assert!(report.tiled_constraints < natural.constraints.distance.len());
+    // Tiles of two rows: each of the 15 seam tiles takes the 32 verticals and 31 diagonals
+    // across its boundary, which leaves no distance constraint to the whole-body sweep.
+    assert_eq!(report.seam_constraints, 15 * 63);
+    let nd = natural.constraints.distance.len();
+    assert_eq!(report.tiled_constraints + report.seam_constraints, nd);
     assert_eq!(colored.colors(), Some(6));
+}
+
+/// 256 particles on a wavy line, tiles of 32: chains inside tiles 2 and 5 only, and eight
+/// constraints across every tile boundary (within a quarter tile of it), all pulled to 1.5x
+/// their length. Most seam tiles overlap no tile holding constraints (they run as tasks of their
+/// own), seam tiles 2, 3, 5 and 6 wait for one tile each.
+fn line_with_empty_tiles() -> Body {
+    let n = 256u32;
+    let x: Vec<Vec3> = (0..n)
+        .map(|i| Vec3::new(i as f32 * 0.01, 1.0 + 0.003 * (i as f32).sin(), 0.0))
+        .collect();
+    let particles = Particles::new(&x, &vec![1.0 / n as f32; n as usize]).unwrap();
+    let mut constraints = Constraints::default();
+    let d = &mut constraints.distance;
+    let mut push = |i: u32, j: u32| {
+        let rest = 1.5 * (x[i as usize] - x[j as usize]).length();
+        d.push(i, j, rest, 0.0).unwrap();
+    };
+    for t in [2, 5] {
+        for i in 32 * t..32 * t + 31 {
+            push(i, i + 1);
+        }
+    }
+    for b in 1..8 {
+        for k in 0..8 {
+            push(32 * b - 1 - k, 32 * b + k);
+        }
+    }
+    Body::new(particles, constraints, Topology::default()).unwrap()
+}
+
+#[test]
+fn seam_tiles_beside_empty_tiles_run_and_keep_the_order() {
+    let body = line_with_empty_tiles();
+    let mut colored = Colored::new(&tiled(32, 1)).unwrap();
+    let (_, x) = solve(&body, &mut colored, 3);
+    let report = colored.tile_report();
+    assert_eq!(
+        (report.tiles, report.seam_constraints),
+        (2, 56),
+        "{report:?}"
+    );
+    let mut gs = GaussSeidel::with_order(tile_order(&body, 32));
+    let (_, x_gs) = solve(&body, &mut gs, 3);
+    let max_diff = x
+        .iter()
+        .zip(&x_gs)
+        .map(|(a, b)| (a.xyz() - b.xyz()).abs().max_element())
+        .fold(0.0f32, f32::max);
+    assert!(max_diff < 1e-6, "max |Δx| = {max_diff}");
+    for threads in [2, 3] {
+        let mut parallel = Colored::new(&tiled(32, threads)).unwrap();
+        let (_, xt) = solve(&body, &mut parallel, 3);
+        assert_eq!(
+            figures::state_hash(&x),
+            figures::state_hash(&xt),
+            "1 vs {threads} threads"
+        );
+    }
+}
+
+/// `iterate_all` on `body` (the step loop's call when nothing runs between iterations), from
+/// the same state as [`solve_with_multipliers`]: final positions and multipliers.
+fn solve_all_at_once(
+    body: &Body,
+    solver: &mut dyn Solver,
+    iterations: usize,
+) -> (Vec<u32>, Vec<f32>) {
+    let mut b = body.clone();
+    solver
+        .prepare(&b.constraints, b.len(), b.topology_id())
+        .unwrap();
+    let mut lambda = vec![0.0; b.constraints.len()];
+    let dt = StepParams::default().dt;
+    let mut s = solver_core::SolveState {
+        x: &mut b.particles.x,
+        x_prev: &b.particles.x_prev,
+        constraints: &b.constraints,
+        lambda: &mut lambda,
+        inv_dt2: 1.0 / (dt * dt),
+        stiffness: 1.0,
+        iterations,
+    };
+    solver.begin(&mut s);
+    solver.iterate_all(&mut s);
+    (bits(&b.particles.x), lambda)
+}
+
+/// The positions' bits.
+fn bits(x: &[solver_core::Packed4]) -> Vec<u32> {
+    x.iter()
+        .flat_map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits(), p.w.to_bits()])
+        .collect()
+}
+
+#[test]
+fn iterations_run_as_one_task_graph_give_the_iteration_by_iteration_bits() {
+    for (scene, body, tile) in [
+        (
+            "cloth 32, tiles of 64",
+            predicted(scenes::cloth(32).unwrap(), 5),
+            64,
+        ),
+        (
+            "cloth 32, tiles of 100",
+            predicted(scenes::cloth(32).unwrap(), 5),
+            100,
+        ),
+        ("line with empty tiles", line_with_empty_tiles(), 32),
+    ] {
+        let mut serial = Colored::new(&tiled(tile, 1)).unwrap();
+        let (_, x, lambda) = solve_with_multipliers(&body, &mut serial, 8);
+        for threads in [1, 2, 3] {
+            let mut graph = Colored::new(&tiled(tile, threads)).unwrap();
+            let (x_all, lambda_all) = solve_all_at_once(&body, &mut graph, 8);
+            assert_eq!(bits(&x), x_all, "{scene}, {threads} threads: positions");
+            let lambda_bits = |l: &[f32]| l.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(
+                lambda_bits(&lambda),
+                lambda_bits(&lambda_all),
+                "{scene}, {threads} threads: multipliers"
+            );
+        }
+    }
 }

@@ -187,6 +187,16 @@ pub fn predicted(mut body: Body, steps: usize) -> Body {
 /// Runs `iterations` solver iterations on a copy of `body` (XPBD, dt = 1/60) and returns the
 /// residual before the first and after every iteration, and the final positions.
 pub fn solve(body: &Body, solver: &mut dyn Solver, iterations: usize) -> (Vec<f32>, Vec<Packed4>) {
+    let (r, x, _) = solve_with_multipliers(body, solver, iterations);
+    (r, x)
+}
+
+/// [`solve`], also returning the multipliers (global numbering) after the last iteration.
+pub fn solve_with_multipliers(
+    body: &Body,
+    solver: &mut dyn Solver,
+    iterations: usize,
+) -> (Vec<f32>, Vec<Packed4>, Vec<f32>) {
     let mut b = body.clone();
     if solver.prepared_for() != Some(b.topology_id()) {
         solver
@@ -210,5 +220,5 @@ pub fn solve(body: &Body, solver: &mut dyn Solver, iterations: usize) -> (Vec<f3
         solver.iterate(&mut s, it);
         r.push(figures::residual(s.constraints, s.x));
     }
-    (r, b.particles.x)
+    (r, b.particles.x, lambda)
 }
