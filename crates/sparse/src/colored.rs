@@ -627,7 +627,7 @@ impl Solver for Colored {
         self.other_ids = nd..constraints.len();
         let swept = self.work[self.sweep..]
             .iter()
-            .any(|w| w.batch.len() > 0 || !w.generic.is_empty());
+            .any(|w| !w.batch.is_empty() || !w.generic.is_empty());
         if !self.tiles.tiles.is_empty()
             && !swept
             && !constraints.extra.iter().any(|k| k.is_global())
