@@ -23,7 +23,7 @@
 //! tile on each side, again in parallel, each as soon as the two tiles it overlaps are done;
 //! what is left (long edges, other kinds) goes through a whole-body sweep. When nothing is left
 //! and the step loop asks for all iterations at once (`Solver::iterate_all`), the tiles and seam
-//! tiles of every iteration run as one task graph without barriers ([`crate::wavefront`]).
+//! tiles of every iteration run as one task graph without barriers (the private `wavefront` module).
 //! Every constraint is still projected once per iteration, in an order that
 //! is a Gauss-Seidel order, only not the whole-body one: a tiled body's state differs from the
 //! whole-body sweep's in rounding, and agrees bit for bit across thread counts. Each particle is
@@ -688,7 +688,7 @@ impl Solver for Colored {
 
     fn iterate_all(&mut self, s: &mut SolveState) {
         let parallel = self.tiles.len + self.seams.len >= self.opts.parallel_threshold;
-        let Some(mut wave) = self.wave.take().filter(|_| parallel && s.iterations > 0) else {
+        let Some(mut wave) = self.wave.take().filter(|_| s.iterations > 0) else {
             (0..s.iterations).for_each(|it| self.iterate(s, it));
             return;
         };
@@ -706,7 +706,7 @@ impl Solver for Colored {
         let (simd, inv_dt2, k, last) = (self.opts.simd, s.inv_dt2, s.stiffness, s.iterations - 1);
         let this = &*self;
         let nt = this.tiles.tiles.len();
-        let ran = wave.run(&this.pool, s.iterations, &|it, task| {
+        wave.run(&this.pool, parallel, s.iterations, &|it, task| {
             let c = KernelArgs {
                 simd,
                 inv_dt2,
@@ -728,9 +728,6 @@ impl Solver for Colored {
             }
         });
         self.wave = Some(wave);
-        if !ran {
-            (0..s.iterations).for_each(|it| self.iterate(s, it));
-        }
     }
 
     fn colors(&self) -> Option<usize> {
