@@ -12,7 +12,7 @@
 //! - [`csv`]: CSV written row by row; [`plot`]: SVG + PNG plots; [`machine`]: CPU and caches.
 //! - [`section`]: what a subcommand hands to the report.
 //! - subcommands: [`step`], [`converge`], [`scale`], [`cache`], [`substeps`], [`claims`],
-//!   [`advise`], [`render`], [`report`].
+//!   [`advise`], [`render`], [`tethers`], [`threads`], [`report`].
 
 pub mod advise;
 pub mod cache;
@@ -33,6 +33,7 @@ pub mod stats;
 pub mod step;
 pub mod substeps;
 pub mod tethers;
+pub mod threads;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -65,6 +66,8 @@ enum Command {
     Render(render::RenderArgs),
     /// Hanging cloth with and without long-range attachments: stretch and step time.
     Tethers(tethers::TethersArgs),
+    /// One parallel solver's step time at several thread counts, measured in turns on one body.
+    Threads(threads::ThreadsArgs),
     /// The main job: run converge, scale, cache, substeps, claims and render; write REPORT.md.
     Report(report::ReportArgs),
 }
@@ -83,6 +86,7 @@ pub fn cli_main() -> ExitCode {
         Command::Advise(args) => advise::run(&args).map(|_| ()),
         Command::Render(args) => render::run(&args).map(|s| s.print_files()),
         Command::Tethers(args) => tethers::run(&args).map(|s| s.print_files()),
+        Command::Threads(args) => threads::run(&args),
         Command::Report(args) => report::run(&args).map(|s| {
             println!("wrote {} files", s.files.len());
         }),

@@ -218,6 +218,10 @@ fn bad_arguments_exit_non_zero_with_a_message_and_no_panic() {
         &["render", "--scene", "nosuch", "--out", out],
         &["claims", "--only", "C99", "--out", out],
         &["report", "--solvers", "nosuch", "--out", out],
+        &["threads", "--solver", "gs", "--n", "8"],
+        &["threads", "--threads", "1,0", "--n", "8"],
+        &["threads", "--turn", "0", "--n", "8"],
+        &["threads", "--scene", "cloth", "--n", "1"],
     ];
     for args in cases {
         let o = wobble(args);
@@ -419,4 +423,42 @@ fn step_runs_the_mass_spring_model_and_mesh_repair_or_strict_refusal() {
     let out = wobble(&["step", "--scene", "mesh", "--mesh", obj, "--strict"]);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("dup.obj:4:"));
+}
+
+#[test]
+fn threads_times_every_count_in_turns_and_checks_the_bits() {
+    let o = ok(&[
+        "threads",
+        "--n",
+        "24",
+        "--threads",
+        "1,2,3",
+        "--warmup",
+        "2",
+        "--steps",
+        "6",
+        "--turn",
+        "2",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!(v["same_bits"], true, "{v}");
+    assert_eq!(v["steps"], 6, "{v}");
+    let counts = v["counts"].as_array().unwrap();
+    assert_eq!(
+        counts
+            .iter()
+            .map(|c| c["threads"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [1, 2, 3]
+    );
+    assert_eq!(counts[0]["speedup"], 1.0);
+    for c in counts {
+        for key in ["ms_per_step_median", "speedup", "speedup_paired"] {
+            let x = c[key].as_f64().unwrap();
+            assert!(x.is_finite() && x > 0.0, "{key} = {x} in {c}");
+        }
+        let (p10, p90) = (c["ms_per_step_p10"].as_f64(), c["ms_per_step_p90"].as_f64());
+        assert!(p10 <= p90, "{c}");
+    }
 }

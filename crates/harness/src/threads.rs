@@ -1,0 +1,212 @@
+//! `wobble threads`: one solver's step time at several thread counts, measured in turns on one
+//! body, and the speed-ups.
+//!
+//! `wobble step` and criterion time one thread count after the other; on a shared virtual
+//! machine the speed of the same single-thread run drifts by tens of percent between such
+//! windows, which can pass for (or hide) a parallel speed-up. Here every count takes turns
+//! stepping the same body (`--turn` timed steps after one untimed step, the order rotated each
+//! round), so drift hits every count alike, and each turn's ratio is a paired sample. The parallel
+//! solvers give the same bits on any thread count, so the shared body follows one trajectory;
+//! `same_bits` checks that on one extra step from a common state.
+
+use crate::setup::{build_body_with, build_solver, parse_counts, Error};
+use crate::stats::quantile;
+use clap::Args;
+use serde::Serialize;
+use solver_core::repair::MeshOptions;
+use solver_core::{figures, step, Solver, StepParams};
+use sparse::SolverOptions;
+use std::time::Instant;
+
+/// Arguments of `wobble threads`.
+#[derive(Args, Debug, Clone)]
+pub struct ThreadsArgs {
+    /// Scene: cloth, rope, flag, jelly or cube.
+    #[arg(long, default_value = "cloth")]
+    pub scene: String,
+    /// Size parameter (grid side; subdivision level for jelly; cells per side for cube).
+    #[arg(long, default_value_t = 512)]
+    pub n: usize,
+    /// Parallel solver: colored, jacobi or chebyshev.
+    #[arg(long, default_value = "colored")]
+    pub solver: String,
+    /// Solver iterations per step.
+    #[arg(long, default_value_t = 8)]
+    pub iterations: usize,
+    /// Thread counts, comma-separated; speed-ups are against the first.
+    #[arg(long, default_value = "1,2")]
+    pub threads: String,
+    /// Particle ordering: natural, shuffled, rcm or morton.
+    #[arg(long, default_value = "natural")]
+    pub ordering: String,
+    /// `colored`: particles per cache tile (0: sweep each color over the whole body).
+    #[arg(long, default_value_t = sparse::colored::DEFAULT_TILE_PARTICLES)]
+    pub tile: usize,
+    /// Untimed steps per thread count before the timed ones.
+    #[arg(long, default_value_t = 10)]
+    pub warmup: usize,
+    /// Timed steps per thread count.
+    #[arg(long, default_value_t = 100)]
+    pub steps: usize,
+    /// Timed steps per turn (each turn starts with one untimed step).
+    #[arg(long, default_value_t = 4)]
+    pub turn: usize,
+    /// Print compact JSON on one line (the default is pretty-printed).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One thread count's timings.
+#[derive(Serialize, Debug, Clone)]
+pub struct CountTiming {
+    pub threads: usize,
+    pub ms_per_step_median: f64,
+    pub ms_per_step_p10: f64,
+    pub ms_per_step_p90: f64,
+    /// The first count's median over this one's.
+    pub speedup: f64,
+    /// Median over turns of (the first count's turn median / this count's, same round).
+    pub speedup_paired: f64,
+}
+
+/// What `wobble threads` prints.
+#[derive(Serialize, Debug, Clone)]
+pub struct ThreadsReport {
+    pub scene: String,
+    pub n: usize,
+    pub vertices: usize,
+    pub constraints: usize,
+    pub solver: String,
+    pub iterations: usize,
+    pub ordering: String,
+    pub steps: usize,
+    pub turn: usize,
+    pub counts: Vec<CountTiming>,
+    /// Whether one more step from a common state gives the same positions, bit for bit, on
+    /// every thread count.
+    pub same_bits: bool,
+}
+
+/// Measures the speed-ups (also used by tests).
+pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
+    if args.steps == 0 || args.turn == 0 {
+        return Err(Error::Arg("--steps and --turn must be at least 1".into()));
+    }
+    let counts = parse_counts(&args.threads, "threads")?;
+    let mut solvers = Vec::with_capacity(counts.len());
+    for &threads in &counts {
+        let opts = SolverOptions {
+            threads,
+            tile_particles: args.tile,
+            ..Default::default()
+        };
+        let solver = build_solver(&args.solver, &opts)?;
+        if solver.threads() != threads {
+            return Err(Error::Arg(format!(
+                "solver '{}' runs on {} thread(s), not {threads}: `wobble threads` compares the \
+                 parallel solvers (colored, jacobi, chebyshev)",
+                args.solver,
+                solver.threads()
+            )));
+        }
+        solvers.push(solver);
+    }
+    let (mut body, ordering) = build_body_with(
+        &args.scene,
+        args.n,
+        None,
+        &args.ordering,
+        &MeshOptions::default(),
+    )?;
+    let params = StepParams {
+        iterations: args.iterations,
+        ..Default::default()
+    };
+    params.validate()?;
+    for _ in 0..args.warmup {
+        for s in solvers.iter_mut() {
+            step(&mut body, &params, s.as_mut(), None)?;
+        }
+    }
+    let turns = args.steps.div_ceil(args.turn);
+    let mut times = vec![Vec::with_capacity(turns * args.turn); counts.len()];
+    let mut turn_medians = vec![Vec::with_capacity(turns); counts.len()];
+    for round in 0..turns {
+        for k in 0..counts.len() {
+            let c = (k + round) % counts.len();
+            let s = solvers[c].as_mut();
+            // The first step of a turn wakes the pool and brings this solver's data back.
+            step(&mut body, &params, s, None)?;
+            let mut turn = Vec::with_capacity(args.turn);
+            for _ in 0..args.turn {
+                let t0 = Instant::now();
+                step(&mut body, &params, s, None)?;
+                turn.push(t0.elapsed().as_secs_f64() * 1e3);
+            }
+            turn_medians[c].push(quantile(&turn, 0.5));
+            times[c].extend(turn);
+        }
+    }
+    let same_bits = same_bits(&body, &params, &mut solvers)?;
+    let base_median = quantile(&times[0], 0.5);
+    let timings = counts
+        .iter()
+        .enumerate()
+        .map(|(c, &threads)| {
+            let median = quantile(&times[c], 0.5);
+            let paired: Vec<f64> = turn_medians[0]
+                .iter()
+                .zip(&turn_medians[c])
+                .map(|(a, b)| a / b)
+                .collect();
+            CountTiming {
+                threads,
+                ms_per_step_median: median,
+                ms_per_step_p10: quantile(&times[c], 0.1),
+                ms_per_step_p90: quantile(&times[c], 0.9),
+                speedup: base_median / median,
+                speedup_paired: quantile(&paired, 0.5),
+            }
+        })
+        .collect();
+    Ok(ThreadsReport {
+        scene: args.scene.clone(),
+        n: args.n,
+        vertices: body.len(),
+        constraints: body.constraints.len(),
+        solver: solvers[0].name(),
+        iterations: args.iterations,
+        ordering: ordering.name().to_string(),
+        steps: turns * args.turn,
+        turn: args.turn,
+        counts: timings,
+        same_bits,
+    })
+}
+
+/// One step of a copy of `body` per solver: whether all end with the same position bits.
+fn same_bits(
+    body: &solver_core::Body,
+    params: &StepParams,
+    solvers: &mut [Box<dyn Solver>],
+) -> Result<bool, Error> {
+    let mut hashes = Vec::with_capacity(solvers.len());
+    for s in solvers.iter_mut() {
+        let mut b = body.clone();
+        step(&mut b, params, s.as_mut(), None)?;
+        hashes.push(figures::state_hash(&b.particles.x));
+    }
+    Ok(hashes.windows(2).all(|w| w[0] == w[1]))
+}
+
+/// `wobble threads`.
+pub fn run(args: &ThreadsArgs) -> Result<(), Error> {
+    let report = measure(args)?;
+    let text = if args.json {
+        serde_json::to_string(&report)
+    } else {
+        serde_json::to_string_pretty(&report)
+    };
+    println!("{}", text.map_err(|e| Error::Io(e.to_string()))?);
+    Ok(())
+}
