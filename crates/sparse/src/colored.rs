@@ -15,8 +15,7 @@
 //! iteration reads them from L3 or memory once per color.
 //!
 //! *Tiled sweep* (bodies of at least four tiles): particles are cut into tiles of
-//! `tile_particles` = P consecutive indices (a body of fewer than four tiles gets tiles of an
-//! eighth of its particles, at least [`MIN_AUTO_TILE_PARTICLES`]), and a distance constraint whose particles both lie
+//! `tile_particles` = P consecutive indices, and a distance constraint whose particles both lie
 //! in tile `t` (`[tP, tP + P)`) belongs to tile `t`. Tiles share no particle, so an iteration
 //! runs every tile (in parallel), each tile running its own colors in sequence while its
 //! particles stay in L2. Then the *seam tiles*, the same cut shifted by half a tile
@@ -79,12 +78,6 @@ struct KernelArgs {
 /// Default particles per tile: 16384 particles are 256 KB, an eighth of a 2 MB L2, leaving room
 /// for the streamed constraint data (8192 and 32768 measured the same within noise).
 pub const DEFAULT_TILE_PARTICLES: usize = 16384;
-
-/// Smallest tile a body gets when it has fewer than four tiles of `tile_particles`: eight tiles
-/// let two threads share the work with some balance, and a 128 x 128 cloth (16384 particles)
-/// went from 0.95x on two threads, swept whole, to 1.40x with eight tiles of 2048 (`wobble
-/// threads --n 128 --tile 2048`, one thread 5% slower than swept whole).
-pub const MIN_AUTO_TILE_PARTICLES: usize = 2048;
 
 /// One color's work: a SIMD batch of its distance constraints and its other constraints.
 #[derive(Clone, Debug, Default)]
@@ -423,18 +416,6 @@ impl Colored {
         std::slice::from_raw_parts_mut(lambda.get().add(w.lambda_start), w.batch.len()).fill(0.0);
     }
 
-    /// Particles per tile for a body of `particles` particles (0: swept whole): `tile_particles`
-    /// when the body holds four such tiles, else an eighth of the body, but not below
-    /// `MIN_AUTO_TILE_PARTICLES` (nor above `tile_particles`).
-    fn tile_size(&self, particles: usize) -> usize {
-        let max = self.opts.tile_particles;
-        if particles >= 4 * max {
-            max
-        } else {
-            max.min((particles / 8).max(MIN_AUTO_TILE_PARTICLES))
-        }
-    }
-
     /// The tile of distance constraint `[i, j]`, when both its particles lie in one; tiles of
     /// `tile` particles starting at `-shift`.
     fn tile_of(pair: [u32; 2], tile: usize, shift: usize) -> Option<usize> {
@@ -453,7 +434,7 @@ impl Colored {
         particles: usize,
         colors: &mut [Vec<u32>],
     ) -> Option<(Vec<Vec<Vec<u32>>>, Vec<Vec<Vec<u32>>>)> {
-        let tile = self.tile_size(particles);
+        let tile = self.opts.tile_particles;
         let nd = constraints.distance.len();
         if tile == 0 || particles < 4 * tile {
             return None;
@@ -610,7 +591,7 @@ impl Solver for Colored {
             self.seam_waits = SeamWaits::new(&self.tiles, &self.seams);
             self.tile_report = TileReport {
                 tiles: self.tiles.tiles.len(),
-                tile_particles: self.tile_size(particles),
+                tile_particles: self.opts.tile_particles,
                 tiled_constraints: self.tiles.len,
                 seam_constraints: self.seams.len,
             };

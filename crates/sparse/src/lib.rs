@@ -74,10 +74,8 @@ pub struct SolverOptions {
     /// threads.
     pub parallel_threshold: usize,
     /// `colored`: particles per tile of the tiled schedule (0: always sweep color after color
-    /// over the whole body). A body of fewer than four such tiles gets tiles of an eighth of its
-    /// particles instead, down to [`colored::MIN_AUTO_TILE_PARTICLES`] (and never larger than
-    /// this value); a body that still has fewer than four tiles is swept whole. See
-    /// [`colored`].
+    /// over the whole body). Bodies with fewer than four tiles' worth of particles are swept
+    /// whole; see [`colored`] for the schedule.
     pub tile_particles: usize,
     /// Spectral radius ρ of the Jacobi iteration for `chebyshev`, in [0, 1); `None`: estimated
     /// by a plain Jacobi probe in the first substep after prepare.

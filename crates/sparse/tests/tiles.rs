@@ -322,25 +322,3 @@ fn iterations_run_as_one_task_graph_give_the_iteration_by_iteration_bits() {
         }
     }
 }
-
-#[test]
-fn a_body_short_of_four_default_tiles_gets_eighth_size_tiles() {
-    let report = |n: usize| {
-        let body = scenes::cloth(n).unwrap();
-        let mut colored = Colored::new(&SolverOptions::default()).unwrap();
-        colored
-            .prepare(&body.constraints, body.len(), body.topology_id())
-            .unwrap();
-        let r = colored.tile_report();
-        (r.tiles, r.tile_particles)
-    };
-    let p = sparse::colored::DEFAULT_TILE_PARTICLES;
-    // 65536 particles: four default tiles.
-    assert_eq!(report(256), (4, p));
-    // 16384 particles: eight tiles of 2048.
-    assert_eq!(report(128), (8, 2048));
-    // 32761 particles: an eighth is 4095 (a ninth tile of one particle holds no constraint).
-    assert_eq!(report(181), (8, 4095));
-    // 8100 particles: tiles of the 2048 minimum would be fewer than four.
-    assert_eq!(report(90), (0, 0));
-}
