@@ -228,11 +228,15 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
 
 /// `wobble step`.
 pub fn run(args: &StepArgs) -> Result<(), Error> {
-    let report = measure(args)?;
-    let text = if args.json {
-        serde_json::to_string(&report)
+    print_json(&measure(args)?, args.json)
+}
+
+/// Prints `report` as JSON: on one line when `compact`, else pretty-printed.
+pub fn print_json(report: &impl Serialize, compact: bool) -> Result<(), Error> {
+    let text = if compact {
+        serde_json::to_string(report)
     } else {
-        serde_json::to_string_pretty(&report)
+        serde_json::to_string_pretty(report)
     };
     println!("{}", text.map_err(|e| Error::Io(e.to_string()))?);
     Ok(())

@@ -201,12 +201,5 @@ fn same_bits(
 
 /// `wobble threads`.
 pub fn run(args: &ThreadsArgs) -> Result<(), Error> {
-    let report = measure(args)?;
-    let text = if args.json {
-        serde_json::to_string(&report)
-    } else {
-        serde_json::to_string_pretty(&report)
-    };
-    println!("{}", text.map_err(|e| Error::Io(e.to_string()))?);
-    Ok(())
+    crate::step::print_json(&measure(args)?, args.json)
 }

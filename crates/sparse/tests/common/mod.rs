@@ -197,6 +197,41 @@ pub fn solve_with_multipliers(
     solver: &mut dyn Solver,
     iterations: usize,
 ) -> (Vec<f32>, Vec<Packed4>, Vec<f32>) {
+    on_a_copy(body, solver, iterations, |solver, s| {
+        let mut r = vec![figures::residual(s.constraints, s.x)];
+        solver.begin(s);
+        for it in 0..iterations {
+            solver.iterate(s, it);
+            r.push(figures::residual(s.constraints, s.x));
+        }
+        r
+    })
+}
+
+/// `begin` and `iterate_all` (the step loop's call when nothing runs between iterations) on a
+/// copy of `body`, from the same state as [`solve_with_multipliers`]: the final positions and
+/// multipliers.
+pub fn solve_all_at_once(
+    body: &Body,
+    solver: &mut dyn Solver,
+    iterations: usize,
+) -> (Vec<Packed4>, Vec<f32>) {
+    let ((), x, lambda) = on_a_copy(body, solver, iterations, |solver, s| {
+        solver.begin(s);
+        solver.iterate_all(s);
+    });
+    (x, lambda)
+}
+
+/// Runs `solve` on a copy of `body`, with `solver` prepared for it and a zeroed multiplier per
+/// constraint (XPBD, dt = 1/60); returns what it returned and the copy's positions and
+/// multipliers.
+fn on_a_copy<R>(
+    body: &Body,
+    solver: &mut dyn Solver,
+    iterations: usize,
+    solve: impl FnOnce(&mut dyn Solver, &mut SolveState) -> R,
+) -> (R, Vec<Packed4>, Vec<f32>) {
     let mut b = body.clone();
     if solver.prepared_for() != Some(b.topology_id()) {
         solver
@@ -214,11 +249,6 @@ pub fn solve_with_multipliers(
         stiffness: 1.0,
         iterations,
     };
-    let mut r = vec![figures::residual(s.constraints, s.x)];
-    solver.begin(&mut s);
-    for it in 0..iterations {
-        solver.iterate(&mut s, it);
-        r.push(figures::residual(s.constraints, s.x));
-    }
-    (r, b.particles.x, lambda)
+    let out = solve(solver, &mut s);
+    (out, b.particles.x, lambda)
 }
