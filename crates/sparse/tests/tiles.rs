@@ -60,25 +60,24 @@ fn tile_order(body: &Body, tile: usize) -> Vec<u32> {
     order
 }
 
+/// A predicted 32 x 32 cloth cut into tiles of two rows, and of 100 particles (rows cut anywhere).
+fn cloth_tilings() -> Vec<(&'static str, Body, usize)> {
+    let cloth = predicted(scenes::cloth(32).unwrap(), 5);
+    vec![
+        ("cloth 32, tiles of 64", cloth.clone(), 64),
+        ("cloth 32, tiles of 100", cloth, 100),
+    ]
+}
+
 #[test]
 fn a_tiled_iteration_is_gauss_seidel_in_tile_order() {
-    for (scene, body, tile) in [
-        (
-            "cloth 32, tiles of 64",
-            predicted(scenes::cloth(32).unwrap(), 5),
-            64,
-        ),
-        (
-            "cloth 32, tiles of 100",
-            predicted(scenes::cloth(32).unwrap(), 5),
-            100,
-        ),
-        (
-            "cloth+area+floor",
-            predicted(cloth_with_extra_kinds(24), 5),
-            48,
-        ),
-    ] {
+    let mut cases = cloth_tilings();
+    cases.push((
+        "cloth+area+floor",
+        predicted(cloth_with_extra_kinds(24), 5),
+        48,
+    ));
+    for (scene, body, tile) in cases {
         let mut colored = Colored::new(&tiled(tile, 1)).unwrap();
         let (_, x, lambda) = solve_with_multipliers(&body, &mut colored, 1);
         let report = colored.tile_report();
@@ -267,19 +266,9 @@ fn bits(x: &[solver_core::Packed4]) -> Vec<u32> {
 
 #[test]
 fn iterations_run_as_one_task_graph_give_the_iteration_by_iteration_bits() {
-    for (scene, body, tile) in [
-        (
-            "cloth 32, tiles of 64",
-            predicted(scenes::cloth(32).unwrap(), 5),
-            64,
-        ),
-        (
-            "cloth 32, tiles of 100",
-            predicted(scenes::cloth(32).unwrap(), 5),
-            100,
-        ),
-        ("line with empty tiles", line_with_empty_tiles(), 32),
-    ] {
+    let mut cases = cloth_tilings();
+    cases.push(("line with empty tiles", line_with_empty_tiles(), 32));
+    for (scene, body, tile) in cases {
         let mut serial = Colored::new(&tiled(tile, 1)).unwrap();
         let (_, x, lambda) = solve_with_multipliers(&body, &mut serial, 8);
         for threads in [1, 2, 3] {
