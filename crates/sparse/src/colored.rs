@@ -61,7 +61,6 @@ use solver_core::simd::{
 };
 use solver_core::{Constraints, Packed4, SolveState, Solver, WobbleError};
 use std::ops::Range;
-use std::sync::atomic::{AtomicU32, Ordering};
 
 /// What the kernel needs besides the data: SIMD or scalar, α̃ scale, stiffness, whether this
 /// is a substep's first iteration (zero the multipliers first), and in its last iteration where
@@ -101,49 +100,6 @@ struct TileSet {
     len: usize,
 }
 
-/// Which seam tiles wait for which tiles: seam tile `s` overlaps tiles `s - 1` and `s` only, so
-/// it may run as soon as those two are done, while other tiles still run. This replaces a
-/// barrier between the tiles and the seams (where one thread waited for the other's last tile)
-/// and changes no bit: whatever runs at once touches disjoint particles.
-#[derive(Debug, Default)]
-struct SeamWaits {
-    /// Per tile: the seam tiles (indices into `Colored::seams`) that overlap it.
-    feeds: Vec<Vec<u32>>,
-    /// Per seam tile: how many tiles overlap it.
-    waits: Vec<u32>,
-    /// Seam tiles that overlap no tile holding constraints: tasks of their own.
-    free: Vec<u32>,
-    /// Per seam tile during an iteration: overlapping tiles not yet done.
-    pending: Vec<AtomicU32>,
-}
-
-impl SeamWaits {
-    /// The waits between `tiles` and `seams`.
-    fn new(tiles: &TileSet, seams: &TileSet) -> Self {
-        let mut feeds = vec![Vec::new(); tiles.tiles.len()];
-        let mut waits = vec![0; seams.tiles.len()];
-        for (e, &s) in seams.place.iter().enumerate() {
-            // Tiles s - 1 and s, when they hold constraints (`place` is ascending).
-            for t in [s.checked_sub(1), Some(s)].into_iter().flatten() {
-                if let Ok(k) = tiles.place.binary_search(&t) {
-                    feeds[k].push(e as u32);
-                    waits[e] += 1;
-                }
-            }
-        }
-        let free = (0..seams.tiles.len() as u32)
-            .filter(|&e| waits[e as usize] == 0)
-            .collect();
-        let pending = waits.iter().map(|&w| AtomicU32::new(w)).collect();
-        SeamWaits {
-            feeds,
-            waits,
-            free,
-            pending,
-        }
-    }
-}
-
 /// How a prepared body is swept: tile count and constraints inside tiles (0, 0 when the body
 /// is swept whole).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -173,10 +129,13 @@ pub struct Colored {
     sweep: usize,
     tiles: TileSet,
     seams: TileSet,
-    seam_waits: SeamWaits,
-    /// The tiles and seam tiles of all iterations as one task graph, when nothing else is
-    /// left to sweep (see [`crate::wavefront`]): tasks `0..tiles` are the tiles, then the seams.
+    /// The tiles and seam tiles as a task graph (see [`crate::wavefront`]): tasks `0..tiles`
+    /// are the tiles, then the seam tiles; a seam tile waits for the two tiles it overlaps, so
+    /// no barrier separates tiles and seams. `None` when the body is swept whole.
     wave: Option<Wavefront>,
+    /// Whether the graph is the whole iteration (nothing left to sweep, no global kind), so
+    /// that all iterations can run as one graph.
+    graph_is_iteration: bool,
     /// Multipliers of the distance constraints in batch order, `work` after `work`.
     lambda: Vec<f32>,
     colors: usize,
@@ -205,8 +164,8 @@ impl Colored {
             sweep: 0,
             tiles: TileSet::default(),
             seams: TileSet::default(),
-            seam_waits: SeamWaits::default(),
             wave: None,
+            graph_is_iteration: false,
             lambda: Vec::new(),
             colors: 0,
             distance: 0,
@@ -314,56 +273,52 @@ impl Colored {
         }
     }
 
-    /// The tiled part of one iteration: every tile, then every seam tile, each running its
-    /// colors in sequence; on the pool's threads, a seam tile as soon as the tiles it overlaps
-    /// are done.
-    fn iterate_tiles(&mut self, s: &mut SolveState, first: bool, last: bool) {
-        let c = KernelArgs {
-            simd: self.opts.simd,
-            inv_dt2: s.inv_dt2,
-            k: s.stiffness,
-            first,
-            out: last.then(|| SharedMut::new(s.lambda)),
-        };
-        let x = SharedMut::new(s.x);
-        let lambda = SharedMut::new(&mut self.lambda);
-        let this = &*self;
-        let (tiles, seams, waits) = (&this.tiles, &this.seams, &this.seam_waits);
-        if tiles.len + seams.len < this.opts.parallel_threshold {
-            // SAFETY: `x` has `self.particles` particles and `s.lambda` a multiplier per
-            // distance constraint (checked by `iterate`); one tile at a time, and `s.x`,
-            // `s.lambda` and `self.lambda` are not otherwise accessed meanwhile.
-            unsafe {
-                (0..tiles.tiles.len()).for_each(|e| this.run_tile(tiles, e, x, lambda, c));
-                (0..seams.tiles.len()).for_each(|e| this.run_tile(seams, e, x, lambda, c));
-            }
+    /// Runs iterations `from..from + count` of the tile graph (tiles and seam tiles, each
+    /// running its colors in sequence; a seam tile as soon as the tiles it overlaps are done):
+    /// on the pool's threads when the tiles are large enough to split. Nothing when the body is
+    /// swept whole.
+    fn run_graph(&mut self, s: &mut SolveState, from: usize, count: usize) {
+        let Some(mut wave) = self.wave.take() else {
             return;
-        }
-        for (p, &w) in waits.pending.iter().zip(&waits.waits) {
-            p.store(w, Ordering::Relaxed);
-        }
-        let nt = tiles.tiles.len();
-        this.pool
-            .for_each_block(nt + waits.free.len(), true, |task| {
-                // SAFETY: `x` has `self.particles` particles and `s.lambda` a multiplier per
-                // distance constraint (checked by `iterate`). Tiles touch disjoint particles and
-                // multipliers, and so do seam tiles; a seam tile overlaps only the tiles counted in
-                // its `pending`, and runs once the last of them is done (the counter's
-                // acquire-release orders their writes before its reads). `s.x`, `s.lambda` and
-                // `self.lambda` are not otherwise accessed while the tasks run.
-                unsafe {
-                    if task < nt {
-                        this.run_tile(tiles, task, x, lambda, c);
-                        for &e in &waits.feeds[task] {
-                            if waits.pending[e as usize].fetch_sub(1, Ordering::AcqRel) == 1 {
-                                this.run_tile(seams, e as usize, x, lambda, c);
-                            }
-                        }
-                    } else {
-                        this.run_tile(seams, waits.free[task - nt] as usize, x, lambda, c);
-                    }
+        };
+        assert_eq!(
+            s.x.len(),
+            self.particles,
+            "colored solver prepared for another body"
+        );
+        assert!(
+            s.lambda.len() >= self.distance,
+            "one multiplier per constraint"
+        );
+        let parallel = self.tiles.len + self.seams.len >= self.opts.parallel_threshold;
+        let (x, out) = (SharedMut::new(s.x), SharedMut::new(s.lambda));
+        let lambda = SharedMut::new(&mut self.lambda);
+        let (simd, inv_dt2, k, last) = (self.opts.simd, s.inv_dt2, s.stiffness, s.iterations);
+        let this = &*self;
+        let nt = this.tiles.tiles.len();
+        wave.run(&this.pool, parallel, count, &|it, task| {
+            let c = KernelArgs {
+                simd,
+                inv_dt2,
+                k,
+                first: from + it == 0,
+                out: (from + it + 1 == last).then_some(out),
+            };
+            // SAFETY: `x` has `self.particles` particles and `s.lambda` a multiplier per
+            // distance constraint (asserted above). The graph runs at once only tasks that
+            // touch disjoint particles and multipliers (tiles are disjoint, seam tiles are,
+            // and a seam tile waits for the tiles it overlaps), each once per iteration in the
+            // order of the iteration-by-iteration schedule (the counters' acquire-release
+            // orders a task's writes before its successors' reads). `s.x`, `s.lambda` and
+            // `self.lambda` are not otherwise accessed while it runs.
+            unsafe {
+                match task.checked_sub(nt) {
+                    None => this.run_tile(&this.tiles, task, x, lambda, c),
+                    Some(e) => this.run_tile(&this.seams, e, x, lambda, c),
                 }
-            });
+            }
+        });
+        self.wave = Some(wave);
     }
 
     /// The whole-body part of one iteration: color after color, large colors split across the
@@ -476,12 +431,15 @@ impl Colored {
         let tasks = nt + self.seams.tiles.len();
         let mut before = vec![Vec::new(); tasks];
         let mut overlaps = vec![Vec::new(); tasks];
-        for (t, seams) in self.seam_waits.feeds.iter().enumerate() {
-            for &e in seams {
-                let e = nt + e as usize;
-                before[e].push(t as u32);
-                overlaps[e].push(t as u32);
-                overlaps[t].push(e as u32);
+        for (e, &s) in self.seams.place.iter().enumerate() {
+            let e = nt + e;
+            // Tiles s - 1 and s, when they hold constraints (`place` is ascending).
+            for t in [s.checked_sub(1), Some(s)].into_iter().flatten() {
+                if let Ok(t) = self.tiles.place.binary_search(&t) {
+                    before[e].push(t as u32);
+                    overlaps[e].push(t as u32);
+                    overlaps[t].push(e as u32);
+                }
             }
         }
         Wavefront::new(tasks, &before, &overlaps)
@@ -579,8 +537,8 @@ impl Solver for Colored {
         self.work.clear();
         self.tiles = TileSet::default();
         self.seams = TileSet::default();
-        self.seam_waits = SeamWaits::default();
         self.wave = None;
+        self.graph_is_iteration = false;
         self.tile_report = TileReport::default();
         let mut lambda_len = 0;
         if let Some((per_tile, per_seam)) =
@@ -588,7 +546,7 @@ impl Solver for Colored {
         {
             self.tiles = self.push_tiles(constraints, particles, &per_tile, &mut lambda_len)?;
             self.seams = self.push_tiles(constraints, particles, &per_seam, &mut lambda_len)?;
-            self.seam_waits = SeamWaits::new(&self.tiles, &self.seams);
+            self.wave = Some(self.wavefront());
             self.tile_report = TileReport {
                 tiles: self.tiles.tiles.len(),
                 tile_particles: self.opts.tile_particles,
@@ -628,12 +586,7 @@ impl Solver for Colored {
         let swept = self.work[self.sweep..]
             .iter()
             .any(|w| !w.batch.is_empty() || !w.generic.is_empty());
-        if !self.tiles.tiles.is_empty()
-            && !swept
-            && !constraints.extra.iter().any(|k| k.is_global())
-        {
-            self.wave = Some(self.wavefront());
-        }
+        self.graph_is_iteration = !swept && !constraints.extra.iter().any(|k| k.is_global());
         self.report = coloring.report(nd);
         self.particles = particles;
         self.prepared = Some(topology_id);
@@ -670,7 +623,7 @@ impl Solver for Colored {
                 "one multiplier per constraint"
             );
         }
-        self.iterate_tiles(s, iteration == 0, last);
+        self.run_graph(s, iteration, 1);
         self.iterate_by_color(s, iteration == 0);
         crate::project_global_kinds(s);
         if last {
@@ -687,47 +640,11 @@ impl Solver for Colored {
     }
 
     fn iterate_all(&mut self, s: &mut SolveState) {
-        let parallel = self.tiles.len + self.seams.len >= self.opts.parallel_threshold;
-        let Some(mut wave) = self.wave.take().filter(|_| s.iterations > 0) else {
+        if self.wave.is_some() && self.graph_is_iteration {
+            self.run_graph(s, 0, s.iterations);
+        } else {
             (0..s.iterations).for_each(|it| self.iterate(s, it));
-            return;
-        };
-        assert_eq!(
-            s.x.len(),
-            self.particles,
-            "colored solver prepared for another body"
-        );
-        assert!(
-            s.lambda.len() >= self.distance,
-            "one multiplier per constraint"
-        );
-        let (x, out) = (SharedMut::new(s.x), SharedMut::new(s.lambda));
-        let lambda = SharedMut::new(&mut self.lambda);
-        let (simd, inv_dt2, k, last) = (self.opts.simd, s.inv_dt2, s.stiffness, s.iterations - 1);
-        let this = &*self;
-        let nt = this.tiles.tiles.len();
-        wave.run(&this.pool, parallel, s.iterations, &|it, task| {
-            let c = KernelArgs {
-                simd,
-                inv_dt2,
-                k,
-                first: it == 0,
-                out: (it == last).then_some(out),
-            };
-            // SAFETY: `x` has `self.particles` particles and `s.lambda` a multiplier per
-            // distance constraint (asserted above). The graph runs at once only tasks that
-            // touch disjoint particles and multipliers (tiles are disjoint, seam tiles are,
-            // and a seam tile waits for the tiles it overlaps), each once per iteration in the
-            // order of the iteration-by-iteration schedule. `s.x`, `s.lambda` and
-            // `self.lambda` are not otherwise accessed while it runs.
-            unsafe {
-                match task.checked_sub(nt) {
-                    None => this.run_tile(&this.tiles, task, x, lambda, c),
-                    Some(e) => this.run_tile(&this.seams, e, x, lambda, c),
-                }
-            }
-        });
-        self.wave = Some(wave);
+        }
     }
 
     fn colors(&self) -> Option<usize> {

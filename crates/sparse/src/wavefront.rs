@@ -39,6 +39,8 @@ pub(crate) struct Wavefront {
     waits_prev: Vec<u32>,
     /// Per (iteration, task) during a solve: tasks still to wait for.
     pending: Vec<AtomicU32>,
+    /// `run_serial`'s stack of ready (iteration, task), kept to spare an allocation per solve.
+    ready: Vec<(usize, usize)>,
 }
 
 impl Wavefront {
@@ -65,6 +67,7 @@ impl Wavefront {
             waits_same,
             waits_prev,
             pending: Vec::new(),
+            ready: Vec::new(),
         }
     }
 
@@ -83,6 +86,9 @@ impl Wavefront {
         iterations: usize,
         run: &(dyn Fn(usize, usize) + Sync),
     ) {
+        if iterations == 0 {
+            return;
+        }
         let n = self.tasks();
         self.pending
             .resize_with(n * iterations, || AtomicU32::new(0));
@@ -100,30 +106,35 @@ impl Wavefront {
 
     /// [`Wavefront::run`] on this thread, in the order one worker of `run_parallel` takes:
     /// depth first, a task's first released successor next.
-    fn run_serial(&self, iterations: usize, run: &(dyn Fn(usize, usize) + Sync)) {
+    fn run_serial(&mut self, iterations: usize, run: &(dyn Fn(usize, usize) + Sync)) {
         let n = self.tasks();
-        let mut ready: Vec<(usize, usize)> = (0..n)
-            .rev()
-            .filter(|&x| self.waits_same[x] == 0)
-            .map(|x| (0, x))
-            .collect();
-        let mut released = Vec::new();
+        let mut ready = std::mem::take(&mut self.ready);
+        ready.clear();
+        ready.extend(
+            (0..n)
+                .rev()
+                .filter(|&x| self.waits_same[x] == 0)
+                .map(|x| (0, x)),
+        );
         while let Some((k, x)) = ready.pop() {
             run(k, x);
+            let mark = ready.len();
             let mut release = |k: usize, y: u32| {
                 let p = &self.pending[k * n + y as usize];
                 let left = p.load(Ordering::Relaxed) - 1;
                 p.store(left, Ordering::Relaxed);
                 if left == 0 {
-                    released.push((k, y as usize));
+                    ready.push((k, y as usize));
                 }
             };
             self.feeds_same[x].iter().for_each(|&y| release(k, y));
             if k + 1 < iterations {
                 self.feeds_next[x].iter().for_each(|&y| release(k + 1, y));
             }
-            ready.extend(released.drain(..).rev());
+            // The first released on top: it runs next.
+            ready[mark..].reverse();
         }
+        self.ready = ready;
     }
 
     /// [`Wavefront::run`] on the pool's threads.

@@ -3,8 +3,8 @@
 
 mod common;
 
-use common::{predicted, solve};
-use solver_core::{figures, scenes, step, Body, Packed4, Scene, SolveState, Solver, StepParams};
+use common::{on_a_copy, predicted, solve};
+use solver_core::{figures, scenes, step, Body, Packed4, Scene, Solver, StepParams};
 use sparse::newton::MERIT_WINDOW;
 use sparse::{make_solver, Chebyshev, InnerSolve, Newton, SolverOptions};
 
@@ -126,27 +126,15 @@ fn newton_full_steps_raised_the_residual_far_from_the_solution() {
     let body = predicted(scenes::rope(48).unwrap(), 5);
     for method in NEWTON_VARIANTS {
         let mut newton = Newton::new(method, &SolverOptions::default()).unwrap();
-        let mut b = body.clone();
-        newton
-            .prepare(&b.constraints, b.len(), b.topology_id())
-            .unwrap();
-        let mut lambda = vec![0.0; b.constraints.len()];
-        let dt = StepParams::default().dt;
-        let mut s = SolveState {
-            x: &mut b.particles.x,
-            x_prev: &body.particles.x_prev,
-            constraints: &body.constraints,
-            lambda: &mut lambda,
-            inv_dt2: 1.0 / (dt * dt),
-            stiffness: 1.0,
-            iterations: 20,
-        };
-        let mut merit = vec![rope_merit(&body, s.x)];
-        newton.begin(&mut s);
-        for it in 0..20 {
-            newton.iterate(&mut s, it);
-            merit.push(rope_merit(&body, s.x));
-        }
+        let (merit, _, _) = on_a_copy(&body, &mut newton, 20, |newton, s| {
+            let mut merit = vec![rope_merit(&body, s.x)];
+            newton.begin(s);
+            for it in 0..20 {
+                newton.iterate(s, it);
+                merit.push(rope_merit(&body, s.x));
+            }
+            merit
+        });
         for k in 1..=20usize {
             let reference = merit[k.saturating_sub(MERIT_WINDOW)..k]
                 .iter()

@@ -226,7 +226,7 @@ pub fn solve_all_at_once(
 /// Runs `solve` on a copy of `body`, with `solver` prepared for it and a zeroed multiplier per
 /// constraint (XPBD, dt = 1/60); returns what it returned and the copy's positions and
 /// multipliers.
-fn on_a_copy<R>(
+pub fn on_a_copy<R>(
     body: &Body,
     solver: &mut dyn Solver,
     iterations: usize,
