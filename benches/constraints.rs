@@ -12,9 +12,9 @@ use solver_core::constraints::{
     DihedralBending, IsometricBending, NeoHookean, SurfaceVolume, TetVolume, TetherDistance,
     Tethers,
 };
-use solver_core::deformer::{Deformer, Falloff, Push};
 use solver_core::glam::Vec3;
-use solver_core::picking::{raycast_brute_force, TriangleBvh};
+use solver_core::interaction::deformer::{Deformer, Falloff, Push};
+use solver_core::interaction::picking::{raycast_brute_force, TriangleBvh};
 use solver_core::{scenes, Material, Packed4};
 use std::hint::black_box;
 use std::time::Duration;

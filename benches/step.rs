@@ -1,4 +1,4 @@
-//! One whole cloth step (SCENES.md defaults: dt = 1/60, 1 substep, 8 iterations) with the
+//! One whole cloth step (docs/SCENES.md defaults: dt = 1/60, 1 substep, 8 iterations) with the
 //! sequential scalar Gauss-Seidel solver and the colored SIMD solver (one thread), at n = 32 and
 //! n = 256; and the colored solver at n = 512 on 1 and 2 threads, and with its tiles off
 //! (`step/colored_n512`: `threads1`, `threads2`, `threads1_whole_body`). Throughput is in constraint

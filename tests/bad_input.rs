@@ -3,8 +3,8 @@
 //! Extreme but valid parameters are run here too, and their outcome is what the README states.
 
 use solver_core::glam::Vec3;
+use solver_core::mesh::repair::{parse_obj_repaired, repair, MeshOptions};
 use solver_core::mesh::TriMesh;
-use solver_core::repair::{parse_obj_repaired, repair, MeshOptions};
 use solver_core::{
     figures, scenes, step, DistanceConstraints, GaussSeidel, Particles, StepParams, Stiffness,
     WobbleError,
@@ -165,7 +165,7 @@ fn bad_input_cases() -> BTreeMap<&'static str, Vec<String>> {
     m
 }
 
-/// A cloth (n = 8, the SCENES.md cloth) run with extreme parameters.
+/// A cloth (n = 8, the docs/SCENES.md cloth) run with extreme parameters.
 struct Extreme {
     params: StepParams,
     compliance: f32,

@@ -1,8 +1,8 @@
 //! The fuzz target's seed corpus and every crash it found, as regression tests: each file of
-//! `fuzz/corpus/obj_body/` and `fuzz/regressions/` goes through `repair::fuzz_entry`, the same
+//! `fuzz/corpus/obj_body/` and `fuzz/regressions/` goes through `mesh::fuzz::fuzz_entry`, the same
 //! function the fuzz target calls, and must not break an invariant.
 
-use solver_core::repair::{fuzz_entry, FuzzOutcome};
+use solver_core::mesh::fuzz::{fuzz_entry, FuzzOutcome};
 use std::path::Path;
 
 fn files(dir: &str) -> Vec<std::path::PathBuf> {

@@ -1,5 +1,5 @@
 //! The stability matrix: every standard scene x every solver x dt in {1/240, 1/60, 1/30} x 2000
-//! steps (SCENES.md defaults otherwise: 1 substep, 8 iterations, XPBD with compliance 0) stays
+//! steps (docs/SCENES.md defaults otherwise: 1 substep, 8 iterations, XPBD with compliance 0) stays
 //! finite, never gains energy beyond its start value plus the work of external forces plus a
 //! tolerance, and keeps its stretch bounded: below an absolute cap at every step, and not
 //! growing (the max over the second half of the run is at most 1.25 times that of the first

@@ -2,10 +2,10 @@
 //! step, from one common state, against iterations and against wall time; and how the
 //! stretch of a whole run falls with the iteration count.
 //!
-//! Method. The body is warmed by `--warm` steps of the reference Gauss-Seidel (SCENES.md
+//! Method. The body is warmed by `--warm` steps of the reference Gauss-Seidel (docs/SCENES.md
 //! defaults) and cloned; every solver then runs one step from its own copy of that clone, so
 //! every solver starts from the same positions and velocities and therefore the same
-//! predicted positions. The residual (SCENES.md: RMS of C over the mean rest length) is
+//! predicted positions. The residual (docs/SCENES.md: RMS of C over the mean rest length) is
 //! recorded by the step loop after each iteration; iteration 0 is the residual of the
 //! predicted positions, before any solver iteration (a step with a solver that does nothing).
 //! Each solver first takes one untimed step from a copy of the common state, so its one-time
@@ -132,7 +132,7 @@ impl Solver for NoSolve {
     fn iterate(&mut self, _: &mut SolveState, _: usize) {}
 }
 
-/// The common state: `warm` steps of the reference Gauss-Seidel at SCENES.md defaults.
+/// The common state: `warm` steps of the reference Gauss-Seidel at docs/SCENES.md defaults.
 pub fn common_state(
     scene: &str,
     n: usize,

@@ -5,7 +5,7 @@
 //! that `peak_rss_mb` is that run's own peak resident set size (the kernel's `ru_maxrss` of
 //! the child) rather than the high-water mark of a process that already ran a larger size.
 //!
-//! Steps per point. SCENES.md times 100 steps after 20 warm-up steps; large bodies would make
+//! Steps per point. docs/SCENES.md times 100 steps after 20 warm-up steps; large bodies would make
 //! a sweep take hours, so each point gets as many timed steps as fit in `--target-s` seconds
 //! (estimated from the previous size of the same series, linearly in vertices), clamped to
 //! `--min-steps..=--steps`, and a fifth of that as warm-up (at most `--warmup`).
@@ -72,13 +72,13 @@ pub struct ScaleArgs {
 /// How long a sweep may take.
 #[derive(Args, Debug, Clone)]
 pub struct Budget {
-    /// Most timed steps per point (SCENES.md: 100).
+    /// Most timed steps per point (docs/SCENES.md: 100).
     #[arg(long, default_value_t = 100)]
     pub steps: usize,
     /// Fewest timed steps per point.
     #[arg(long, default_value_t = 5)]
     pub min_steps: usize,
-    /// Most warm-up steps per point (SCENES.md: 20).
+    /// Most warm-up steps per point (docs/SCENES.md: 20).
     #[arg(long, default_value_t = 20)]
     pub warmup: usize,
     /// Seconds of timed steps aimed at per point.

@@ -3,7 +3,7 @@
 
 use clap::Args;
 pub use errors::Error;
-use solver_core::repair::MeshOptions;
+use solver_core::mesh::repair::MeshOptions;
 use solver_core::scenes::mesh_scene_with;
 use solver_core::{Body, Scene, Solver};
 use sparse::{apply_ordering, make_solver, Ordering, SolverOptions, SOLVER_NAMES};
@@ -47,7 +47,7 @@ pub const PROJECT_SOLVERS: &[&str] = &[
 /// The particle orderings the project defines.
 pub const PROJECT_ORDERINGS: &[&str] = &["natural", "shuffled", "rcm", "morton"];
 
-/// The scenes of SCENES.md.
+/// The scenes of docs/SCENES.md.
 pub const PROJECT_SCENES: &[&str] = &["cloth", "rope", "flag", "jelly", "cube", "mesh"];
 
 /// Every solver name the harness knows: the project's list, then any other the library offers.

@@ -29,7 +29,7 @@ pub struct Spec {
 }
 
 impl Spec {
-    /// The SCENES.md defaults for `scene` at size `n` with `solver`.
+    /// The docs/SCENES.md defaults for `scene` at size `n` with `solver`.
     pub fn new(scene: &str, n: usize, solver: &str) -> Self {
         Spec {
             scene: scene.to_string(),

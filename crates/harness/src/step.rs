@@ -6,7 +6,7 @@ use crate::stats::quantile;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use solver_core::mass_spring::{Integrator, MassSpring, SpringParams};
-use solver_core::repair::MeshOptions;
+use solver_core::mesh::repair::MeshOptions;
 use solver_core::{figures, step, Solver, StepParams};
 use sparse::SolverOptions;
 use std::path::PathBuf;

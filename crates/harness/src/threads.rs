@@ -13,7 +13,7 @@ use crate::setup::{build_body_with, build_solver, parse_counts, Error};
 use crate::stats::quantile;
 use clap::Args;
 use serde::Serialize;
-use solver_core::repair::MeshOptions;
+use solver_core::mesh::repair::MeshOptions;
 use solver_core::{figures, step, Solver, StepParams};
 use sparse::SolverOptions;
 use std::time::Instant;

@@ -8,8 +8,8 @@
 //! `d` is the penetration resolved. Restitution sets the outgoing normal velocity to
 //! `-e v_n`, with `v_n` the approach velocity before the solve.
 
+use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
-use crate::particles::Packed4;
 use glam::{Quat, Vec3};
 
 /// The geometry of a collider.

@@ -1,8 +1,8 @@
-//! Figures of a state, as defined in SCENES.md: stretch error, residual, energy, volume, hash.
+//! Figures of a state, as defined in docs/SCENES.md: stretch error, residual, energy, volume, hash.
 
+use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::constraints::{Constraints, MAX_ARITY};
-use crate::particles::Packed4;
 use glam::Vec3;
 
 /// Mean and max of `|l - l0| / l0` over the structural distance constraints (all distance

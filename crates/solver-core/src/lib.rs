@@ -2,33 +2,30 @@
 //!
 //! The data and the hot kernels of wobble, a position-based dynamics (PBD/XPBD) library.
 //!
-//! - [`particles`]: structure-of-arrays particle storage; each position is packed with its
-//!   inverse mass as `[x, y, z, w]` ([`Packed4`]).
-//! - [`constraints`]: one table per constraint kind behind the [`ConstraintKind`] trait;
-//!   distance constraints first, with their scalar Gauss-Seidel projection.
+//! - [`body`]: a [`Body`] ties particles, constraints, topology, colliders and attachments;
+//!   [`body::particles`] is the structure-of-arrays storage (each position packed with its
+//!   inverse mass as `[x, y, z, w]`, [`Packed4`]); [`body::materials`] turns Young's modulus
+//!   and Poisson's ratio into XPBD compliances.
+//! - [`constraints`]: one table per constraint kind behind the [`ConstraintKind`] trait, one
+//!   kind per file (distance, tether, bending, volume, neo-Hookean, drag).
 //! - [`simd`]: the SIMD projection of a batch of independent distance constraints (what the
 //!   colored solver runs), beside its scalar twin.
-//! - [`body`]: a [`Body`] ties particles, constraints, topology, colliders and attachments.
 //! - [`solver`]: the [`Solver`] trait, the only thing the step loop knows of solvers, and the
 //!   reference sequential [`GaussSeidel`].
-//! - [`step`]: the step loop (forces → predict → solve with contacts → velocities).
-//! - [`passes`]: the step loop's per-particle passes, in fixed blocks a solver's threads may run.
+//! - [`step`]: the step loop (forces → predict → solve with contacts → velocities), its
+//!   per-particle passes ([`step::passes`]) and the NaN guard's replay ([`step::diagnose`]),
+//!   which names the particle and stage a divergence began at.
 //! - [`collide`]: plane, sphere, capsule and box colliders with friction and restitution.
-//! - [`mesh`]: triangle meshes, welding, edge adjacency, normals, OBJ loading.
-//! - [`repair`]: mesh repair (or strict refusal) of duplicate vertices and triangles, zero-area
-//!   triangles, unused vertices, non-manifold edges; the fuzz target's entry point.
-//! - [`diagnose`]: the NaN guard's replay, naming the particle and stage a divergence began at.
-//! - [`scenes`]: the standard scenes of SCENES.md.
+//! - [`mesh`]: mesh input: triangle meshes, welding, edge adjacency, normals, OBJ loading;
+//!   [`mesh::repair`] (repair or strict refusal of an artist's defects), [`mesh::tetgen`]
+//!   (tetrahedral meshes, TetGen `.node`/`.ele`), [`mesh::fuzz`] (the fuzz target's path).
+//! - [`scenes`]: the standard scenes of `docs/SCENES.md`.
 //! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
-//! - [`deformer`]: the Unity "jelly" mesh deformer (spring-back vertices, falloff forces).
-//! - [`embedding`]: a render mesh driven by a simulation mesh; parallel vertex normals.
-//! - [`mass_spring`]: the force-based mass-spring model, its integrators and their stability.
-//! - [`materials`]: XPBD compliances from Young's modulus and Poisson's ratio.
-//! - [`picking`]: ray picking through a refitted BVH, dragging, impulses at points.
-//! - [`plasticity`]: rest lengths and angles that flow past a yield strain.
-//! - [`tearing`]: breaking over-stretched constraints and splitting the surface.
-//! - [`tetgen`]: tetrahedral meshes and TetGen `.node`/`.ele` loading.
-//! - [`wind`]: aerodynamic drag and lift on triangles.
+//! - [`interaction`]: ray picking through a refitted BVH, grabs and impulses at points
+//!   ([`interaction::picking`]); the Unity "jelly" deformer ([`interaction::deformer`]).
+//! - [`effects`]: wind, tearing, plasticity, and a render mesh embedded in the simulation mesh.
+//! - [`mass_spring`]: the force-based mass-spring model, its integrators and their stability
+//!   (the baseline PBD is compared with; it does not use the step loop).
 //! - [`error`]: [`WobbleError`], the one error type.
 //!
 //! Data flows one way: a scene or mesh builds a `Body`; [`step()`] advances it with any
@@ -38,36 +35,26 @@
 pub mod body;
 pub mod collide;
 pub mod constraints;
-pub mod deformer;
-pub mod diagnose;
-pub mod embedding;
+pub mod effects;
 pub mod error;
 pub mod figures;
+pub mod interaction;
 pub mod mass_spring;
-pub mod materials;
 pub mod mesh;
-pub mod particles;
-pub mod passes;
-pub mod picking;
-pub mod plasticity;
-pub mod repair;
 pub mod scenes;
 pub mod simd;
 pub mod solver;
 pub mod step;
-pub mod tearing;
-pub mod tetgen;
-pub mod wind;
 
+pub use body::materials::Material;
+pub use body::particles::{Packed4, Particles};
 pub use body::{Attachment, Body, Topology};
 pub use collide::{Collider, Shape};
 pub use constraints::{ConstraintKind, Constraints, DistanceConstraints};
+pub use effects::wind::Wind;
 pub use error::{Result, WobbleError};
 pub use glam;
-pub use materials::Material;
-pub use particles::{Packed4, Particles};
+pub use mesh::tetgen::TetMesh;
 pub use scenes::Scene;
 pub use solver::{GaussSeidel, SolveState, Solver, ThreadHome};
 pub use step::{step, StepParams, Stiffness};
-pub use tetgen::TetMesh;
-pub use wind::Wind;

@@ -32,9 +32,9 @@
 //! Colliders are handled after each step by pushing particles out and removing the inward
 //! normal velocity (perfectly inelastic, with Coulomb friction on the tangential velocity).
 
+use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::error::{check_dt, check_finite, Result, WobbleError};
-use crate::particles::Packed4;
 use glam::Vec3;
 use std::str::FromStr;
 

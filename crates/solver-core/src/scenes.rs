@@ -1,17 +1,17 @@
-//! The standard scenes of SCENES.md, built exactly as written there (vertex order, constraint
+//! The standard scenes of docs/SCENES.md, built exactly as written there (vertex order, constraint
 //! order, masses, pins), so that figures can sit beside other engines'.
 
+use crate::body::particles::Particles;
 use crate::body::{Body, Topology};
 use crate::collide::Collider;
 use crate::constraints::{
     Constraints, DihedralBending, DistanceConstraints, SurfaceVolume, TetVolume,
 };
+use crate::effects::wind::Wind;
 use crate::error::{Result, WobbleError};
+use crate::mesh::repair::{load_obj_repaired, MeshOptions, RepairReport};
+use crate::mesh::tetgen::{load_tetgen, TetMesh};
 use crate::mesh::TriMesh;
-use crate::particles::Particles;
-use crate::repair::{load_obj_repaired, MeshOptions, RepairReport};
-use crate::tetgen::{load_tetgen, TetMesh};
-use crate::wind::Wind;
 use glam::Vec3;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -42,10 +42,10 @@ pub const MAX_SUBDIVISIONS: usize = 9;
 /// Largest accepted number of cube cells per side (256 gives 84M tetrahedra).
 pub const MAX_CUBE_CELLS: usize = 256;
 
-/// Compliance of the flag's dihedral bending constraints (SCENES.md).
+/// Compliance of the flag's dihedral bending constraints (docs/SCENES.md).
 pub const FLAG_BENDING_COMPLIANCE: f32 = 1e-4;
 
-/// The flag's wind (SCENES.md): (5, 0, 1) m/s, air density 1.2 kg/m³, drag coefficient 1.
+/// The flag's wind (docs/SCENES.md): (5, 0, 1) m/s, air density 1.2 kg/m³, drag coefficient 1.
 pub fn flag_wind() -> Wind {
     Wind {
         velocity: Vec3::new(5.0, 0.0, 1.0),
@@ -122,7 +122,7 @@ fn check_n(name: &'static str, n: usize, min: usize) -> Result<()> {
 }
 
 /// Distance constraints and triangles of a `cols` x `rows` grid numbered `v = j*cols + i`, in
-/// the order of SCENES.md: horizontal, vertical, then one diagonal per quad.
+/// the order of docs/SCENES.md: horizontal, vertical, then one diagonal per quad.
 fn grid_constraints(
     x: &Particles,
     cols: usize,
@@ -268,7 +268,7 @@ pub fn body_from_trimesh(mesh: &TriMesh, total_mass: f32, compliance: f32) -> Re
 }
 
 /// The `flag`: (2n-1) x n vertices in the XY plane, 2 m x 1 m, pinned along the pole (i = 0),
-/// cloth constraints in rows of 2n-1, dihedral bending (compliance 1e-4) and the SCENES.md wind.
+/// cloth constraints in rows of 2n-1, dihedral bending (compliance 1e-4) and the docs/SCENES.md wind.
 pub fn flag(n: usize) -> Result<Body> {
     check_n("flag n", n, 2)?;
     let cols = 2 * n - 1;
@@ -396,10 +396,10 @@ pub fn icosphere(center: Vec3, radius: f32, subdivisions: usize) -> Result<TriMe
 /// outward first.
 pub fn closed_surface_body(mesh: &TriMesh, total_mass: f32) -> Result<Body> {
     let mut mesh = mesh.clone();
-    let x: Vec<crate::particles::Packed4> = mesh
+    let x: Vec<crate::body::particles::Packed4> = mesh
         .positions
         .iter()
-        .map(|&p| crate::particles::Packed4::new(p, 1.0))
+        .map(|&p| crate::body::particles::Packed4::new(p, 1.0))
         .collect();
     if crate::figures::enclosed_volume(&mesh.triangles, &x) < 0.0 {
         mesh.triangles.iter_mut().for_each(|t| t.swap(1, 2));

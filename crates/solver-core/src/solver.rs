@@ -1,9 +1,9 @@
 //! The `Solver` trait, the only thing the step loop knows about solvers, and the reference
 //! sequential Gauss-Seidel solver.
 
+use crate::body::particles::Packed4;
 use crate::constraints::{project_distance_scalar, project_generic, Constraints};
 use crate::error::Result;
-use crate::particles::Packed4;
 use std::sync::Arc;
 
 /// What a solver works on during one substep's solve.
@@ -86,7 +86,7 @@ pub trait Solver: Send {
         None
     }
     /// Runs `f(block)` for every block in `0..blocks`, in any order, possibly at once: the step
-    /// loop lends its per-particle passes ([`crate::passes`]) to a solver's threads. Blocks
+    /// loop lends its per-particle passes ([`crate::step::passes`]) to a solver's threads. Blocks
     /// are independent, so the result never depends on how they are run. Serial by default.
     fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
         (0..blocks).for_each(f)

@@ -1,9 +1,9 @@
 //! The mesh deformer: forces act locally, the mesh returns to rest, the parallel path equals
 //! the serial one bit for bit.
 
-use solver_core::deformer::{Deformer, Falloff, Push};
 use solver_core::figures::state_hash;
 use solver_core::glam::Vec3;
+use solver_core::interaction::deformer::{Deformer, Falloff, Push};
 use solver_core::scenes::icosphere;
 
 fn ball() -> Vec<Vec3> {

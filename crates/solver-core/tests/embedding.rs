@@ -1,7 +1,7 @@
 //! Embedding: a high-resolution mesh follows a deformed low-resolution cube with bounded
 //! error; parallel paths equal serial ones bit for bit.
 
-use solver_core::embedding::{Embedding, EmbeddingScratch, VertexNormals};
+use solver_core::effects::embedding::{Embedding, EmbeddingScratch, VertexNormals};
 use solver_core::glam::{Mat3, Vec3};
 use solver_core::mesh::TriMesh;
 use solver_core::scenes::{cube_tets, icosphere};

@@ -6,7 +6,7 @@ use solver_core::constraints::{
     Tethers, MAX_ARITY,
 };
 use solver_core::glam::Vec3;
-use solver_core::picking::{grab, TriangleBvh};
+use solver_core::interaction::picking::{grab, TriangleBvh};
 use solver_core::{figures, scenes, step, Body, GaussSeidel, Material, Packed4, StepParams};
 
 /// A body carrying one table of every kind (a cube's tets, its surface, a cloth-like use of its

@@ -2,9 +2,9 @@
 //! the Neo-Hookean pair's gradients; a stiff core makes a soft body stiffer where it sits.
 
 use proptest::prelude::*;
+use solver_core::body::materials::{self, apply_neohookean_material, apply_tet_material, Material};
 use solver_core::constraints::{ConstraintKind, NeoHookean, MAX_ARITY};
 use solver_core::glam::{Mat3, Vec3};
-use solver_core::materials::{self, apply_neohookean_material, apply_tet_material, Material};
 use solver_core::scenes::{body_from_tetmesh, cube_tets};
 use solver_core::{
     figures, step, Body, Constraints, DistanceConstraints, GaussSeidel, Packed4, Particles,

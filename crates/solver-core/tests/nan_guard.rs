@@ -3,8 +3,8 @@
 
 use solver_core::collide::{Collider, Shape};
 use solver_core::constraints::{ConstraintKind, MAX_ARITY};
-use solver_core::diagnose::replay_checked;
 use solver_core::glam::Vec3;
+use solver_core::step::diagnose::replay_checked;
 use solver_core::{figures, scenes, step, Body, GaussSeidel, Packed4, StepParams, WobbleError};
 
 /// Steps once, then returns the body with its state after that good step.

@@ -2,7 +2,7 @@
 //! brings the grabbed point within 1 cm of its target.
 
 use solver_core::glam::Vec3;
-use solver_core::picking::{
+use solver_core::interaction::picking::{
     grab, impulse_at, move_grab, raycast_brute_force, release, teleport_body, TriangleBvh,
 };
 use solver_core::{figures, scenes, step, GaussSeidel, Packed4, StepParams};

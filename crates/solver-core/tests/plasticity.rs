@@ -2,8 +2,8 @@
 //! folded strip keeps a bend.
 
 use solver_core::constraints::DihedralBending;
+use solver_core::effects::plasticity::{apply_plasticity, Plasticity};
 use solver_core::glam::Vec3;
-use solver_core::plasticity::{apply_plasticity, Plasticity};
 use solver_core::{scenes, step, GaussSeidel, StepParams};
 
 #[test]

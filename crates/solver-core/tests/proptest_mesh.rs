@@ -4,7 +4,9 @@
 
 use proptest::prelude::*;
 use solver_core::glam::Vec3;
-use solver_core::repair::{bending_hinges, parse_obj_repaired, repair, MeshOptions, RepairReport};
+use solver_core::mesh::repair::{
+    bending_hinges, parse_obj_repaired, repair, MeshOptions, RepairReport,
+};
 use solver_core::scenes::body_from_trimesh;
 use solver_core::{figures, step, Body, GaussSeidel, Scene, StepParams, WobbleError};
 use std::path::Path;

@@ -2,8 +2,8 @@
 //! always an error, and OBJ errors that name the line.
 
 use solver_core::glam::Vec3;
+use solver_core::mesh::repair::{bending_hinges, parse_obj_repaired, repair, MeshOptions};
 use solver_core::mesh::{parse_obj, parse_obj_raw};
-use solver_core::repair::{bending_hinges, parse_obj_repaired, repair, MeshOptions};
 use solver_core::WobbleError;
 use std::path::Path;
 
@@ -20,7 +20,7 @@ fn obj(
 ) -> Result<
     (
         solver_core::mesh::TriMesh,
-        solver_core::repair::RepairReport,
+        solver_core::mesh::repair::RepairReport,
     ),
     WobbleError,
 > {

@@ -1,4 +1,4 @@
-//! The standard scenes are built exactly as SCENES.md writes them, and the cloth hangs.
+//! The standard scenes are built exactly as docs/SCENES.md writes them, and the cloth hangs.
 
 use solver_core::{figures, scenes, step, GaussSeidel, StepParams};
 

@@ -1,8 +1,8 @@
 //! Tearing: a cloth pulled apart past its threshold splits into two pieces whose surface
 //! opens.
 
+use solver_core::effects::tearing::{connected_components, tear, Tearing};
 use solver_core::glam::Vec3;
-use solver_core::tearing::{connected_components, tear, Tearing};
 use solver_core::{figures, scenes, step, GaussSeidel, StepParams};
 
 #[test]

@@ -1,8 +1,8 @@
 //! TetGen loading and the `mesh FILE` scene's closed-surface and tetrahedral cases.
 
 use solver_core::glam::Vec3;
+use solver_core::mesh::tetgen::{load_tetgen, parse_tetgen};
 use solver_core::scenes::{self, cube_tets, mesh_scene};
-use solver_core::tetgen::{load_tetgen, parse_tetgen};
 use solver_core::{figures, step, GaussSeidel, StepParams, WobbleError};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -174,7 +174,7 @@ fn the_mesh_scene_treats_a_closed_obj_like_jelly() {
 
 #[test]
 fn inverted_tetrahedra_are_turned_over_and_reported_or_refused_in_strict_mode() {
-    use solver_core::repair::MeshOptions;
+    use solver_core::mesh::repair::MeshOptions;
     use solver_core::scenes::mesh_scene_with;
     let dir = std::env::temp_dir().join(format!("wobble-tets-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

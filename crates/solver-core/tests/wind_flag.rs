@@ -1,4 +1,4 @@
-//! Wind: the force on one triangle, and the flag of SCENES.md in a steady wind.
+//! Wind: the force on one triangle, and the flag of docs/SCENES.md in a steady wind.
 
 use solver_core::glam::Vec3;
 use solver_core::{figures, scenes, step, Body, GaussSeidel, StepParams, Wind};

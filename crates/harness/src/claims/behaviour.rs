@@ -1,6 +1,6 @@
 //! Behaviour claims C5, C6, C8, C10, C12: stretch against iterations, energy over long runs,
 //! substeps against iterations, stiffness against iterations and dt, and the jelly. Every run
-//! is in-process (`sim`), from rest, at SCENES.md settings unless the claim varies one.
+//! is in-process (`sim`), from rest, at docs/SCENES.md settings unless the claim varies one.
 
 use super::{Claim, Ctx, Verdict};
 use crate::csv::RowWriter;

@@ -21,7 +21,7 @@
 //! ```
 //!
 //! The step is linearised: it moves the wings along their normals, not along arcs, so a large
-//! angle error throws them past their neighbours; on the SCENES.md flag (compliance 1e-4,
+//! angle error throws them past their neighbours; on the docs/SCENES.md flag (compliance 1e-4,
 //! 8 iterations) that diverged within 100 steps at n = 16. `C` is therefore clamped to
 //! ±[`DIHEDRAL_MAX_STEP`] (a trust region: one projection corrects at most 0.5 rad, several
 //! iterations correct more); residual figures see the clamped value.
@@ -40,9 +40,9 @@
 //! after the structural and shear constraints, so every distance kernel handles them.
 
 use super::{check_compliance, check_particles, ConstraintKind, MAX_ARITY};
+use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::error::{Result, WobbleError};
-use crate::particles::Packed4;
 use glam::Vec3;
 use std::any::Any;
 use std::collections::HashMap;

@@ -1,8 +1,8 @@
 //! Distance constraints `C = |x_i - x_j| - l0`, stored as a structure of arrays.
 
 use super::{ConstraintKind, MAX_ARITY};
+use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
-use crate::particles::Packed4;
 use glam::Vec3;
 
 /// Distance constraints between particle pairs: indices, rest lengths, compliances.

@@ -14,18 +14,20 @@
 
 pub mod bending;
 pub(crate) mod distance;
+pub mod drag;
 pub mod neohookean;
 pub mod tether;
 pub mod volume;
 
 pub use bending::{add_bending_links, DihedralBending, IsometricBending};
 pub use distance::{project_distance_pair, project_distance_scalar, DistanceConstraints};
+pub use drag::{Drag, GrabId};
 pub use neohookean::NeoHookean;
 pub use tether::{project_tethers, TetherDistance, Tethers};
 pub use volume::{project_tet_volumes, SurfaceVolume, TetVolume};
 
+use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
-use crate::particles::Packed4;
 use glam::Vec3;
 use std::any::Any;
 use std::fmt::Debug;

@@ -25,9 +25,9 @@
 //! Hooke's elongation with 40 substeps of 4 iterations (tests/materials.rs).
 
 use super::{check_particles, ConstraintKind, MAX_ARITY};
+use crate::body::materials::Material;
+use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
-use crate::materials::Material;
-use crate::particles::Packed4;
 use glam::{Mat3, Vec3};
 use std::any::Any;
 

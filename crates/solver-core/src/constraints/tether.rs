@@ -18,9 +18,9 @@
 //! constraints (Dijkstra, an upper bound on the geodesic).
 
 use super::{check_compliance, ConstraintKind, MAX_ARITY};
+use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::error::{Result, WobbleError};
-use crate::particles::Packed4;
 use glam::Vec3;
 use std::any::Any;
 use std::cmp::Ordering;

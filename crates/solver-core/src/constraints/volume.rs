@@ -19,8 +19,8 @@
 //! closed surface does not depend on the origin) so that f32 keeps its precision far from 0.
 
 use super::{check_compliance, check_particles, ConstraintKind, MAX_ARITY};
+use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
-use crate::particles::Packed4;
 use glam::Vec3;
 use std::any::Any;
 use std::sync::Mutex;

@@ -4,7 +4,7 @@
 
 use super::batch::{BlockKind, EdgeBatch, GATHER, PAIR, QUAD, RUN, STRIDE2};
 use super::LANES;
-use crate::particles::Packed4;
+use crate::body::particles::Packed4;
 use core::arch::x86_64::*;
 use std::ops::Range;
 

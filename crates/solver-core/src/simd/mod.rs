@@ -81,7 +81,7 @@ mod tests;
 
 pub use batch::{BatchLayout, EdgeBatch};
 
-use crate::particles::Packed4;
+use crate::body::particles::Packed4;
 use std::ops::Range;
 
 /// Constraints per SIMD block: ranges handed to [`project_distance_batch_range`] start at

@@ -4,7 +4,7 @@
 
 use super::batch::EdgeBatch;
 use super::LANES;
-use crate::particles::Packed4;
+use crate::body::particles::Packed4;
 use std::ops::Range;
 use wide::f32x16;
 

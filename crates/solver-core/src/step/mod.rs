@@ -20,18 +20,21 @@
 //!
 //! The state at the start of the step is kept; if the step produces a non-finite value the body
 //! is restored to it and the step returns [`WobbleError::Diverged`], naming the particle and the
-//! stage found by replaying the step with checks ([`crate::diagnose`], failure path only).
+//! stage found by replaying the step with checks ([`crate::step::diagnose`], failure path only).
 
+pub mod diagnose;
+pub mod passes;
+
+use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::collide::{apply_friction, apply_restitution, find_contacts, project_contacts};
 use crate::constraints::Constraints;
-use crate::diagnose::Finding;
 use crate::error::{check_count, check_dt, Result, WobbleError};
 use crate::figures::residual;
-use crate::particles::Packed4;
-use crate::passes::{self, Motion};
 use crate::solver::{SolveState, Solver};
+use crate::step::diagnose::Finding;
 use glam::Vec3;
+use passes::Motion;
 
 /// Largest accepted iteration or substep count.
 pub const MAX_COUNT: usize = 100_000;
@@ -70,7 +73,7 @@ pub struct StepParams {
 }
 
 impl Default for StepParams {
-    /// The SCENES.md defaults: dt = 1/60, 1 substep, 8 iterations, no damping, XPBD (with every
+    /// The docs/SCENES.md defaults: dt = 1/60, 1 substep, 8 iterations, no damping, XPBD (with every
     /// compliance 0 this equals PBD with stiffness 1).
     fn default() -> Self {
         StepParams {
@@ -155,7 +158,7 @@ impl StepParams {
 
 /// Advances `body` by one step of `params.dt` with `solver`.
 ///
-/// When `residuals` is given, the residual (SCENES.md: RMS of C over the mean rest length) after
+/// When `residuals` is given, the residual (docs/SCENES.md: RMS of C over the mean rest length) after
 /// every iteration of every substep is appended to it.
 pub fn step(
     body: &mut Body,
@@ -191,7 +194,7 @@ pub fn step(
                 .zip(&p.v)
                 .position(|(x, v)| !(x.is_finite() && v.is_finite()))
                 .unwrap_or(0);
-        return Err(crate::diagnose::diverged(body, params, solver, bad));
+        return Err(crate::step::diagnose::diverged(body, params, solver, bad));
     }
     for a in body.attachments.iter_mut() {
         a.from = a.to;

@@ -1,5 +1,6 @@
-//! Interaction: ray picking through a bounding volume hierarchy (BVH) refitted per frame, a drag
-//! constraint that pulls a picked surface point toward a moving target, and impulses at points.
+//! Interaction: ray picking through a bounding volume hierarchy (BVH) refitted per frame, grabs
+//! that pull a picked surface point toward a moving target (the [`Drag`] constraint kind), and
+//! impulses at points.
 //!
 //! Theory. The BVH is built once per topology (median split of triangle centroids along the
 //! longest axis, at most [`LEAF_SIZE`] triangles per leaf) and *refitted* each frame: children
@@ -20,13 +21,13 @@
 //! barycentric point makes grabbing independent of the mesh resolution). An impulse `J` at a
 //! surface point goes to the corners as `b_k J`, which conserves momentum.
 
+use crate::body::particles::Packed4;
 use crate::body::Body;
-use crate::constraints::{check_compliance, ConstraintKind, MAX_ARITY};
+use crate::constraints::check_compliance;
+pub use crate::constraints::drag::{Drag, GrabId};
 use crate::error::{check_finite, Result, WobbleError};
-use crate::particles::Packed4;
 use glam::{Vec3, Vec3A, Vec4};
 use rayon::prelude::*;
-use std::any::Any;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Most triangles in one BVH leaf.
@@ -436,68 +437,6 @@ pub fn raycast_brute_force(
 }
 
 static NEXT_GRAB: AtomicU64 = AtomicU64::new(1);
-
-/// Identifies one grab made with [`grab`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct GrabId(u64);
-
-/// Drag constraints: grabbed surface points pulled toward their targets.
-#[derive(Clone, Debug, Default)]
-pub struct Drag {
-    /// Grab ids, one per constraint.
-    pub ids: Vec<GrabId>,
-    /// Corner particles of each grabbed point's triangle.
-    pub corners: Vec<[u32; 3]>,
-    /// Barycentric weights of each grabbed point.
-    pub weights: Vec<[f32; 3]>,
-    /// Where each point is pulled.
-    pub targets: Vec<Vec3>,
-    /// Compliance of each drag (m/N; 0 = rigid).
-    pub compliance: Vec<f32>,
-}
-
-impl ConstraintKind for Drag {
-    fn name(&self) -> &'static str {
-        "drag"
-    }
-    fn len(&self) -> usize {
-        self.ids.len()
-    }
-    fn particles(&self, c: usize) -> &[u32] {
-        &self.corners[c]
-    }
-    fn compliance(&self, c: usize) -> f32 {
-        self.compliance[c]
-    }
-    fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
-        let b = self.weights[c];
-        let k = self.corners[c];
-        let p = x[k[0] as usize].xyz() * b[0]
-            + x[k[1] as usize].xyz() * b[1]
-            + x[k[2] as usize].xyz() * b[2];
-        let d = p - self.targets[c];
-        let len = d.length();
-        let n = if len > 0.0 { d / len } else { Vec3::ZERO };
-        for s in 0..3 {
-            grad[s] = n * b[s];
-        }
-        len
-    }
-    fn scale(&self) -> f32 {
-        1.0
-    }
-    fn clone_box(&self) -> Box<dyn ConstraintKind> {
-        Box::new(self.clone())
-    }
-    fn remap_particles(&mut self, new_index: &[u32]) {
-        for p in self.corners.iter_mut().flatten() {
-            *p = new_index[*p as usize];
-        }
-    }
-    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
-        Some(self)
-    }
-}
 
 fn drag_table(body: &mut Body) -> Option<(usize, &mut Drag)> {
     body.constraints

@@ -5,8 +5,12 @@
 //! own finds what can never be repaired (non-finite coordinates, bad indices, faces with fewer
 //! than three vertices) and names the line; `tobj` then does the real parsing, and the two are
 //! cross-checked vertex by vertex so that file numbering and line numbers stay exact.
-//! [`load_obj_raw`] stops there, so that [`crate::repair`] can run before validation;
+//! [`load_obj_raw`] stops there, so that [`crate::mesh::repair`] can run before validation;
 //! [`load_obj`] refuses every defect (it is strict loading).
+
+pub mod fuzz;
+pub mod repair;
+pub mod tetgen;
 
 use crate::error::{check_finite, Result, WobbleError};
 use glam::Vec3;
@@ -248,9 +252,9 @@ pub struct RawObj {
     pub face_lines: Vec<usize>,
 }
 
-/// Loads a Wavefront OBJ file strictly: every defect that [`crate::repair`] would repair
+/// Loads a Wavefront OBJ file strictly: every defect that [`crate::mesh::repair`] would repair
 /// (duplicate vertices, zero-area or duplicate triangles, unused vertices, non-manifold edges)
-/// is refused with its line. Use [`crate::repair::load_obj_repaired`] to repair instead.
+/// is refused with its line. Use [`crate::mesh::repair::load_obj_repaired`] to repair instead.
 pub fn load_obj(path: &Path) -> Result<TriMesh> {
     let bytes = read_file(path)?;
     parse_obj(&bytes, path)
@@ -258,11 +262,11 @@ pub fn load_obj(path: &Path) -> Result<TriMesh> {
 
 /// Parses OBJ text strictly, like [`load_obj`] (`path` only names the source in errors).
 pub fn parse_obj(bytes: &[u8], path: &Path) -> Result<TriMesh> {
-    let options = crate::repair::MeshOptions {
+    let options = crate::mesh::repair::MeshOptions {
         strict: true,
         ..Default::default()
     };
-    crate::repair::parse_obj_repaired(bytes, path, &options).map(|(mesh, _)| mesh)
+    crate::mesh::repair::parse_obj_repaired(bytes, path, &options).map(|(mesh, _)| mesh)
 }
 
 /// Loads an OBJ file without validating it as a mesh (see [`RawObj`]).

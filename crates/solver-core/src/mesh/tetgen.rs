@@ -8,9 +8,9 @@
 //! `<index> <n0> <n1> <n2> <n3> [...]`. `#` starts a comment. Indices start at 0 or 1, as the
 //! first point's index says. Ten-node (quadratic) tetrahedra keep their four corners.
 
+use crate::body::particles::Packed4;
 use crate::error::{check_finite, Result, WobbleError};
 use crate::figures;
-use crate::particles::Packed4;
 use glam::Vec3;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -1,10 +1,13 @@
 //! A body: particles, constraints, the surface/volume topology, colliders and attachments.
 
+pub mod materials;
+pub mod particles;
+
+use crate::body::particles::{Packed4, Particles};
 use crate::collide::{Collider, Contact};
 use crate::constraints::Constraints;
+use crate::effects::wind::Wind;
 use crate::error::{check_finite, Result, WobbleError};
-use crate::particles::{Packed4, Particles};
-use crate::wind::Wind;
 use glam::Vec3;
 use std::sync::atomic::{AtomicU64, Ordering};
 

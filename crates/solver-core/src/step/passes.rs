@@ -7,7 +7,7 @@
 //! every particle from that particle alone, so how the blocks are shared out never changes a
 //! bit of the result.
 
-use crate::particles::{Packed4, Particles};
+use crate::body::particles::{Packed4, Particles};
 use crate::solver::Solver;
 use glam::Vec3;
 use std::ops::Range;

@@ -18,8 +18,8 @@
 //! independent, so the update runs in parallel over chunks; the parallel path gives bit-for-bit
 //! the serial result (each vertex's arithmetic is the same).
 
+use crate::body::particles::Packed4;
 use crate::error::{check_dt, check_finite, Result, WobbleError};
-use crate::particles::Packed4;
 use glam::Vec3;
 use rayon::prelude::*;
 

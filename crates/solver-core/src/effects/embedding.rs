@@ -14,9 +14,9 @@
 //! vertex summing its incident face normals in a fixed order, so the parallel path equals the
 //! serial one bit for bit.
 
+use crate::body::particles::Packed4;
 use crate::constraints::volume::signed_tet_volume;
 use crate::error::{check_finite, Result, WobbleError};
-use crate::particles::Packed4;
 use glam::Vec3;
 use rayon::prelude::*;
 use std::collections::HashMap;
