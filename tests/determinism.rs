@@ -4,12 +4,12 @@
 //! cross-platform determinism test, a chaotic scene run with the reference Gauss-Seidel has a
 //! pinned state hash.
 //!
-//! Written generically over `sparse::SOLVER_NAMES` and the standard scenes: what this build does
-//! not have yet (`WobbleError::Unsupported`) is skipped, counted and printed.
+//! Written generically over `sparse::SOLVER_NAMES` and the standard scenes, so a new solver
+//! joins by itself; every combination must build and run.
 
 use solver_core::collide::{Collider, Shape};
 use solver_core::glam::Vec3;
-use solver_core::{figures, scenes, step, GaussSeidel, Scene, StepParams, WobbleError};
+use solver_core::{figures, scenes, step, GaussSeidel, Scene, StepParams};
 use sparse::{make_solver, SolverOptions, SOLVER_NAMES};
 
 const STEPS: usize = 500;
@@ -22,60 +22,44 @@ const SCENES: [(&str, usize); 5] = [
     ("cube", 3),
 ];
 
-/// The state hash after `STEPS` steps of `scene` with `solver` on `threads` threads; `None` when
-/// this build does not support the scene or the solver.
-fn run(scene: &str, n: usize, solver: &str, threads: usize) -> Result<Option<u64>, String> {
-    let mut body = match Scene::parse(scene, n, None).and_then(|s| s.build()) {
-        Ok(b) => b,
-        Err(WobbleError::Unsupported(_)) => return Ok(None),
-        Err(e) => return Err(format!("{scene}: {e}")),
-    };
+/// The state hash after `STEPS` steps of `scene` with `solver` on `threads` threads.
+fn run(scene: &str, n: usize, solver: &str, threads: usize) -> Result<u64, String> {
+    let mut body = Scene::parse(scene, n, None)
+        .and_then(|s| s.build())
+        .map_err(|e| format!("{scene}: {e}"))?;
     let options = SolverOptions {
         threads,
         ..Default::default()
     };
-    let mut solver = match make_solver(solver, &options) {
-        Ok(s) => s,
-        Err(WobbleError::Unsupported(_)) => return Ok(None),
-        Err(e) => return Err(format!("{solver}: {e}")),
-    };
+    let mut solver = make_solver(solver, &options).map_err(|e| format!("{solver}: {e}"))?;
     let params = StepParams::default();
     for s in 0..STEPS {
         step(&mut body, &params, solver.as_mut(), None)
             .map_err(|e| format!("{scene} step {s}: {e}"))?;
     }
-    Ok(Some(figures::state_hash(&body.particles.x)))
+    Ok(figures::state_hash(&body.particles.x))
 }
 
 #[test]
 fn parallel_solvers_match_serial_bit_for_bit_and_repeat() {
-    let (mut compared, mut serial_only, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut compared, mut serial_only) = (Vec::new(), Vec::new());
     for &name in SOLVER_NAMES {
-        let parallel = match make_solver(
-            name,
-            &SolverOptions {
-                threads: 2,
-                ..Default::default()
-            },
-        ) {
-            Ok(s) => s.threads() > 1,
-            Err(WobbleError::Unsupported(why)) => {
-                skipped.push(format!("solver {name}: {why}"));
-                continue;
-            }
-            Err(e) => panic!("{name}: {e}"),
+        let two_threads = SolverOptions {
+            threads: 2,
+            ..Default::default()
         };
+        let parallel = make_solver(name, &two_threads)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .threads()
+            > 1;
         for (scene, n) in SCENES {
             let label = format!("{scene} n={n} solver={name}");
-            let Some(one) = run(scene, n, name, 1).unwrap() else {
-                skipped.push(label);
-                continue;
-            };
-            let again = run(scene, n, name, 1).unwrap().unwrap();
+            let one = run(scene, n, name, 1).unwrap();
+            let again = run(scene, n, name, 1).unwrap();
             assert_eq!(one, again, "{label}: two serial runs differ");
             if parallel {
-                let two = run(scene, n, name, 2).unwrap().unwrap();
-                let two_again = run(scene, n, name, 2).unwrap().unwrap();
+                let two = run(scene, n, name, 2).unwrap();
+                let two_again = run(scene, n, name, 2).unwrap();
                 assert_eq!(two, two_again, "{label}: two runs on 2 threads differ");
                 assert_eq!(one, two, "{label}: 1 and 2 threads differ");
                 compared.push(label);
@@ -85,20 +69,16 @@ fn parallel_solvers_match_serial_bit_for_bit_and_repeat() {
         }
     }
     println!(
-        "determinism: {} parallel (1 vs 2 threads, repeated), {} serial (repeated), {} skipped",
+        "determinism: {} parallel (1 vs 2 threads, repeated), {} serial (repeated)",
         compared.len(),
-        serial_only.len(),
-        skipped.len()
+        serial_only.len()
     );
     for s in &compared {
         println!("  1 = 2 threads: {s}");
     }
-    for s in &skipped {
-        println!("  skipped: {s}");
-    }
-    assert!(
-        !compared.is_empty() || !serial_only.is_empty(),
-        "nothing was run"
+    assert_eq!(
+        compared.len() + serial_only.len(),
+        SOLVER_NAMES.len() * SCENES.len()
     );
 }
 

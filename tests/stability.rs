@@ -6,10 +6,9 @@
 //! half, plus 0.01). The cap does not judge accuracy (a slowly converging solver may stretch a
 //! lot at dt = 1/30 with 8 iterations); it catches blow-ups and slow drift.
 //!
-//! Written generically: scenes and solvers this build does not have yet (their build or
-//! construction returns `WobbleError::Unsupported`) are skipped, counted and printed, so the
-//! matrix grows by itself as they land. One test per scene, so that the test runner spreads the
-//! matrix over the cores.
+//! Written generically over `sparse::SOLVER_NAMES`, so a new solver joins the matrix by itself;
+//! every combination must build and run (a failure to build is a failure of the test). One test
+//! per scene, so that the test runner spreads the matrix over the cores.
 //!
 //! Energy is `figures::energy` (kinetic plus gravitational, free particles only). The scenes
 //! apply no external force through `Particles::force`, so the external work is 0 and energy
@@ -25,7 +24,7 @@
 //! 108, then lost it again, while every Gauss-Seidel-type solver never rose above its start. That is a property of simultaneous projection, not a blow-up; the 3% bound
 //! still catches pumping (before its adaptive restart, chebyshev gained over 200 J on the cloth).
 
-use solver_core::{figures, step, Scene, StepParams, WobbleError};
+use solver_core::{figures, step, Scene, StepParams};
 use sparse::{make_solver, SolverOptions, SOLVER_NAMES};
 
 const STEPS: usize = 2000;
@@ -41,29 +40,18 @@ const JACOBI_FAMILY: &[&str] = &["jacobi", "chebyshev"];
 /// Scenes whose external forces (wind) do work the energy check cannot account for.
 const EXTERNAL_WORK_UNACCOUNTED: &[&str] = &["flag"];
 
-/// Runs one scene at size `n` over every solver and dt. Returns (combinations run, skipped).
-fn matrix(scene: &str, n: usize) -> (usize, Vec<String>) {
-    let (mut ran, mut skipped) = (0usize, Vec::new());
+/// Runs one scene at size `n` over every solver and dt; returns the combinations run.
+fn matrix(scene: &str, n: usize) -> usize {
+    let mut ran = 0usize;
     let spec = Scene::parse(scene, n, None).unwrap();
     for &solver_name in SOLVER_NAMES {
         for (dt, dt_name) in DTS {
             let label = format!("{scene} n={n} solver={solver_name} dt={dt_name}");
-            let mut body = match spec.build() {
-                Ok(b) => b,
-                Err(WobbleError::Unsupported(why)) => {
-                    skipped.push(format!("{scene}: {why}"));
-                    return (ran, skipped);
-                }
-                Err(e) => panic!("{label}: build failed: {e}"),
-            };
-            let mut solver = match make_solver(solver_name, &SolverOptions::default()) {
-                Ok(s) => s,
-                Err(WobbleError::Unsupported(why)) => {
-                    skipped.push(format!("{label}: {why}"));
-                    continue;
-                }
-                Err(e) => panic!("{label}: solver failed: {e}"),
-            };
+            let mut body = spec
+                .build()
+                .unwrap_or_else(|e| panic!("{label}: build failed: {e}"));
+            let mut solver = make_solver(solver_name, &SolverOptions::default())
+                .unwrap_or_else(|e| panic!("{label}: solver failed: {e}"));
             let params = StepParams {
                 dt,
                 ..Default::default()
@@ -114,45 +102,40 @@ fn matrix(scene: &str, n: usize) -> (usize, Vec<String>) {
             ran += 1;
         }
     }
-    (ran, skipped)
+    ran
 }
 
-fn report(scene: &str, n: usize, must_run: bool) {
-    let (ran, skipped) = matrix(scene, n);
-    println!(
-        "stability {scene}: {ran} combinations run, {} skipped",
-        skipped.len()
+fn report(scene: &str, n: usize) {
+    let ran = matrix(scene, n);
+    println!("stability {scene}: {ran} combinations run");
+    assert_eq!(
+        ran,
+        SOLVER_NAMES.len() * DTS.len(),
+        "{scene}: every combination runs"
     );
-    for s in &skipped {
-        println!("  skipped: {s}");
-    }
-    if must_run {
-        assert!(ran > 0, "{scene} must run with at least one solver");
-        assert_eq!(ran, SOLVER_NAMES.len() * DTS.len() - skipped.len());
-    }
 }
 
 #[test]
 fn stability_cloth() {
-    report("cloth", 8, true);
+    report("cloth", 8);
 }
 
 #[test]
 fn stability_rope() {
-    report("rope", 16, true);
+    report("rope", 16);
 }
 
 #[test]
 fn stability_flag() {
-    report("flag", 5, false);
+    report("flag", 5);
 }
 
 #[test]
 fn stability_jelly() {
-    report("jelly", 1, false);
+    report("jelly", 1);
 }
 
 #[test]
 fn stability_cube() {
-    report("cube", 2, false);
+    report("cube", 2);
 }

@@ -86,9 +86,38 @@ pub enum WobbleError {
         line: usize,
         message: String,
     },
-    /// A scene, option or constraint kind that this build does not support yet.
+    /// A combination this build does not support (not a fault of the input's values).
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// A name (of a scene, solver, ordering, integrator, ...) that is none of the known ones.
+    #[error("unknown {what} '{name}'; expected {expected}")]
+    UnknownName {
+        what: &'static str,
+        name: String,
+        expected: String,
+    },
+    /// Something an option needs was not given (a mesh scene without its file).
+    #[error("{0}")]
+    MissingInput(&'static str),
+    /// A body whose shape does not admit what was asked of it.
+    #[error("{what} needs {needs}")]
+    UnsuitableBody {
+        what: &'static str,
+        needs: &'static str,
+    },
+    /// A structure whose invariants do not hold (CSR offsets, sparsity patterns, colorings): a
+    /// caller's or wobble's bug, never a property of the physics.
+    #[error("invalid {what}: {detail}")]
+    InvalidStructure { what: &'static str, detail: String },
+    /// A linear system that could not be assembled or factorized.
+    #[error("{what} failed: {detail}")]
+    LinearSolve { what: &'static str, detail: String },
+    /// The operating system refused the threads a parallel solver asked for.
+    #[error("cannot start {threads} threads: {detail}")]
+    ThreadPool { threads: usize, detail: String },
+    /// A grab id that names no active grab (never made, or released already).
+    #[error("no active grab {0}")]
+    NoSuchGrab(String),
     /// A mesh face with fewer than three vertices.
     #[error("face {index} has {vertices} vertices; a face needs at least 3")]
     FaceTooSmall { index: usize, vertices: usize },

@@ -132,10 +132,10 @@ impl FromStr for Integrator {
         Integrator::ALL
             .into_iter()
             .find(|i| i.name() == s)
-            .ok_or_else(|| {
-                WobbleError::Unsupported(format!(
-                    "unknown integrator '{s}'; expected explicit, semi-implicit, verlet or rk4"
-                ))
+            .ok_or_else(|| WobbleError::UnknownName {
+                what: "integrator",
+                name: s.into(),
+                expected: "explicit, semi-implicit, verlet or rk4".into(),
             })
     }
 }

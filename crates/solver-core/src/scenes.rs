@@ -67,13 +67,15 @@ impl Scene {
             "cube" => Scene::Cube { k: n },
             "mesh" => Scene::Mesh {
                 path: mesh.ok_or_else(|| {
-                    WobbleError::Unsupported("the mesh scene needs a file (--mesh FILE)".into())
+                    WobbleError::MissingInput("the mesh scene needs a file (--mesh FILE)")
                 })?,
             },
             other => {
-                return Err(WobbleError::Unsupported(format!(
-                    "unknown scene '{other}'; expected cloth, rope, flag, jelly, cube or mesh"
-                )))
+                return Err(WobbleError::UnknownName {
+                    what: "scene",
+                    name: other.into(),
+                    expected: "cloth, rope, flag, jelly, cube or mesh".into(),
+                })
             }
         })
     }
@@ -406,9 +408,10 @@ pub fn closed_surface_body(mesh: &TriMesh, total_mass: f32) -> Result<Body> {
     }
     let mut body = body_from_trimesh(&mesh, total_mass, 0.0)?;
     if !body.topology.closed {
-        return Err(WobbleError::Unsupported(
-            "a volume (pressure) constraint needs a closed surface: every edge shared by exactly two triangles".into(),
-        ));
+        return Err(WobbleError::UnsuitableBody {
+            what: "a volume (pressure) constraint",
+            needs: "a closed surface: every edge shared by exactly two triangles",
+        });
     }
     let volume = SurfaceVolume::new(&body.particles.x, &mesh.triangles, 0.0)?;
     body.constraints.push_kind(Box::new(volume));

@@ -351,7 +351,6 @@ proptest! {
                 }
                 check_body(&body)?;
             }
-            Err(WobbleError::Unsupported(_)) => {}
             Err(e) => {
                 // Sizes too small for the scene are refused by name.
                 prop_assert!(n < 2 || e.to_string().contains(name), "{} n={}: {}", name, n, e);

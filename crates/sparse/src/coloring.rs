@@ -204,10 +204,13 @@ impl Coloring {
         for k in 0..self.colors() {
             for &g in self.color(k) {
                 if self.color_of[g as usize] != k as u32 {
-                    return Err(WobbleError::Unsupported(format!(
-                        "coloring lists constraint {g} in color {k} but gives it color {}",
-                        self.color_of[g as usize]
-                    )));
+                    return Err(WobbleError::InvalidStructure {
+                        what: "coloring",
+                        detail: format!(
+                            "it lists constraint {g} in color {k} but gives it color {}",
+                            self.color_of[g as usize]
+                        ),
+                    });
                 }
             }
         }
@@ -216,9 +219,10 @@ impl Coloring {
             for &g in inc.particle_constraints.row(p) {
                 let c = self.color_of[g as usize] as usize;
                 if seen[c] == p as u32 {
-                    return Err(WobbleError::Unsupported(format!(
-                        "coloring conflict: color {c} holds two constraints on particle {p}"
-                    )));
+                    return Err(WobbleError::InvalidStructure {
+                        what: "coloring",
+                        detail: format!("color {c} holds two constraints on particle {p}"),
+                    });
                 }
                 seen[c] = p as u32;
             }

@@ -42,14 +42,16 @@ impl CsrPattern {
     /// Builds a pattern from row offsets and column indices, checking both.
     pub fn new(offsets: Vec<u32>, indices: Vec<u32>, cols: usize) -> Result<Self, WobbleError> {
         if offsets.first() != Some(&0) || *offsets.last().unwrap() as usize != indices.len() {
-            return Err(WobbleError::Unsupported(
-                "CSR offsets must start at 0 and end at the number of entries".into(),
-            ));
+            return Err(WobbleError::InvalidStructure {
+                what: "CSR offsets",
+                detail: "they must start at 0 and end at the number of entries".into(),
+            });
         }
         if let Some(r) = offsets.windows(2).position(|w| w[1] < w[0]) {
-            return Err(WobbleError::Unsupported(format!(
-                "CSR offsets decrease at row {r}"
-            )));
+            return Err(WobbleError::InvalidStructure {
+                what: "CSR offsets",
+                detail: format!("they decrease at row {r}"),
+            });
         }
         if let Some(e) = indices.iter().position(|&c| c as usize >= cols) {
             return Err(WobbleError::IndexOutOfRange {
@@ -169,7 +171,10 @@ impl CsrPattern {
             indices[offsets[r]..offsets[r + 1]].sort_unstable();
         }
         SparsityPattern::try_from_offsets_and_indices(self.rows(), self.cols, offsets, indices)
-            .map_err(|e| WobbleError::Unsupported(format!("invalid sparsity pattern: {e}")))
+            .map_err(|e| WobbleError::InvalidStructure {
+                what: "sparsity pattern",
+                detail: e.to_string(),
+            })
     }
 
     /// A `u32` copy of a nalgebra-sparse pattern.

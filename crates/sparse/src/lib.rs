@@ -210,9 +210,10 @@ pub fn make_solver(name: &str, opts: &SolverOptions) -> Result<Box<dyn Solver>, 
         "newton-gs" => Ok(Box::new(Newton::new(InnerSolve::GaussSeidel, opts)?)),
         "newton-jacobi" => Ok(Box::new(Newton::new(InnerSolve::Jacobi, opts)?)),
         "newton-direct" => Ok(Box::new(Newton::new(InnerSolve::Direct, opts)?)),
-        other => Err(WobbleError::Unsupported(format!(
-            "unknown solver '{other}'; expected one of: {}",
-            SOLVER_NAMES.join(", ")
-        ))),
+        other => Err(WobbleError::UnknownName {
+            what: "solver",
+            name: other.into(),
+            expected: format!("one of: {}", SOLVER_NAMES.join(", ")),
+        }),
     }
 }

@@ -613,8 +613,12 @@ fn with_diagonal(a: &SparsityPattern) -> Result<SparsityPattern, WobbleError> {
         cols.extend_from_slice(&lane[at..]);
         offsets.push(cols.len());
     }
-    SparsityPattern::try_from_offsets_and_indices(m, m, offsets, cols)
-        .map_err(|e| WobbleError::Unsupported(format!("invalid system pattern: {e}")))
+    SparsityPattern::try_from_offsets_and_indices(m, m, offsets, cols).map_err(|e| {
+        WobbleError::InvalidStructure {
+            what: "system pattern",
+            detail: e.to_string(),
+        }
+    })
 }
 
 /// For each row r of `a` (sorted columns), the entry index of column `col`.
@@ -672,8 +676,13 @@ impl Solver for Newton {
             cols[start..].sort_unstable();
             offsets.push(cols.len());
         }
-        let pattern = SparsityPattern::try_from_offsets_and_indices(m, m, offsets, cols)
-            .map_err(|e| WobbleError::Unsupported(format!("invalid system pattern: {e}")))?;
+        let pattern =
+            SparsityPattern::try_from_offsets_and_indices(m, m, offsets, cols).map_err(|e| {
+                WobbleError::InvalidStructure {
+                    what: "system pattern",
+                    detail: e.to_string(),
+                }
+            })?;
         self.diag = (0..m).map(|r| entry_of(&pattern, r, r) as u32).collect();
         let bt = &self.inc.particle_constraints;
         self.fill.clear();
@@ -704,12 +713,19 @@ impl Solver for Newton {
             self.diag.iter().for_each(|&d| ones[d as usize] = 1.0);
             let symbolic = CscSymbolicCholesky::factor(pattern.clone());
             self.cholesky = Some(CscCholesky::factor_numerical(symbolic, &ones).map_err(|e| {
-                WobbleError::Unsupported(format!("cannot set up the Cholesky factor: {e:?}"))
+                WobbleError::LinearSolve {
+                    what: "setting up the Cholesky factor",
+                    detail: format!("{e:?}"),
+                }
             })?);
         }
         let nnz = pattern.nnz();
-        self.a = CsrMatrix::try_from_pattern_and_values(pattern, vec![0.0; nnz])
-            .map_err(|e| WobbleError::Unsupported(format!("invalid system matrix: {e}")))?;
+        self.a = CsrMatrix::try_from_pattern_and_values(pattern, vec![0.0; nnz]).map_err(|e| {
+            WobbleError::InvalidStructure {
+                what: "system matrix",
+                detail: e.to_string(),
+            }
+        })?;
         self.grad = vec![Vec3::ZERO; self.inc.constraint_particles.nnz()];
         self.value = vec![0.0; m];
         self.active = vec![false; m];

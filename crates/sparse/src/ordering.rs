@@ -60,14 +60,16 @@ impl FromStr for Ordering {
                 Some(seed) => seed
                     .parse()
                     .map(|seed| Ordering::Shuffled { seed })
-                    .map_err(|_| {
-                        WobbleError::Unsupported(format!(
-                            "bad seed in ordering '{other}'; expected shuffled:N with N an unsigned integer"
-                        ))
+                    .map_err(|_| WobbleError::UnknownName {
+                        what: "ordering",
+                        name: other.into(),
+                        expected: "shuffled:N with N an unsigned integer".into(),
                     }),
-                None => Err(WobbleError::Unsupported(format!(
-                    "unknown ordering '{other}'; expected natural, shuffled, shuffled:SEED, rcm or morton"
-                ))),
+                None => Err(WobbleError::UnknownName {
+                    what: "ordering",
+                    name: other.into(),
+                    expected: "natural, shuffled, shuffled:SEED, rcm or morton".into(),
+                }),
             },
         }
     }

@@ -40,8 +40,9 @@ impl Pool {
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
-                    .map_err(|e| {
-                        WobbleError::Unsupported(format!("cannot start {threads} threads: {e}"))
+                    .map_err(|e| WobbleError::ThreadPool {
+                        threads,
+                        detail: e.to_string(),
                     })?,
             ))
         } else {

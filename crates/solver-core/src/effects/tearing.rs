@@ -73,7 +73,7 @@ pub fn tear(body: &mut Body, tearing: &Tearing) -> Result<TearReport> {
     }
     if !body.topology.tets.is_empty() {
         return Err(WobbleError::Unsupported(
-            "tearing splits triangle surfaces; tetrahedral bodies cannot tear yet".into(),
+            "tearing splits triangle surfaces; tetrahedral bodies cannot tear".into(),
         ));
     }
     let x = &body.particles.x;

@@ -438,6 +438,20 @@ pub fn raycast_brute_force(
 
 static NEXT_GRAB: AtomicU64 = AtomicU64::new(1);
 
+/// The drag table (its position among the body's kinds) and the constraint of grab `id`.
+fn active_grab(body: &mut Body, id: GrabId) -> Result<(usize, &mut Drag, usize)> {
+    let (k, d) = drag_table(body).ok_or(WobbleError::NoSuchGrab(format!(
+        "{}: the body has no grab",
+        id.0
+    )))?;
+    let c = d
+        .ids
+        .iter()
+        .position(|&g| g == id)
+        .ok_or(WobbleError::NoSuchGrab(format!("{}", id.0)))?;
+    Ok((k, d, c))
+}
+
 fn drag_table(body: &mut Body) -> Option<(usize, &mut Drag)> {
     body.constraints
         .extra
@@ -481,30 +495,14 @@ pub fn grab(body: &mut Body, hit: &Hit, compliance: f32) -> Result<GrabId> {
 /// Moves a grab's target (no topology change: solvers keep their structures).
 pub fn move_grab(body: &mut Body, id: GrabId, target: Vec3) -> Result<()> {
     check_finite("drag target", 0, target.x + target.y + target.z)?;
-    let (_, d) = drag_table(body).ok_or(WobbleError::Unsupported("no grab is active".into()))?;
-    let c = d
-        .ids
-        .iter()
-        .position(|&g| g == id)
-        .ok_or(WobbleError::Unsupported(format!(
-            "grab {} is not active",
-            id.0
-        )))?;
+    let (_, d, c) = active_grab(body, id)?;
     d.targets[c] = target;
     Ok(())
 }
 
 /// Releases a grab (the drag constraint goes; the body's topology id is renewed).
 pub fn release(body: &mut Body, id: GrabId) -> Result<()> {
-    let (k, d) = drag_table(body).ok_or(WobbleError::Unsupported("no grab is active".into()))?;
-    let c = d
-        .ids
-        .iter()
-        .position(|&g| g == id)
-        .ok_or(WobbleError::Unsupported(format!(
-            "grab {} is not active",
-            id.0
-        )))?;
+    let (k, d, c) = active_grab(body, id)?;
     d.ids.remove(c);
     d.corners.remove(c);
     d.weights.remove(c);
