@@ -1,8 +1,8 @@
 //! # harness: the `wobble` command
 //!
-//! The `wobble` command as a library, so that the workspace's root package can offer it as its
-//! binary too (`cargo run --release -- report` from the repository root); `src/main.rs` is the
-//! harness's own `wobble` binary. One module per subcommand; each builds a body from a standard scene
+//! The `wobble` command as a library (its tests call it in-process); `src/main.rs` is the
+//! `wobble` binary, which `cargo run --release -- report` at the repository root runs (the
+//! workspace's default members). One module per subcommand; each builds a body from a standard scene
 //! (solver-core), a solver by name (sparse), runs it, and prints or writes its figures.
 //!
 //! - [`setup`]: scene, ordering and solver from command-line arguments; argument checks.

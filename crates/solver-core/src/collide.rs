@@ -16,15 +16,35 @@ use glam::{Quat, Vec3};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Shape {
     /// Half-space `n · x >= offset` is free; `normal` must be unit length.
-    Plane { normal: Vec3, offset: f32 },
+    Plane {
+        /// Unit normal, pointing into the free side.
+        normal: Vec3,
+        /// `n · x` on the plane.
+        offset: f32,
+    },
     /// A solid sphere.
-    Sphere { center: Vec3, radius: f32 },
+    Sphere {
+        /// Centre.
+        center: Vec3,
+        /// Radius (m).
+        radius: f32,
+    },
     /// A solid capsule around the segment `a`-`b`.
-    Capsule { a: Vec3, b: Vec3, radius: f32 },
+    Capsule {
+        /// One end of the axis segment.
+        a: Vec3,
+        /// The other end of the axis segment.
+        b: Vec3,
+        /// Radius around the segment (m).
+        radius: f32,
+    },
     /// A solid box with half extents `half`, rotated by `rotation` about `center`.
     Cuboid {
+        /// Centre.
         center: Vec3,
+        /// Half extents along the box's own axes.
         half: Vec3,
+        /// Rotation from the box's axes to the world's.
         rotation: Quat,
     },
 }

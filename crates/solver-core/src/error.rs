@@ -8,49 +8,75 @@ pub enum WobbleError {
     /// A coordinate, force or parameter is NaN or infinite.
     #[error("non-finite {what} at index {index}: {value}")]
     NonFinite {
+        /// What the value is (its role, as a person would name it).
         what: &'static str,
+        /// Which one, counting from 0.
         index: usize,
+        /// The offending value.
         value: f32,
     },
     /// An index points past the end of the array it indexes.
     #[error("{what} {index} refers to index {value}, but there are only {len}")]
     IndexOutOfRange {
+        /// What the value is (its role, as a person would name it).
         what: &'static str,
+        /// Which one, counting from 0.
         index: usize,
+        /// The index found.
         value: u64,
+        /// The length of what it indexes.
         len: usize,
     },
     /// A triangle whose corners are collinear or repeated (zero area).
     #[error("triangle {index} ({a}, {b}, {c}) is degenerate: zero area")]
     DegenerateTriangle {
+        /// Which one, counting from 0.
         index: usize,
+        /// First corner (or endpoint).
         a: u32,
+        /// Second corner (or endpoint).
         b: u32,
+        /// Third corner.
         c: u32,
     },
     /// A tetrahedron with zero or negative signed volume.
     #[error("tetrahedron {index} is inverted or flat (signed volume {volume})")]
-    InvertedTetrahedron { index: usize, volume: f32 },
+    InvertedTetrahedron {
+        /// Which one, counting from 0.
+        index: usize,
+        /// The signed volume found.
+        volume: f32,
+    },
     /// A constraint whose rest length (or rest measure) is zero.
     #[error("{kind} constraint {index} between particles {i} and {j} has zero rest length")]
     ZeroLengthConstraint {
+        /// The constraint kind's name.
         kind: &'static str,
+        /// Which one, counting from 0.
         index: usize,
+        /// First particle.
         i: u32,
+        /// Second particle.
         j: u32,
     },
     /// A constraint that names the same particle twice.
     #[error("{kind} constraint {index} names particle {particle} twice")]
     RepeatedParticle {
+        /// The constraint kind's name.
         kind: &'static str,
+        /// Which one, counting from 0.
         index: usize,
+        /// The particle named twice.
         particle: u32,
     },
     /// A mass (or total mass) that is zero, negative or non-finite.
     #[error("mass of {what} {index} is {value}; it must be finite and > 0")]
     BadMass {
+        /// What the value is (its role, as a person would name it).
         what: &'static str,
+        /// Which one, counting from 0.
         index: usize,
+        /// The offending value.
         value: f32,
     },
     /// A time step that is zero, negative or non-finite.
@@ -59,15 +85,21 @@ pub enum WobbleError {
     /// A count (iterations, substeps, ...) that is zero or absurdly large.
     #[error("{name} = {value} is invalid; it must be in 1..={max}")]
     BadCount {
+        /// The parameter or count's name.
         name: &'static str,
+        /// The count given.
         value: u64,
+        /// The largest value allowed.
         max: u64,
     },
     /// A real-valued parameter outside its meaningful range.
     #[error("{name} = {} is invalid: {reason}", show_value(.value))]
     BadParameter {
+        /// The parameter or count's name.
         name: &'static str,
+        /// The offending value.
         value: f64,
+        /// Why the value is refused.
         reason: &'static str,
     },
     /// A mesh with no vertices or no elements.
@@ -76,14 +108,19 @@ pub enum WobbleError {
     /// A mesh file that cannot be read.
     #[error("cannot read {path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What the operating system said.
         source: std::io::Error,
     },
     /// A mesh file whose contents are not a mesh.
     #[error("{path}:{line}: {message}")]
     Parse {
+        /// The file.
         path: PathBuf,
+        /// The line, counting from 1.
         line: usize,
+        /// What is wrong there.
         message: String,
     },
     /// A combination this build does not support (not a fault of the input's values).
@@ -92,8 +129,11 @@ pub enum WobbleError {
     /// A name (of a scene, solver, ordering, integrator, ...) that is none of the known ones.
     #[error("unknown {what} '{name}'; expected {expected}")]
     UnknownName {
+        /// What kind of name it is (scene, solver, ...).
         what: &'static str,
+        /// The name given.
         name: String,
+        /// What would have been accepted.
         expected: String,
     },
     /// Something an option needs was not given (a mesh scene without its file).
@@ -102,50 +142,96 @@ pub enum WobbleError {
     /// A body whose shape does not admit what was asked of it.
     #[error("{what} needs {needs}")]
     UnsuitableBody {
+        /// What was asked for.
         what: &'static str,
+        /// What it needs of the body.
         needs: &'static str,
     },
     /// A structure whose invariants do not hold (CSR offsets, sparsity patterns, colorings): a
     /// caller's or wobble's bug, never a property of the physics.
     #[error("invalid {what}: {detail}")]
-    InvalidStructure { what: &'static str, detail: String },
+    InvalidStructure {
+        /// Which structure.
+        what: &'static str,
+        /// What went wrong, as the underlying library reports it.
+        detail: String,
+    },
     /// A linear system that could not be assembled or factorized.
     #[error("{what} failed: {detail}")]
-    LinearSolve { what: &'static str, detail: String },
+    LinearSolve {
+        /// Which step of the solve.
+        what: &'static str,
+        /// What went wrong, as the underlying library reports it.
+        detail: String,
+    },
     /// The operating system refused the threads a parallel solver asked for.
     #[error("cannot start {threads} threads: {detail}")]
-    ThreadPool { threads: usize, detail: String },
+    ThreadPool {
+        /// How many threads were asked for.
+        threads: usize,
+        /// What went wrong, as the underlying library reports it.
+        detail: String,
+    },
     /// A grab id that names no active grab (never made, or released already).
     #[error("no active grab {0}")]
     NoSuchGrab(String),
     /// A mesh face with fewer than three vertices.
     #[error("face {index} has {vertices} vertices; a face needs at least 3")]
-    FaceTooSmall { index: usize, vertices: usize },
+    FaceTooSmall {
+        /// Which one, counting from 0.
+        index: usize,
+        /// How many vertices it has.
+        vertices: usize,
+    },
     /// Two vertices closer than the weld tolerance.
     #[error(
         "vertex {index} duplicates vertex {of} (distance {distance} <= weld tolerance {tolerance})"
     )]
     DuplicateVertex {
+        /// The later vertex, counting from 0.
         index: usize,
+        /// The earlier one it repeats.
         of: usize,
+        /// How far apart the two are.
         distance: f32,
+        /// The weld tolerance.
         tolerance: f32,
     },
     /// A face with the same vertices as an earlier one.
     #[error("face {index} repeats face {of} (the same three vertices)")]
-    DuplicateTriangle { index: usize, of: usize },
+    DuplicateTriangle {
+        /// The later face, counting from 0.
+        index: usize,
+        /// The earlier one it repeats.
+        of: usize,
+    },
     /// A vertex that no face uses.
     #[error("vertex {index} is used by no face")]
-    UnusedVertex { index: usize },
+    UnusedVertex {
+        /// Which one, counting from 0.
+        index: usize,
+    },
     /// An edge shared by more than two triangles.
     #[error("edge ({a}, {b}) is non-manifold: face {face} is the third triangle on it")]
-    NonManifoldEdge { a: u32, b: u32, face: usize },
+    NonManifoldEdge {
+        /// First vertex of the edge.
+        a: u32,
+        /// Second vertex of the edge.
+        b: u32,
+        /// The face that makes it non-manifold.
+        face: usize,
+    },
     /// A defect that default loading repairs, refused because strict mode was asked for.
     #[error("{0}; strict mode refuses this (default loading repairs it)")]
     RefusedInStrictMode(Box<WobbleError>),
     /// A step produced a non-finite value; the body was rolled back to its last good state.
     #[error("step diverged: particle {particle} became non-finite ({stage}); the body was restored to its last good state")]
-    Diverged { particle: usize, stage: String },
+    Diverged {
+        /// The first particle that went wrong.
+        particle: usize,
+        /// The stage of the step where it happened, and what went wrong.
+        stage: String,
+    },
 }
 
 /// A parameter value as people write it: the shortest form of the f32 it came from, in

@@ -12,7 +12,7 @@
 //!   colored solver runs), beside its scalar twin.
 //! - [`solver`]: the [`Solver`] trait, the only thing the step loop knows of solvers, and the
 //!   reference sequential [`GaussSeidel`].
-//! - [`step`]: the step loop (forces → predict → solve with contacts → velocities), its
+//! - [`step`](mod@step): the step loop (forces → predict → solve with contacts → velocities), its
 //!   per-particle passes ([`step::passes`]) and the NaN guard's replay ([`step::diagnose`]),
 //!   which names the particle and stage a divergence began at.
 //! - [`collide`]: plane, sphere, capsule and box colliders with friction and restitution.

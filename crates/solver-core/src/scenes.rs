@@ -20,17 +20,35 @@ use std::path::PathBuf;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Scene {
     /// n x n cloth, 1 m x 1 m at y = 1, pinned at vertices 0 and n-1.
-    Cloth { n: usize },
+    Cloth {
+        /// Vertices along each side.
+        n: usize,
+    },
     /// n vertices on a 1 m horizontal line, vertex 0 pinned.
-    Rope { n: usize },
+    Rope {
+        /// Vertices.
+        n: usize,
+    },
     /// (2n-1) x n flag in the XY plane, pinned along the pole.
-    Flag { n: usize },
+    Flag {
+        /// Vertices along the pole (2n-1 along the fly).
+        n: usize,
+    },
     /// Icosphere of radius 0.25 m with `subdivisions` levels, on the ground.
-    Jelly { subdivisions: usize },
+    Jelly {
+        /// Subdivision levels of the icosahedron.
+        subdivisions: usize,
+    },
     /// 0.5 m cube of k³ cells, 5 tetrahedra each, on the ground.
-    Cube { k: usize },
+    Cube {
+        /// Cells along each side.
+        k: usize,
+    },
     /// A mesh file (OBJ, or TetGen .node/.ele), dropped on the ground.
-    Mesh { path: PathBuf },
+    Mesh {
+        /// The file.
+        path: PathBuf,
+    },
 }
 
 /// Largest accepted size parameter for the grid scenes (n = 4096 is 16.7M vertices).
