@@ -94,13 +94,8 @@ impl ConstraintKind for Poison {
     fn scale(&self) -> f32 {
         1.0
     }
-    fn clone_box(&self) -> Box<dyn ConstraintKind> {
-        Box::new(self.clone())
-    }
-    fn remap_particles(&mut self, new_index: &[u32]) {
-        for pair in &mut self.pairs {
-            *pair = pair.map(|p| new_index[p as usize]);
-        }
+    fn particle_indices_mut(&mut self) -> &mut [u32] {
+        self.pairs.as_flattened_mut()
     }
 }
 

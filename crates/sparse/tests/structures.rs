@@ -11,7 +11,7 @@ use sparse::{Coloring, CsrPattern, Incidence, LaneSplit};
 
 fn tuples(n: usize, ids: Vec<Vec<u32>>) -> (Constraints, usize) {
     let mut c = Constraints::default();
-    c.push_kind(Box::new(Tuples { ids }));
+    c.push_kind(Box::new(Tuples::new(ids)));
     (c, n)
 }
 

@@ -207,10 +207,7 @@ pub fn apply_tet_material(
         .map(|(t, &c)| (*t, c))
         .collect();
     for kind in body.constraints.extra.iter_mut() {
-        if let Some(table) = kind
-            .as_any_mut()
-            .and_then(|a| a.downcast_mut::<TetVolume>())
-        {
+        if let Some(table) = kind.as_any_mut().downcast_mut::<TetVolume>() {
             for c in 0..table.tets.len() {
                 if tets.get(&table.tets[c]).copied().unwrap_or(false) {
                     table.compliance[c] = tet_volume_compliance(material, table.rest[c])?;
@@ -233,10 +230,7 @@ pub fn apply_neohookean_material(
     let x = body.particles.x.clone();
     let mut set = 0;
     for kind in body.constraints.extra.iter_mut() {
-        if let Some(table) = kind
-            .as_any_mut()
-            .and_then(|a| a.downcast_mut::<NeoHookean>())
-        {
+        if let Some(table) = kind.as_any_mut().downcast_mut::<NeoHookean>() {
             for t in 0..table.tets.len() {
                 let c = table.tets[t]
                     .iter()

@@ -44,7 +44,6 @@ use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::error::{Result, WobbleError};
 use glam::Vec3;
-use std::any::Any;
 use std::collections::HashMap;
 
 /// The bending stencils of a triangle list: for each edge shared by exactly two triangles,
@@ -190,16 +189,8 @@ impl ConstraintKind for DihedralBending {
     fn scale(&self) -> f32 {
         1.0
     }
-    fn clone_box(&self) -> Box<dyn ConstraintKind> {
-        Box::new(self.clone())
-    }
-    fn remap_particles(&mut self, new_index: &[u32]) {
-        for p in self.stencils.iter_mut().flatten() {
-            *p = new_index[*p as usize];
-        }
-    }
-    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
-        Some(self)
+    fn particle_indices_mut(&mut self) -> &mut [u32] {
+        self.stencils.as_flattened_mut()
     }
 }
 
@@ -300,16 +291,8 @@ impl ConstraintKind for IsometricBending {
     fn scale(&self) -> f32 {
         1.0
     }
-    fn clone_box(&self) -> Box<dyn ConstraintKind> {
-        Box::new(self.clone())
-    }
-    fn remap_particles(&mut self, new_index: &[u32]) {
-        for p in self.stencils.iter_mut().flatten() {
-            *p = new_index[*p as usize];
-        }
-    }
-    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
-        Some(self)
+    fn particle_indices_mut(&mut self) -> &mut [u32] {
+        self.stencils.as_flattened_mut()
     }
 }
 

@@ -124,13 +124,8 @@ impl ConstraintKind for DistanceConstraints {
     fn scale(&self) -> f32 {
         self.mean_rest()
     }
-    fn clone_box(&self) -> Box<dyn ConstraintKind> {
-        Box::new(self.clone())
-    }
-    fn remap_particles(&mut self, new_index: &[u32]) {
-        for p in self.pairs.iter_mut().flatten() {
-            *p = new_index[*p as usize];
-        }
+    fn particle_indices_mut(&mut self) -> &mut [u32] {
+        self.pairs.as_flattened_mut()
     }
 }
 

@@ -6,7 +6,6 @@
 use super::{ConstraintKind, MAX_ARITY};
 use crate::body::particles::Packed4;
 use glam::Vec3;
-use std::any::Any;
 
 /// Identifies one grab made with [`crate::interaction::picking::grab`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -57,15 +56,7 @@ impl ConstraintKind for Drag {
     fn scale(&self) -> f32 {
         1.0
     }
-    fn clone_box(&self) -> Box<dyn ConstraintKind> {
-        Box::new(self.clone())
-    }
-    fn remap_particles(&mut self, new_index: &[u32]) {
-        for p in self.corners.iter_mut().flatten() {
-            *p = new_index[*p as usize];
-        }
-    }
-    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
-        Some(self)
+    fn particle_indices_mut(&mut self) -> &mut [u32] {
+        self.corners.as_flattened_mut()
     }
 }

@@ -35,8 +35,27 @@ use std::fmt::Debug;
 /// The largest number of particles one (non-global) constraint may involve.
 pub const MAX_ARITY: usize = 4;
 
+/// What every kind gets for free from `Clone`: boxed copies and downcasts (implemented for
+/// every `ConstraintKind + Clone`, so no kind writes them).
+pub trait KindObject {
+    /// A boxed copy (constraint sets are cloned with their body).
+    fn clone_box(&self) -> Box<dyn ConstraintKind>;
+    /// The concrete table, for code that edits a kind it knows (drag targets, plastic rest
+    /// values).
+    fn as_any_mut(&mut self) -> &mut dyn Any;
+}
+
+impl<T: ConstraintKind + Clone + 'static> KindObject for T {
+    fn clone_box(&self) -> Box<dyn ConstraintKind> {
+        Box::new(self.clone())
+    }
+    fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+}
+
 /// One kind of constraint, stored as a table.
-pub trait ConstraintKind: Send + Sync + Debug {
+pub trait ConstraintKind: KindObject + Send + Sync + Debug {
     /// Short name of the kind ("distance", "bending", ...).
     fn name(&self) -> &'static str;
     /// Number of constraints in the table.
@@ -60,10 +79,14 @@ pub trait ConstraintKind: Send + Sync + Debug {
     fn unilateral(&self) -> bool {
         false
     }
-    /// A boxed copy (constraint sets are cloned with their body).
-    fn clone_box(&self) -> Box<dyn ConstraintKind>;
+    /// Every particle index the table stores, as one slice (renumbering goes through it).
+    fn particle_indices_mut(&mut self) -> &mut [u32];
     /// Renumbers every particle index the table stores: `new_index[old] = new`.
-    fn remap_particles(&mut self, new_index: &[u32]);
+    fn remap_particles(&mut self, new_index: &[u32]) {
+        for p in self.particle_indices_mut() {
+            *p = new_index[*p as usize];
+        }
+    }
     /// True for a global kind: each of its constraints couples more than [`MAX_ARITY`]
     /// particles (the volume of a closed surface). Solvers must not color or assemble it;
     /// they project it whole with [`project_generic`] (which calls
@@ -82,11 +105,6 @@ pub trait ConstraintKind: Send + Sync + Debug {
         _k: f32,
     ) -> f32 {
         0.0
-    }
-    /// The concrete table, for code that edits a kind it knows (drag targets, plastic rest
-    /// values); `None` for kinds that do not offer it.
-    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
-        None
     }
 }
 

@@ -29,7 +29,6 @@ use crate::body::materials::Material;
 use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
 use glam::{Mat3, Vec3};
-use std::any::Any;
 
 /// Lamé parameters of a material the pair accepts: 0 < ν < 0.5 (finite λ > 0).
 fn checked_lame(material: &Material) -> Result<(f32, f32)> {
@@ -171,15 +170,7 @@ impl ConstraintKind for NeoHookean {
     fn scale(&self) -> f32 {
         1.0
     }
-    fn clone_box(&self) -> Box<dyn ConstraintKind> {
-        Box::new(self.clone())
-    }
-    fn remap_particles(&mut self, new_index: &[u32]) {
-        for p in self.tets.iter_mut().flatten() {
-            *p = new_index[*p as usize];
-        }
-    }
-    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
-        Some(self)
+    fn particle_indices_mut(&mut self) -> &mut [u32] {
+        self.tets.as_flattened_mut()
     }
 }

@@ -22,7 +22,6 @@ use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::error::{Result, WobbleError};
 use glam::Vec3;
-use std::any::Any;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -228,16 +227,8 @@ impl ConstraintKind for Tethers {
     fn unilateral(&self) -> bool {
         true
     }
-    fn clone_box(&self) -> Box<dyn ConstraintKind> {
-        Box::new(self.clone())
-    }
-    fn remap_particles(&mut self, new_index: &[u32]) {
-        for p in self.pairs.iter_mut().flatten() {
-            *p = new_index[*p as usize];
-        }
-    }
-    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
-        Some(self)
+    fn particle_indices_mut(&mut self) -> &mut [u32] {
+        self.pairs.as_flattened_mut()
     }
 }
 

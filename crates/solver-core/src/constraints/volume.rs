@@ -22,7 +22,6 @@ use super::{check_compliance, check_particles, ConstraintKind, MAX_ARITY};
 use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
 use glam::Vec3;
-use std::any::Any;
 use std::sync::Mutex;
 
 /// Signed volume of the tetrahedron (x0, x1, x2, x3).
@@ -113,16 +112,8 @@ impl ConstraintKind for TetVolume {
     fn scale(&self) -> f32 {
         self.mean_rest()
     }
-    fn clone_box(&self) -> Box<dyn ConstraintKind> {
-        Box::new(self.clone())
-    }
-    fn remap_particles(&mut self, new_index: &[u32]) {
-        for p in self.tets.iter_mut().flatten() {
-            *p = new_index[*p as usize];
-        }
-    }
-    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
-        Some(self)
+    fn particle_indices_mut(&mut self) -> &mut [u32] {
+        self.tets.as_flattened_mut()
     }
 }
 
@@ -307,14 +298,9 @@ impl ConstraintKind for SurfaceVolume {
     fn scale(&self) -> f32 {
         self.rest
     }
-    fn clone_box(&self) -> Box<dyn ConstraintKind> {
-        Box::new(self.clone())
-    }
-    fn remap_particles(&mut self, new_index: &[u32]) {
+    fn particle_indices_mut(&mut self) -> &mut [u32] {
         // Slots keep their order, so the local triangles stay valid.
-        for p in self.particles.iter_mut() {
-            *p = new_index[*p as usize];
-        }
+        &mut self.particles
     }
     fn is_global(&self) -> bool {
         true
@@ -351,8 +337,5 @@ impl ConstraintKind for SurfaceVolume {
             q.z += f * grad[s].z;
         }
         dl
-    }
-    fn as_any_mut(&mut self) -> Option<&mut dyn Any> {
-        Some(self)
     }
 }

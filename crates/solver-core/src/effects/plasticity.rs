@@ -76,10 +76,7 @@ pub fn apply_plasticity(body: &mut Body, plasticity: &Plasticity, dt: f32) -> Re
     }
     let mut grad = [glam::Vec3::ZERO; crate::constraints::MAX_ARITY];
     for kind in body.constraints.extra.iter_mut() {
-        if let Some(b) = kind
-            .as_any_mut()
-            .and_then(|a| a.downcast_mut::<DihedralBending>())
-        {
+        if let Some(b) = kind.as_any_mut().downcast_mut::<DihedralBending>() {
             for c in 0..b.stencils.len() {
                 let p = b.stencils[c].map(|v| x[v as usize].xyz());
                 let theta =

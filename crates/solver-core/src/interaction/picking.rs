@@ -457,11 +457,7 @@ fn drag_table(body: &mut Body) -> Option<(usize, &mut Drag)> {
         .extra
         .iter_mut()
         .enumerate()
-        .find_map(|(k, kind)| {
-            kind.as_any_mut()
-                .and_then(|a| a.downcast_mut::<Drag>())
-                .map(|d| (k, d))
-        })
+        .find_map(|(k, kind)| kind.as_any_mut().downcast_mut::<Drag>().map(|d| (k, d)))
 }
 
 /// Grabs the picked point: adds a drag constraint with `compliance` whose target starts at

@@ -59,13 +59,8 @@ impl ConstraintKind for TriangleArea {
     fn scale(&self) -> f32 {
         self.rest.iter().sum::<f32>() / self.rest.len().max(1) as f32
     }
-    fn clone_box(&self) -> Box<dyn ConstraintKind> {
-        Box::new(self.clone())
-    }
-    fn remap_particles(&mut self, new_index: &[u32]) {
-        for t in &mut self.tris {
-            *t = t.map(|p| new_index[p as usize]);
-        }
+    fn particle_indices_mut(&mut self) -> &mut [u32] {
+        self.tris.as_flattened_mut()
     }
 }
 
@@ -99,20 +94,32 @@ impl ConstraintKind for Floor {
     fn unilateral(&self) -> bool {
         true
     }
-    fn clone_box(&self) -> Box<dyn ConstraintKind> {
-        Box::new(self.clone())
-    }
-    fn remap_particles(&mut self, new_index: &[u32]) {
-        for i in &mut self.ids {
-            i[0] = new_index[i[0] as usize];
-        }
+    fn particle_indices_mut(&mut self) -> &mut [u32] {
+        self.ids.as_flattened_mut()
     }
 }
 
 /// Any particles, any arity 1..=4, `C = 0` everywhere: for coloring tests.
 #[derive(Clone, Debug, Default)]
 pub struct Tuples {
-    pub ids: Vec<Vec<u32>>,
+    /// Every tuple's particles, one after another.
+    flat: Vec<u32>,
+    /// Where each tuple starts in `flat`, plus the end.
+    starts: Vec<usize>,
+}
+
+impl Tuples {
+    pub fn new(ids: Vec<Vec<u32>>) -> Self {
+        let mut starts = vec![0];
+        starts.extend(ids.iter().scan(0, |end, t| {
+            *end += t.len();
+            Some(*end)
+        }));
+        Tuples {
+            flat: ids.concat(),
+            starts,
+        }
+    }
 }
 
 impl ConstraintKind for Tuples {
@@ -120,10 +127,10 @@ impl ConstraintKind for Tuples {
         "test-tuples"
     }
     fn len(&self) -> usize {
-        self.ids.len()
+        self.starts.len() - 1
     }
     fn particles(&self, c: usize) -> &[u32] {
-        &self.ids[c]
+        &self.flat[self.starts[c]..self.starts[c + 1]]
     }
     fn compliance(&self, _c: usize) -> f32 {
         0.0
@@ -135,13 +142,8 @@ impl ConstraintKind for Tuples {
     fn scale(&self) -> f32 {
         1.0
     }
-    fn clone_box(&self) -> Box<dyn ConstraintKind> {
-        Box::new(self.clone())
-    }
-    fn remap_particles(&mut self, new_index: &[u32]) {
-        for t in &mut self.ids {
-            t.iter_mut().for_each(|p| *p = new_index[*p as usize]);
-        }
+    fn particle_indices_mut(&mut self) -> &mut [u32] {
+        &mut self.flat
     }
 }
 
