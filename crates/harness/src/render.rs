@@ -335,14 +335,14 @@ pub fn run(a: &RenderArgs) -> Result<Section, Error> {
     let pad = 0.15 * (hi - lo).max_element().max(0.1);
     let ground = has_ground.then(|| (0.0, lo - Vec3::splat(pad), hi + Vec3::splat(pad)));
     let size = (a.width, a.height);
+    let what = body_label(&a.scene, n, a.mesh.as_deref(), &sim.body);
     let s3 = Scene3d {
         faces: faces(&sim.body),
         edges: sim.body.constraints.distance.pairs.clone(),
         camera: Camera::framing(lo, hi, size),
         ground,
         caption: format!(
-            "{} n={n}, {} vertices, {}, {} it x {} sub",
-            a.scene,
+            "{what}, {} vertices, {}, {} it x {} sub",
             sim.body.len(),
             a.solver,
             a.iterations,
@@ -394,10 +394,9 @@ pub fn run(a: &RenderArgs) -> Result<Section, Error> {
     let base = gif.parent().unwrap_or(Path::new("."));
     let mut sec = Section::new(&format!("Pictures: {}", a.scene));
     sec.line(format!(
-        "{}: {} frames of {} n={n} ({}), {} it x {} substeps{}.\n",
+        "{}: {} frames of {what} ({}), {} it x {} substeps{}.\n",
         link(&gif, base),
         frames.len(),
-        a.scene,
         a.solver,
         a.iterations,
         a.substeps,
@@ -414,9 +413,30 @@ pub fn run(a: &RenderArgs) -> Result<Section, Error> {
     Ok(sec)
 }
 
+/// What a picture shows: the scene and its size, or for a mesh (which has no size parameter)
+/// the file's name and its triangle count.
+fn body_label(scene: &str, n: usize, mesh: Option<&Path>, body: &Body) -> String {
+    match mesh {
+        Some(path) if scene == "mesh" => format!(
+            "{} ({} triangles)",
+            path.file_name().unwrap_or_default().to_string_lossy(),
+            body.topology.triangles.len()
+        ),
+        _ => format!("{scene} n={n}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mesh_is_labelled_by_its_file_and_counts_not_by_n() {
+        let cloth = solver_core::scenes::cloth(4).unwrap();
+        assert_eq!(body_label("cloth", 4, None, &cloth), "cloth n=4");
+        let label = body_label("mesh", 32, Some(Path::new("dir/teapot.obj")), &cloth);
+        assert_eq!(label, "teapot.obj (18 triangles)");
+    }
 
     #[test]
     fn tetrahedron_boundary_faces_are_those_used_once() {
