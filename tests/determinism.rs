@@ -1,5 +1,5 @@
 //! Determinism: for every parallel solver (one whose `make_solver` with 2 threads reports
-//! `threads() > 1`), the state hash after 500 steps is the same with 1 and 2 threads and across
+//! `report().threads > 1`), the state hash after 500 steps is the same with 1 and 2 threads and across
 //! repeated runs; every solver repeats itself bit for bit; and, in the manner of avian's
 //! cross-platform determinism test, a chaotic scene run with the reference Gauss-Seidel has a
 //! pinned state hash.
@@ -50,7 +50,8 @@ fn parallel_solvers_match_serial_bit_for_bit_and_repeat() {
         };
         let parallel = make_solver(name, &two_threads)
             .unwrap_or_else(|e| panic!("{name}: {e}"))
-            .threads()
+            .report()
+            .threads
             > 1;
         for (scene, n) in SCENES {
             let label = format!("{scene} n={n} solver={name}");

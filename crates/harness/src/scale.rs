@@ -286,7 +286,7 @@ impl Sweep {
                     "unsupported here: {}",
                     strip_unsupported(&e.to_string())
                 )),
-                Ok(s) if p.threads > 1 && s.threads() == 1 => Some(format!(
+                Ok(s) if p.threads > 1 && s.report().threads == 1 => Some(format!(
                     "skipped: {} is serial; its threads = 1 row covers it",
                     p.solver
                 )),

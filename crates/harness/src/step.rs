@@ -186,8 +186,8 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
     let (name, threads, colors, per_substep) = match &model {
         Model::Pbd(solver) => (
             solver.name(),
-            solver.threads(),
-            solver.colors(),
+            solver.report().threads,
+            solver.report().colors,
             body.constraints.len() * args.iterations,
         ),
         Model::MassSpring(ms) => (

@@ -101,12 +101,12 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
             ..Default::default()
         };
         let solver = build_solver(&args.solver, &opts)?;
-        if solver.threads() != threads {
+        if solver.report().threads != threads {
             return Err(Error::Arg(format!(
                 "solver '{}' runs on {} thread(s), not {threads}: `wobble threads` compares the \
                  parallel solvers (colored, jacobi, chebyshev)",
                 args.solver,
-                solver.threads()
+                solver.report().threads
             )));
         }
         solvers.push(solver);

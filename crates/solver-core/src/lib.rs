@@ -56,5 +56,5 @@ pub use error::{Result, WobbleError};
 pub use glam;
 pub use mesh::tetgen::TetMesh;
 pub use scenes::Scene;
-pub use solver::{GaussSeidel, SolveState, Solver, ThreadHome};
+pub use solver::{Executor, GaussSeidel, Serial, SolveState, Solver, SolverReport};
 pub use step::{step, StepParams, Stiffness};

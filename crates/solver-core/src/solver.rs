@@ -14,8 +14,8 @@ pub struct SolveState<'a> {
     pub x_prev: &'a [Packed4],
     /// The constraints.
     pub constraints: &'a Constraints,
-    /// One XPBD multiplier per constraint (global numbering), zeroed before the solve (by the
-    /// step loop, or by a solver whose `begin_zeroes_multipliers` says it does so itself).
+    /// One XPBD multiplier per constraint (global numbering), zeroed by [`Solver::begin`]
+    /// before the solve reads them.
     pub lambda: &'a mut [f32],
     /// `1/h²` with h the substep in XPBD mode (α̃ = α · inv_dt2); 0 in PBD mode.
     pub inv_dt2: f32,
@@ -37,8 +37,11 @@ impl SolveState<'_> {
 ///
 /// The step loop calls [`Solver::prepare`] whenever the body's topology id differs from the one
 /// the solver last prepared for, then per substep [`Solver::begin`] once and
-/// [`Solver::iterate`] `iterations` times. Between two iterations the loop projects contacts
-/// and, when asked, measures the residual, so a solver never pays for figures nobody reads.
+/// [`Solver::iterate`] `iterations` times. After each iteration the step loop itself projects
+/// the global kinds ([`project_global_kinds`]: a closed surface's volume, which couples every
+/// particle and so is neither colored nor assembled), then contacts, and, when asked, measures
+/// the residual; so a solver projects only the constraints of non-global kinds and never pays
+/// for figures nobody reads.
 pub trait Solver: Send {
     /// The name the CLI knows it by.
     fn name(&self) -> String;
@@ -51,52 +54,104 @@ pub trait Solver: Send {
     ) -> Result<()>;
     /// The topology id of the last successful `prepare`, if any.
     fn prepared_for(&self) -> Option<u64>;
-    /// Called once per substep before the first iteration.
-    fn begin(&mut self, _state: &mut SolveState) {}
-    /// True when [`Solver::begin`] zeroes every multiplier of `SolveState::lambda` that the
-    /// solve reads before writing it, so that the step loop need not clear them all first
-    /// (12 MB per substep on the 1024 x 1024 cloth). False by default.
-    fn begin_zeroes_multipliers(&self) -> bool {
-        false
+    /// Called once per substep before the first iteration; it owns the multipliers' start:
+    /// the default zeroes them all, and a solver that overrides it must leave every multiplier
+    /// it reads zero before reading it.
+    fn begin(&mut self, state: &mut SolveState) {
+        state.lambda.fill(0.0);
     }
-    /// Runs one iteration (`iteration` counts from 0).
+    /// Runs one iteration (`iteration` counts from 0) over the non-global constraints.
     fn iterate(&mut self, state: &mut SolveState, iteration: usize);
     /// Runs all `state.iterations` iterations in one call; the step loop uses it for a substep
-    /// that looks at nothing between iterations (no contacts, no residuals, no NaN-guard
-    /// replay). Must leave exactly the state that [`Solver::iterate`] for each iteration in turn
-    /// leaves, bit for bit (the guard's replay calls those); the default does just that.
+    /// that looks at nothing between iterations (no contacts, no residuals, no global kinds,
+    /// no NaN-guard replay). Must leave exactly the state that [`Solver::iterate`] for each
+    /// iteration in turn leaves, bit for bit (the guard's replay calls those); the default does
+    /// just that.
     fn iterate_all(&mut self, state: &mut SolveState) {
         for it in 0..state.iterations {
             self.iterate(state, it);
         }
     }
-    /// Number of colors, for colored solvers.
-    fn colors(&self) -> Option<usize> {
+    /// Where the step loop runs a whole step and its per-particle passes: the solver's own
+    /// threads, or `None` for the caller's thread.
+    fn executor(&self) -> Option<Arc<dyn Executor>> {
         None
     }
-    /// Number of rayon threads the solver uses (1 for serial solvers).
+    /// What the solver can say about itself (thread count, colors once prepared).
+    fn report(&self) -> SolverReport {
+        SolverReport::default()
+    }
+}
+
+/// What a solver says about itself, for reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SolverReport {
+    /// Threads the solver runs on (1 for serial solvers).
+    pub threads: usize,
+    /// Number of colors, for colored solvers once prepared.
+    pub colors: Option<usize>,
+}
+
+impl Default for SolverReport {
+    fn default() -> Self {
+        SolverReport {
+            threads: 1,
+            colors: None,
+        }
+    }
+}
+
+/// A set of threads the step loop can borrow (see [`Solver::executor`]).
+///
+/// Handing a parallel section to a sleeping pool from an outside thread costs a wake-up and a
+/// hand-back, from one of its own threads a fraction of that; a step has dozens of such
+/// sections, so the step loop runs the whole step on one of the executor's threads.
+pub trait Executor: Send + Sync {
+    /// Number of threads.
+    fn threads(&self) -> usize;
+    /// Runs `f` to completion on one of the threads, blocking the caller meanwhile.
+    fn run_home(&self, f: &mut (dyn FnMut() + Send));
+    /// Runs `f(block)` for every block in `0..blocks`, in any order, possibly at once. Blocks
+    /// are independent, so the result never depends on how they are run.
+    fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync));
+}
+
+/// The caller's thread alone: what the step loop uses for a solver without an executor.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Serial;
+
+impl Executor for Serial {
     fn threads(&self) -> usize {
         1
     }
-    /// Where [`crate::step()`] runs a whole step: one of the solver's own threads (`None`: the
-    /// caller's). Handing a parallel section to a sleeping pool from an outside thread costs a
-    /// wake-up and a hand-back (15-65 µs measured on a 2-core virtual machine), from one of its
-    /// own threads a fraction of a microsecond; a step has dozens of such sections.
-    fn home(&self) -> Option<Arc<dyn ThreadHome>> {
-        None
+    fn run_home(&self, f: &mut (dyn FnMut() + Send)) {
+        f()
     }
-    /// Runs `f(block)` for every block in `0..blocks`, in any order, possibly at once: the step
-    /// loop lends its per-particle passes ([`crate::step::passes`]) to a solver's threads. Blocks
-    /// are independent, so the result never depends on how they are run. Serial by default.
     fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
         (0..blocks).for_each(f)
     }
 }
 
-/// A place to run work on a solver's threads (see [`Solver::home`]).
-pub trait ThreadHome: Send + Sync {
-    /// Runs `f` to completion on one of the threads, blocking the caller meanwhile.
-    fn run(&self, f: &mut (dyn FnMut() + Send));
+/// Projects every constraint of the global kinds once, in order, Gauss-Seidel style: the step
+/// loop calls it after every solver iteration.
+pub fn project_global_kinds(s: &mut SolveState) {
+    let mut g = s.constraints.distance.len();
+    for kind in &s.constraints.extra {
+        if kind.is_global() {
+            for c in 0..kind.len() {
+                let alpha = kind.compliance(c) * s.inv_dt2;
+                project_generic(
+                    kind.as_ref(),
+                    c,
+                    s.x,
+                    &mut s.lambda[g + c],
+                    alpha,
+                    s.stiffness,
+                );
+            }
+        }
+        g += kind.len();
+    }
 }
 
 /// Nonlinear Gauss-Seidel over all constraints in storage order, scalar: the reference solver.
@@ -164,11 +219,14 @@ impl Solver for GaussSeidel {
                 );
                 let mut g = nd;
                 for kind in &s.constraints.extra {
-                    for c in 0..kind.len() {
-                        let a = kind.compliance(c) * s.inv_dt2;
-                        project_generic(kind.as_ref(), c, s.x, &mut s.lambda[g], a, s.stiffness);
-                        g += 1;
+                    if !kind.is_global() {
+                        for c in 0..kind.len() {
+                            let a = kind.compliance(c) * s.inv_dt2;
+                            let lambda = &mut s.lambda[g + c];
+                            project_generic(kind.as_ref(), c, s.x, lambda, a, s.stiffness);
+                        }
                     }
+                    g += kind.len();
                 }
             }
             Some(order) => {
@@ -185,8 +243,10 @@ impl Solver for GaussSeidel {
                         );
                     } else {
                         let (kind, c) = s.constraints.locate(g);
-                        let a = kind.compliance(c) * s.inv_dt2;
-                        project_generic(kind, c, s.x, &mut s.lambda[g], a, s.stiffness);
+                        if !kind.is_global() {
+                            let a = kind.compliance(c) * s.inv_dt2;
+                            project_generic(kind, c, s.x, &mut s.lambda[g], a, s.stiffness);
+                        }
                     }
                 }
             }

@@ -2,16 +2,39 @@
 
 use solver_core::step::passes::PARTICLE_BLOCK;
 use solver_core::{
-    figures, glam::Vec3, scenes, step, Body, Constraints, GaussSeidel, SolveState, Solver,
-    StepParams,
+    figures, glam::Vec3, scenes, step, Body, Constraints, Executor, GaussSeidel, SolveState,
+    Solver, StepParams,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
-/// Gauss-Seidel whose `run_blocks` runs the blocks backwards, half of them on another thread.
+/// An executor that runs the blocks backwards, half of them on another thread.
+#[derive(Default)]
+struct Scrambler {
+    blocks_run: AtomicUsize,
+}
+
+impl Executor for Scrambler {
+    fn threads(&self) -> usize {
+        2
+    }
+    fn run_home(&self, f: &mut (dyn FnMut() + Send)) {
+        f()
+    }
+    fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
+        self.blocks_run.fetch_add(blocks, Ordering::Relaxed);
+        std::thread::scope(|scope| {
+            scope.spawn(|| (0..blocks).rev().step_by(2).for_each(f));
+            (0..blocks).rev().skip(1).step_by(2).for_each(f);
+        });
+    }
+}
+
+/// Gauss-Seidel on the [`Scrambler`].
 #[derive(Default)]
 struct ScrambledBlocks {
     gs: GaussSeidel,
-    blocks_run: AtomicUsize,
+    executor: Arc<Scrambler>,
 }
 
 impl Solver for ScrambledBlocks {
@@ -27,12 +50,8 @@ impl Solver for ScrambledBlocks {
     fn iterate(&mut self, s: &mut SolveState, it: usize) {
         self.gs.iterate(s, it)
     }
-    fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
-        self.blocks_run.fetch_add(blocks, Ordering::Relaxed);
-        std::thread::scope(|scope| {
-            scope.spawn(|| (0..blocks).rev().step_by(2).for_each(f));
-            (0..blocks).rev().skip(1).step_by(2).for_each(f);
-        });
+    fn executor(&self) -> Option<Arc<dyn Executor>> {
+        Some(self.executor.clone())
     }
 }
 
@@ -63,7 +82,7 @@ fn particle_passes_give_the_same_bits_whatever_runs_their_blocks() {
     let serial = run(&mut a, &mut GaussSeidel::new(), &params, 4);
     let parallel = run(&mut b, &mut scrambled, &params, 4);
     assert_eq!(serial, parallel);
-    assert!(scrambled.blocks_run.load(Ordering::Relaxed) >= 4 * 3 * 3);
+    assert!(scrambled.executor.blocks_run.load(Ordering::Relaxed) >= 4 * 3 * 3);
     assert!(b.particles.force.iter().all(|f| f.xyz() == Vec3::ZERO));
 }
 

@@ -39,7 +39,7 @@
 //! slack cloth (close to 1 at dt = 1/240) over-extrapolated later substeps and pumped energy in:
 //! the stability matrix caught the 8 x 8 cloth gaining over 200 J in 2000 steps.
 //!
-//! Global kinds (a closed surface's volume, see `project_global_kinds`) are projected after the
+//! Global kinds (a closed surface's volume) are projected by the step loop after the
 //! extrapolation, on `x⁽ᵏ⁺¹⁾`, as the step loop projects contacts: like them, their displacement
 //! is part of `x⁽ᵏ⁺¹⁾` and so of the next extrapolated difference. Projecting the volume inside
 //! `x̂` before extrapolating, or taking its displacement out of the next difference, made no
@@ -185,6 +185,7 @@ impl Solver for Chebyshev {
     }
 
     fn begin(&mut self, s: &mut SolveState) {
+        s.lambda.fill(0.0);
         self.prev.copy_from_slice(s.x);
         self.omega = 1.0;
         self.step_norms = [0.0; 2];
@@ -252,18 +253,13 @@ impl Solver for Chebyshev {
                 }
             },
         );
-        crate::project_global_kinds(s);
     }
 
-    fn threads(&self) -> usize {
-        self.core.pool.threads()
+    fn executor(&self) -> Option<std::sync::Arc<dyn solver_core::Executor>> {
+        self.core.executor()
     }
 
-    fn home(&self) -> Option<std::sync::Arc<dyn solver_core::ThreadHome>> {
-        self.core.home()
-    }
-
-    fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
-        self.core.pool.run_particle_blocks(blocks, f)
+    fn report(&self) -> solver_core::SolverReport {
+        self.core.report()
     }
 }

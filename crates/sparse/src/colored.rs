@@ -177,7 +177,7 @@ impl Colored {
     }
 
     /// Color count, balance and SIMD split of the last prepared coloring.
-    pub fn report(&self) -> &ColoringReport {
+    pub fn coloring_report(&self) -> &ColoringReport {
         &self.report
     }
 
@@ -604,10 +604,6 @@ impl Solver for Colored {
         s.lambda[self.other_ids.clone()].fill(0.0);
     }
 
-    fn begin_zeroes_multipliers(&self) -> bool {
-        true
-    }
-
     fn iterate(&mut self, s: &mut SolveState, iteration: usize) {
         assert_eq!(
             s.x.len(),
@@ -625,7 +621,6 @@ impl Solver for Colored {
         }
         self.run_graph(s, iteration, 1);
         self.iterate_by_color(s, iteration == 0);
-        crate::project_global_kinds(s);
         if last {
             let out = SharedMut::new(s.lambda);
             let (work, lambda) = (&self.work[self.sweep..], SharedMut::new(&mut self.lambda));
@@ -647,20 +642,15 @@ impl Solver for Colored {
         }
     }
 
-    fn colors(&self) -> Option<usize> {
-        self.prepared.map(|_| self.colors)
-    }
-
-    fn threads(&self) -> usize {
-        self.pool.threads()
-    }
-
-    fn home(&self) -> Option<std::sync::Arc<dyn solver_core::ThreadHome>> {
+    fn executor(&self) -> Option<std::sync::Arc<dyn solver_core::Executor>> {
         // A body too small to split gains nothing from the hand-off to the pool.
-        self.parallel_work.then(|| self.pool.home()).flatten()
+        self.parallel_work.then(|| self.pool.executor()).flatten()
     }
 
-    fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
-        self.pool.run_particle_blocks(blocks, f)
+    fn report(&self) -> solver_core::SolverReport {
+        solver_core::SolverReport {
+            threads: self.pool.threads(),
+            colors: self.prepared.map(|_| self.colors),
+        }
     }
 }

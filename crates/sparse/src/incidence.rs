@@ -248,7 +248,8 @@ impl Incidence {
         for kind in constraints.kinds() {
             // A global kind (a surface volume) couples every surface particle: it gets an empty
             // row, so coloring, Jacobi gathering and Newton assembly leave it out; each solver
-            // projects it whole after its own sweep (`project_global_kinds`).
+            // the step loop projects it whole after every iteration
+            // (`solver_core::solver::project_global_kinds`).
             let global = kind.is_global();
             for c in 0..kind.len() {
                 if !global {

@@ -159,10 +159,18 @@ impl JacobiCore {
         self.inc.constraints() >= self.threshold
     }
 
-    /// Where the step runs (`Solver::home`): the pool, once the body is large enough to split
-    /// (a small one gains nothing from the hand-off).
-    pub fn home(&self) -> Option<std::sync::Arc<dyn solver_core::ThreadHome>> {
-        self.parallel().then(|| self.pool.home()).flatten()
+    /// Where the step runs (`Solver::executor`): the pool, once the body is large enough to
+    /// split (a small one gains nothing from the hand-off).
+    pub fn executor(&self) -> Option<std::sync::Arc<dyn solver_core::Executor>> {
+        self.parallel().then(|| self.pool.executor()).flatten()
+    }
+
+    /// The solver's report: its thread count.
+    pub fn report(&self) -> solver_core::SolverReport {
+        solver_core::SolverReport {
+            threads: self.pool.threads(),
+            colors: None,
+        }
     }
 
     /// Phase 1: every constraint's multiplier update and per-slot corrections, from `s.x`.
@@ -305,19 +313,14 @@ impl Solver for Jacobi {
                     xp.z += d[2];
                 }
             });
-        crate::project_global_kinds(s);
     }
 
-    fn threads(&self) -> usize {
-        self.core.pool.threads()
+    fn executor(&self) -> Option<std::sync::Arc<dyn solver_core::Executor>> {
+        self.core.executor()
     }
 
-    fn home(&self) -> Option<std::sync::Arc<dyn solver_core::ThreadHome>> {
-        self.core.home()
-    }
-
-    fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
-        self.core.pool.run_particle_blocks(blocks, f)
+    fn report(&self) -> solver_core::SolverReport {
+        self.core.report()
     }
 }
 

@@ -172,29 +172,6 @@ pub const SOLVER_NAMES: &[&str] = &[
     "newton-direct",
 ];
 
-/// Projects every constraint of the global kinds (a closed surface's volume, which couples all
-/// its particles and so is neither colored nor assembled) once, in order, Gauss-Seidel style:
-/// every solver calls it at the end of each iteration.
-pub(crate) fn project_global_kinds(s: &mut solver_core::SolveState) {
-    let mut g = s.constraints.distance.len();
-    for kind in &s.constraints.extra {
-        if kind.is_global() {
-            for c in 0..kind.len() {
-                let alpha = kind.compliance(c) * s.inv_dt2;
-                solver_core::constraints::project_generic(
-                    kind.as_ref(),
-                    c,
-                    s.x,
-                    &mut s.lambda[g + c],
-                    alpha,
-                    s.stiffness,
-                );
-            }
-        }
-        g += kind.len();
-    }
-}
-
 /// Builds the solver called `name` (one of [`SOLVER_NAMES`]).
 ///
 /// `gs` is solver-core's sequential Gauss-Seidel in storage order; `gs-shuffled` visits the

@@ -796,6 +796,5 @@ impl Solver for Newton {
                 *l += (t * self.dl[self.row_of[g] as usize]) as f32;
             }
         }
-        crate::project_global_kinds(s);
     }
 }

@@ -5,7 +5,7 @@
 //! computes; so 1, 2 or N threads give bitwise-identical results.
 
 use rayon::prelude::*;
-use solver_core::{ThreadHome, WobbleError};
+use solver_core::{Executor, WobbleError};
 use std::sync::Arc;
 
 /// Fewest blocks of the step loop's particle passes worth handing to the threads: waking a
@@ -20,8 +20,8 @@ pub const MAX_THREADS: usize = 1024;
 #[derive(Debug)]
 pub struct Pool {
     pool: Option<Arc<rayon::ThreadPool>>,
-    /// The same pool as a step's home, made once (a step asks for it every time).
-    home: Option<Arc<PoolHome>>,
+    /// The same pool as the step loop's executor, made once (a step asks for it every time).
+    executor: Option<Arc<PoolExecutor>>,
     threads: usize,
 }
 
@@ -48,10 +48,15 @@ impl Pool {
         } else {
             None
         };
-        let home = pool.as_ref().map(|p| Arc::new(PoolHome(p.clone())));
+        let executor = pool.as_ref().map(|p| {
+            Arc::new(PoolExecutor {
+                pool: p.clone(),
+                threads,
+            })
+        });
         Ok(Pool {
             pool,
-            home,
+            executor,
             threads,
         })
     }
@@ -61,20 +66,14 @@ impl Pool {
         self.threads
     }
 
-    /// Runs the step loop's particle-pass blocks (`Solver::run_blocks`): on the threads when
-    /// there are enough blocks to be worth a hand-off.
-    pub fn run_particle_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
-        self.for_each_block(blocks, blocks >= MIN_PARALLEL_BLOCKS, f)
-    }
-
     /// The rayon pool (`None` when serial).
     pub(crate) fn rayon(&self) -> Option<&rayon::ThreadPool> {
         self.pool.as_deref()
     }
 
-    /// The pool as the home of a whole step (`None` when serial).
-    pub fn home(&self) -> Option<Arc<dyn ThreadHome>> {
-        self.home.clone().map(|h| h as Arc<dyn ThreadHome>)
+    /// The pool as the step loop's executor (`None` when serial).
+    pub fn executor(&self) -> Option<Arc<dyn Executor>> {
+        self.executor.clone().map(|e| e as Arc<dyn Executor>)
     }
 
     /// Runs `f(block)` for every block in `0..blocks`: in parallel when the pool has threads and
@@ -164,13 +163,30 @@ impl Pool {
     }
 }
 
-/// A pool as a [`ThreadHome`].
+/// A pool as the step loop's [`Executor`].
 #[derive(Debug)]
-struct PoolHome(Arc<rayon::ThreadPool>);
+struct PoolExecutor {
+    pool: Arc<rayon::ThreadPool>,
+    threads: usize,
+}
 
-impl ThreadHome for PoolHome {
-    fn run(&self, f: &mut (dyn FnMut() + Send)) {
-        self.0.install(f)
+impl Executor for PoolExecutor {
+    fn threads(&self) -> usize {
+        self.threads
+    }
+
+    fn run_home(&self, f: &mut (dyn FnMut() + Send)) {
+        self.pool.install(f)
+    }
+
+    /// On the threads when there are enough blocks to be worth a hand-off, one task per block.
+    fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
+        if blocks >= MIN_PARALLEL_BLOCKS {
+            self.pool
+                .install(|| (0..blocks).into_par_iter().with_max_len(1).for_each(f))
+        } else {
+            (0..blocks).for_each(f)
+        }
     }
 }
 

@@ -53,7 +53,7 @@ fn make_solver_knows_every_name_and_rejects_bad_input() {
     for name in SOLVER_NAMES {
         let s = make_solver(name, &SolverOptions::default()).unwrap();
         assert_eq!(s.name(), *name);
-        assert_eq!(s.threads(), 1);
+        assert_eq!(s.report().threads, 1);
     }
     assert!(make_solver("sor", &SolverOptions::default()).is_err());
     let bad = [
@@ -90,7 +90,7 @@ fn make_solver_knows_every_name_and_rejects_bad_input() {
         assert!(make_solver("colored", opts).is_err(), "{opts:?}");
     }
     let threaded = make_solver("jacobi", &small_blocks(3)).unwrap();
-    assert_eq!(threaded.threads(), 3);
+    assert_eq!(threaded.report().threads, 3);
 }
 
 /// Runs `steps` steps of the cloth (12 x 12, one attached corner moving) and returns the hash.
@@ -109,7 +109,10 @@ fn hash_after(name: &str, opts: &SolverOptions, steps: usize) -> (u64, Option<us
         step(&mut body, &params, solver.as_mut(), None).unwrap();
     }
     assert!(figures::all_finite(&body));
-    (figures::state_hash(&body.particles.x), solver.colors())
+    (
+        figures::state_hash(&body.particles.x),
+        solver.report().colors,
+    )
 }
 
 #[test]
@@ -200,8 +203,8 @@ fn colored_reports_six_colors_on_the_cloth_and_matches_serial_gs_per_color() {
     let mut colored = Colored::new(&SolverOptions::default()).unwrap();
     let body = predicted(scenes::cloth(16).unwrap(), 5);
     let (_, x) = solve(&body, &mut colored, 1);
-    assert_eq!(colored.colors(), Some(6));
-    let report = colored.report();
+    assert_eq!(Solver::report(&colored).colors, Some(6));
+    let report = colored.coloring_report();
     assert_eq!(report.colors, 6);
     // One colored iteration equals Gauss-Seidel in color order (constraints of a color are
     // independent, so their order inside the color does not matter).

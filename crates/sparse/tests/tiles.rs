@@ -191,7 +191,7 @@ fn bodies_without_locality_or_too_small_are_swept_whole() {
     assert_eq!(report.seam_constraints, 15 * 63);
     let nd = natural.constraints.distance.len();
     assert_eq!(report.tiled_constraints + report.seam_constraints, nd);
-    assert_eq!(colored.colors(), Some(6));
+    assert_eq!(colored.report().colors, Some(6));
 }
 
 /// 256 particles on a wavy line, tiles of 32: chains inside tiles 2 and 5 only, and eight

@@ -205,6 +205,11 @@ impl Constraints {
         self.extra.push(kind);
     }
 
+    /// True when some kind is global (see [`ConstraintKind::is_global`]).
+    pub fn has_global(&self) -> bool {
+        self.extra.iter().any(|k| k.is_global())
+    }
+
     /// The table of the given name, if any (distance included).
     pub fn kind_named(&self, name: &str) -> Option<&dyn ConstraintKind> {
         self.kinds().find(|k| k.name() == name)

@@ -31,10 +31,11 @@ use crate::collide::{apply_friction, apply_restitution, find_contacts, project_c
 use crate::constraints::Constraints;
 use crate::error::{check_count, check_dt, Result, WobbleError};
 use crate::figures::residual;
-use crate::solver::{SolveState, Solver};
+use crate::solver::{project_global_kinds, Executor, Serial, SolveState, Solver};
 use crate::step::diagnose::Finding;
 use glam::Vec3;
 use passes::Motion;
+use std::sync::Arc;
 
 /// Largest accepted iteration or substep count.
 pub const MAX_COUNT: usize = 100_000;
@@ -169,7 +170,7 @@ pub fn step(
     prepare_step(body, params, solver)?;
     let mut residuals = residuals;
     let mut outcome = None;
-    let home = solver.home();
+    let executor = solver.executor();
     let mut run = || {
         // Unchecked, the stages cannot fail: `NoCheck` compiles to nothing. `advance` saves
         // the state at the start of the step into the scratch backup as it predicts.
@@ -177,8 +178,8 @@ pub fn step(
     };
     // On one of the solver's own threads, if it has any, so that its parallel sections do not
     // each pay for waking a pool from outside.
-    match home {
-        Some(home) => home.run(&mut run),
+    match &executor {
+        Some(executor) => executor.run_home(&mut run),
         None => run(),
     }
     let p = &mut body.particles;
@@ -200,9 +201,17 @@ pub fn step(
         a.from = a.to;
     }
     if outcome.forces {
-        passes::clear(&*solver, &mut p.force);
+        passes::clear(executor_or_serial(&executor), &mut p.force);
     }
     Ok(())
+}
+
+/// The executor a step's passes run on: the solver's, or the caller's thread.
+fn executor_or_serial(executor: &Option<Arc<dyn Executor>>) -> &dyn Executor {
+    match executor {
+        Some(e) => e.as_ref(),
+        None => &Serial,
+    }
 }
 
 /// Validates the parameters, colliders and wind, and prepares the solver for the body's topology.
@@ -347,6 +356,9 @@ pub(crate) fn advance<C: StageCheck>(
     // Whether every position and velocity is finite after the last substep.
     let mut finite = true;
     let mut forces = false;
+    let executor = solver.executor();
+    let executor = executor_or_serial(&executor);
+    let global_kinds = constraints.has_global();
 
     for s in 0..params.substeps {
         if let Some(w) = wind {
@@ -364,7 +376,7 @@ pub(crate) fn advance<C: StageCheck>(
         // rollback) in the same pass over the particles.
         let backup = (s == 0).then_some((&mut scratch.backup_x[..], &mut scratch.backup_v[..]));
         let wind_force = wind.as_ref().map(|_| &scratch.wind_force[..]);
-        forces |= passes::predict(&*solver, p, wind_force, backup, Motion { h, g, damp });
+        forces |= passes::predict(executor, p, wind_force, backup, Motion { h, g, damp });
         check.stage(&p.x, &p.v, &|| {
             format!("prediction (gravity, forces and inverse mass integrated), substep {s}")
         })?;
@@ -381,10 +393,10 @@ pub(crate) fn advance<C: StageCheck>(
             params.contact_margin,
             &mut scratch.contacts,
         );
-        // A solver whose `begin` zeroes the multipliers it reads is spared a pass over all of
-        // them (the checked replay clears anyway: its checker reads them between iterations).
-        if !(C::PLAIN && solver.begin_zeroes_multipliers()) {
-            passes::clear(&*solver, &mut scratch.lambda);
+        // `begin` zeroes the multipliers it reads; the checked replay clears them all anyway,
+        // since its checker reads every one between iterations.
+        if !C::PLAIN {
+            passes::clear(executor, &mut scratch.lambda);
         }
 
         let mut state = SolveState {
@@ -403,7 +415,7 @@ pub(crate) fn advance<C: StageCheck>(
         })?;
         // Nothing to do between iterations: the solver may run them all in one go (the NaN
         // guard's replay, which checks between iterations, takes the loop: same bits).
-        let quiet = C::PLAIN && residuals.is_none() && scratch.contacts.is_empty();
+        let quiet = C::PLAIN && residuals.is_none() && scratch.contacts.is_empty() && !global_kinds;
         let looped = if quiet {
             solver.iterate_all(&mut state);
             0
@@ -413,6 +425,9 @@ pub(crate) fn advance<C: StageCheck>(
         for it in 0..looped {
             check.before_iteration(state.x, state.lambda);
             solver.iterate(&mut state, it);
+            if global_kinds {
+                project_global_kinds(&mut state);
+            }
             check.iteration(constraints, state.x, &p.v, inv_dt2, k, &|| {
                 format!("solver '{}' iteration {it}, substep {s}", solver.name())
             })?;
@@ -426,7 +441,7 @@ pub(crate) fn advance<C: StageCheck>(
         }
         apply_friction(colliders, &scratch.contacts, &mut p.x, &p.x_prev);
         check.stage(&p.x, &p.v, &|| format!("friction, substep {s}"))?;
-        finite = passes::update_velocities(&*solver, &mut p.v, &p.x, &p.x_prev, inv_h);
+        finite = passes::update_velocities(executor, &mut p.v, &p.x, &p.x_prev, inv_h);
         check.stage(&p.x, &p.v, &|| format!("velocity update, substep {s}"))?;
         apply_restitution(
             colliders,

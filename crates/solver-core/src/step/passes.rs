@@ -1,6 +1,6 @@
 //! The step loop's per-particle passes (prediction with the rollback backup, velocity update
 //! with the finiteness check, clearing buffers), cut into blocks of [`PARTICLE_BLOCK`]
-//! particles that the solver's threads may run ([`Solver::run_blocks`]).
+//! particles that the solver's threads may run ([`Executor::run_blocks`]).
 //!
 //! At a million particles these passes stream ~150 MB per step and took 10.6 ms of a 70 ms
 //! step (one thread, 8 iterations), more than one solver iteration; left serial, they would cap what a second thread can gain. Each pass computes
@@ -8,7 +8,7 @@
 //! bit of the result.
 
 use crate::body::particles::{Packed4, Particles};
-use crate::solver::Solver;
+use crate::solver::Executor;
 use glam::Vec3;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -43,9 +43,9 @@ impl<T> Ptr<T> {
 }
 
 /// Runs `f` on the ranges of `0..n`, block by block, on the solver's threads.
-fn for_each_range(solver: &dyn Solver, n: usize, f: impl Fn(Range<usize>) + Sync) {
+fn for_each_range(executor: &dyn Executor, n: usize, f: impl Fn(Range<usize>) + Sync) {
     let blocks = n.div_ceil(PARTICLE_BLOCK);
-    solver.run_blocks(blocks, &|b| {
+    executor.run_blocks(blocks, &|b| {
         f(b * PARTICLE_BLOCK..((b + 1) * PARTICLE_BLOCK).min(n))
     });
 }
@@ -65,7 +65,7 @@ pub(crate) struct Motion {
 /// Returns whether any external force (not wind) was non-zero, so that clearing them can be
 /// skipped when none was (a 16 MB write at a million particles).
 pub(crate) fn predict(
-    solver: &dyn Solver,
+    executor: &dyn Executor,
     p: &mut Particles,
     wind: Option<&[Packed4]>,
     backup: Option<(&mut [Packed4], &mut [Packed4])>,
@@ -88,7 +88,7 @@ pub(crate) fn predict(
         }
         None => (None, None),
     };
-    for_each_range(solver, n, |r| {
+    for_each_range(executor, n, |r| {
         // SAFETY: every slice has n elements (asserted above); ranges of different blocks
         // are disjoint, and the slices are borrowed for the whole call.
         let (x, x_prev, v) = unsafe {
@@ -229,7 +229,7 @@ fn streaming_done() {
 /// whether every position and every updated velocity is finite (checked in the same pass, so
 /// the NaN guard costs no pass of its own).
 pub(crate) fn update_velocities(
-    solver: &dyn Solver,
+    executor: &dyn Executor,
     v: &mut [Packed4],
     x: &[Packed4],
     x_prev: &[Packed4],
@@ -239,7 +239,7 @@ pub(crate) fn update_velocities(
     assert!(x.len() == n && x_prev.len() == n);
     let vp = Ptr::new(v);
     let ok = AtomicBool::new(true);
-    for_each_range(solver, n, |r| {
+    for_each_range(executor, n, |r| {
         // SAFETY: `v` has n elements; block ranges are disjoint; `v` is borrowed for the call.
         let v = unsafe { vp.range(r.clone()) };
         let mut finite = true;
@@ -258,10 +258,10 @@ pub(crate) fn update_velocities(
 }
 
 /// Sets every element of `a` to its default (zero).
-pub(crate) fn clear<T: Default + Copy + Send>(solver: &dyn Solver, a: &mut [T]) {
+pub(crate) fn clear<T: Default + Copy + Send>(executor: &dyn Executor, a: &mut [T]) {
     let n = a.len();
     let ap = Ptr::new(a);
-    for_each_range(solver, n, |r| {
+    for_each_range(executor, n, |r| {
         // SAFETY: `a` has n elements; block ranges are disjoint; `a` is borrowed for the call.
         unsafe { ap.range(r) }.fill(T::default());
     });
