@@ -134,3 +134,28 @@ fn gauss_seidel_steps_a_body_with_every_kind() {
     assert!(figures::all_finite(&body));
     assert!(r.iter().all(|v| v.is_finite()));
 }
+
+#[test]
+fn one_xpbd_update_with_one_degeneracy_guard() {
+    use solver_core::constraints::{xpbd_delta_lambda, MIN_DENOMINATOR};
+    // Δλ = (-C - α̃λ) / denom.
+    assert_eq!(
+        xpbd_delta_lambda(0.5, 0.25, 2.0, 4.0),
+        Some((-0.5 - 0.5) / 4.0)
+    );
+    for degenerate in [0.0, MIN_DENOMINATOR, -1.0, f32::INFINITY, f32::NAN] {
+        assert_eq!(
+            xpbd_delta_lambda(1.0, 0.0, 0.0, degenerate),
+            None,
+            "{degenerate}"
+        );
+    }
+    // A rigid constraint between two pinned particles: the guard, not a division by zero.
+    let (mut a, mut b) = (
+        Packed4::new(Vec3::ZERO, 0.0),
+        Packed4::new(Vec3::X * 2.0, 0.0),
+    );
+    let mut lambda = 0.0;
+    solver_core::constraints::project_distance_pair(&mut a, &mut b, 1.0, 0.0, &mut lambda, 1.0);
+    assert_eq!((a.x, b.x, lambda), (0.0, 2.0, 0.0));
+}

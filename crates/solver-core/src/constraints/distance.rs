@@ -1,6 +1,6 @@
 //! Distance constraints `C = |x_i - x_j| - l0`, stored as a structure of arrays.
 
-use super::{ConstraintKind, MAX_ARITY};
+use super::{xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
 use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
 use glam::Vec3;
@@ -195,11 +195,12 @@ pub fn project_distance_pair(
     let dy = pi.y - pj.y;
     let dz = pi.z - pj.z;
     let len = (dx * dx + dy * dy + dz * dz).sqrt();
-    let denom = pi.w + pj.w + alpha;
-    if len <= 0.0 || denom <= 0.0 {
+    if len <= 0.0 {
         return;
     }
-    let dl = (rest - len - alpha * *lambda) / denom;
+    let Some(dl) = xpbd_delta_lambda(len - rest, *lambda, alpha, pi.w + pj.w + alpha) else {
+        return;
+    };
     *lambda += dl;
     let s = k * dl / len;
     let (si, sj) = (s * pi.w, s * pj.w);

@@ -247,6 +247,19 @@ pub fn project_generic(
     project_local(kind, c, x, lambda, alpha_tilde, k)
 }
 
+/// Denominators at or below this are degenerate: every particle of the constraint pinned and
+/// the constraint rigid, or a vanishing gradient. Such a constraint is not projected.
+pub const MIN_DENOMINATOR: f32 = f32::EPSILON * 1e-6;
+
+/// The XPBD multiplier update of one constraint (Macklin, Müller, Chentanez 2016, eq. 18),
+/// `Δλ = (-C - α̃ λ) / (Σ_k w_k |∇_k C|² + α̃)`, with `denom` that denominator: the one update
+/// every kind and solver applies (the SIMD kernels have their own lanes, tested against it).
+/// `None` when the denominator is degenerate ([`MIN_DENOMINATOR`]) or not finite.
+#[inline(always)]
+pub fn xpbd_delta_lambda(value: f32, lambda: f32, alpha_tilde: f32, denom: f32) -> Option<f32> {
+    (denom > MIN_DENOMINATOR && denom.is_finite()).then(|| (-value - alpha_tilde * lambda) / denom)
+}
+
 /// The XPBD update of one local (arity <= 4) constraint, generic over the kind so that a
 /// concrete kind gets it without dynamic dispatch.
 #[inline(always)]
@@ -268,10 +281,9 @@ fn project_local<K: ConstraintKind + ?Sized>(
     for (slot, &p) in ids.iter().enumerate() {
         denom += x[p as usize].w * grad[slot].length_squared();
     }
-    if denom <= f32::EPSILON * 1e-6 || !denom.is_finite() {
+    let Some(dl) = xpbd_delta_lambda(value, *lambda, alpha_tilde, denom) else {
         return 0.0;
-    }
-    let dl = (-value - alpha_tilde * *lambda) / denom;
+    };
     *lambda += dl;
     for (slot, &p) in ids.iter().enumerate() {
         let q = &mut x[p as usize];

@@ -17,7 +17,7 @@
 //! constraint. Rest distances are measured either straight or through the graph of the distance
 //! constraints (Dijkstra, an upper bound on the geodesic).
 
-use super::{check_compliance, ConstraintKind, MAX_ARITY};
+use super::{check_compliance, xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
 use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::error::{Result, WobbleError};
@@ -253,11 +253,9 @@ pub fn project_tethers(
             continue;
         }
         let alpha = table.compliance[c] * inv_dt2;
-        let denom = pi.w + pa.w + alpha;
-        if denom <= 0.0 {
+        let Some(dl) = xpbd_delta_lambda(value, lambda[c], alpha, pi.w + pa.w + alpha) else {
             continue;
-        }
-        let dl = (-value - alpha * lambda[c]) / denom;
+        };
         lambda[c] += dl;
         let s = k * dl / len;
         let (si, sa) = (s * pi.w, s * pa.w);

@@ -18,7 +18,7 @@
 //! are taken relative to one surface particle before the cross products (the volume of a
 //! closed surface does not depend on the origin) so that f32 keeps its precision far from 0.
 
-use super::{check_compliance, check_particles, ConstraintKind, MAX_ARITY};
+use super::{check_compliance, check_particles, xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
 use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
 use glam::Vec3;
@@ -139,10 +139,9 @@ pub fn project_tet_volumes(
             + w[1] * grad[1].length_squared()
             + w[2] * grad[2].length_squared()
             + w[3] * grad[3].length_squared();
-        if denom <= f32::EPSILON * 1e-6 || !denom.is_finite() {
+        let Some(dl) = xpbd_delta_lambda(value, lambda[c], alpha, denom) else {
             continue;
-        }
-        let dl = (-value - alpha * lambda[c]) / denom;
+        };
         lambda[c] += dl;
         for s in 0..4 {
             let q = &mut x[tet[s] as usize];
@@ -324,10 +323,13 @@ impl ConstraintKind for SurfaceVolume {
         for (s, &p) in self.particles.iter().enumerate() {
             denom += x[p as usize].w * grad[s].length_squared();
         }
-        if denom <= f32::EPSILON * 1e-6 || !denom.is_finite() || !value.is_finite() {
+        // A surface so large that its volume overflows is left alone rather than poisoned.
+        if !value.is_finite() {
             return 0.0;
         }
-        let dl = (-value - alpha_tilde * *lambda) / denom;
+        let Some(dl) = xpbd_delta_lambda(value, *lambda, alpha_tilde, denom) else {
+            return 0.0;
+        };
         *lambda += dl;
         for (s, &p) in self.particles.iter().enumerate() {
             let q = &mut x[p as usize];
