@@ -26,6 +26,7 @@
 //! - [`effects`]: wind, tearing, plasticity, and a render mesh embedded in the simulation mesh.
 //! - [`mass_spring`]: the force-based mass-spring model, its integrators and their stability
 //!   (the baseline PBD is compared with; it does not use the step loop).
+//! - [`shared_mut`]: the raw pointer the parallel passes and solvers share a slice through.
 //! - [`error`]: [`WobbleError`], the one error type.
 //!
 //! Data flows one way: a scene or mesh builds a `Body`; [`step()`] advances it with any
@@ -42,6 +43,7 @@ pub mod interaction;
 pub mod mass_spring;
 pub mod mesh;
 pub mod scenes;
+pub mod shared_mut;
 pub mod simd;
 pub mod solver;
 pub mod step;

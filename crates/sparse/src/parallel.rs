@@ -1,4 +1,4 @@
-//! The thread pool a parallel solver owns, and the raw-pointer wrapper its workers share.
+//! The thread pool a parallel solver owns.
 //!
 //! Work is always cut into blocks whose boundaries depend only on the problem (never on the
 //! thread count), and each block computes exactly what the serial loop over the same blocks
@@ -190,28 +190,4 @@ impl Executor for PoolExecutor {
     }
 }
 
-/// A raw mutable pointer that may cross threads.
-///
-/// Whoever dereferences it must guarantee that no two threads touch the same element at the
-/// same time; each use says why in a SAFETY comment.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct SharedMut<T>(*mut T);
-
-// SAFETY: the wrapper only carries the address; every dereference is an `unsafe` block whose
-// caller guarantees disjoint access per thread (see the uses).
-unsafe impl<T: Send> Send for SharedMut<T> {}
-// SAFETY: as above: shared use only hands out the address.
-unsafe impl<T: Send> Sync for SharedMut<T> {}
-
-impl<T> SharedMut<T> {
-    /// Wraps the start of a slice.
-    pub(crate) fn new(slice: &mut [T]) -> Self {
-        SharedMut(slice.as_mut_ptr())
-    }
-
-    /// The pointer (a method, so that closures capture the whole `Sync` wrapper).
-    #[inline(always)]
-    pub(crate) fn get(self) -> *mut T {
-        self.0
-    }
-}
+pub(crate) use solver_core::shared_mut::SharedMut;

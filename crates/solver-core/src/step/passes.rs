@@ -8,6 +8,7 @@
 //! bit of the result.
 
 use crate::body::particles::{Packed4, Particles};
+use crate::shared_mut::SharedMut;
 use crate::solver::Executor;
 use glam::Vec3;
 use std::ops::Range;
@@ -15,32 +16,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Particles per block of a pass (a constant, so the cut never depends on the thread count).
 pub const PARTICLE_BLOCK: usize = 16384;
-
-/// A mutable slice's start that may cross threads.
-#[derive(Clone, Copy)]
-struct Ptr<T>(*mut T);
-
-// SAFETY: only the address crosses threads; every dereference (`Ptr::range`) is for a block's
-// own range, and blocks are disjoint.
-unsafe impl<T: Send> Send for Ptr<T> {}
-// SAFETY: as above.
-unsafe impl<T: Send> Sync for Ptr<T> {}
-
-impl<T> Ptr<T> {
-    fn new(s: &mut [T]) -> Self {
-        Ptr(s.as_mut_ptr())
-    }
-
-    /// Elements `r` of the slice this came from.
-    ///
-    /// # Safety
-    /// `r` lies within that slice, which outlives the use, and no other reference to these
-    /// elements is used meanwhile.
-    #[inline(always)]
-    unsafe fn range<'a>(self, r: Range<usize>) -> &'a mut [T] {
-        std::slice::from_raw_parts_mut(self.0.add(r.start), r.len())
-    }
-}
 
 /// Runs `f` on the ranges of `0..n`, block by block, on the solver's threads.
 fn for_each_range(executor: &dyn Executor, n: usize, f: impl Fn(Range<usize>) + Sync) {
@@ -76,15 +51,18 @@ pub(crate) fn predict(
     let forces = AtomicBool::new(false);
     assert!(wind.is_none_or(|w| w.len() == n));
     let (x, x_prev, v) = (
-        Ptr::new(&mut p.x),
-        Ptr::new(&mut p.x_prev),
-        Ptr::new(&mut p.v),
+        SharedMut::new(&mut p.x),
+        SharedMut::new(&mut p.x_prev),
+        SharedMut::new(&mut p.v),
     );
     let force = &p.force[..];
     let (bx, bv) = match backup {
         Some((bx, bv)) => {
             assert!((bx.is_empty() || bx.len() == n) && bv.len() == n);
-            ((!bx.is_empty()).then(|| Ptr::new(bx)), Some(Ptr::new(bv)))
+            (
+                (!bx.is_empty()).then(|| SharedMut::new(bx)),
+                Some(SharedMut::new(bv)),
+            )
         }
         None => (None, None),
     };
@@ -237,7 +215,7 @@ pub(crate) fn update_velocities(
 ) -> bool {
     let n = v.len();
     assert!(x.len() == n && x_prev.len() == n);
-    let vp = Ptr::new(v);
+    let vp = SharedMut::new(v);
     let ok = AtomicBool::new(true);
     for_each_range(executor, n, |r| {
         // SAFETY: `v` has n elements; block ranges are disjoint; `v` is borrowed for the call.
@@ -260,7 +238,7 @@ pub(crate) fn update_velocities(
 /// Sets every element of `a` to its default (zero).
 pub(crate) fn clear<T: Default + Copy + Send>(executor: &dyn Executor, a: &mut [T]) {
     let n = a.len();
-    let ap = Ptr::new(a);
+    let ap = SharedMut::new(a);
     for_each_range(executor, n, |r| {
         // SAFETY: `a` has n elements; block ranges are disjoint; `a` is borrowed for the call.
         unsafe { ap.range(r) }.fill(T::default());
