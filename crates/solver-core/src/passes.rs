@@ -59,7 +59,7 @@ pub(crate) struct Motion {
 }
 
 /// The prediction: `x_prev ← x`, then for every particle with inverse mass `w ≠ 0`:
-/// `v ← (v + h (g + w f)) · damp`, `x ← x + h v` (pinned particles keep `x` and `v`). `wind`
+/// `v ← v · damp + h (g + w f)`, `x ← x + h v` (pinned particles keep `x` and `v`). `wind`
 /// is added to the force; `backup` (positions, velocities) first receives `x` and `v` (the
 /// positions only when their slice is not empty: with one substep `x_prev` keeps them).
 /// Returns whether any external force (not wind) was non-zero, so that clearing them can be
@@ -175,9 +175,11 @@ fn predict_block<const BACKUP: bool, const WIND: bool>(
         }
         let w = xi.w;
         let moving = w != 0.0;
-        let vx = (vi.x + h * (g.x + f.x * w)) * damp;
-        let vy = (vi.y + h * (g.y + f.y * w)) * damp;
-        let vz = (vi.z + h * (g.z + f.z * w)) * damp;
+        // Only the velocity carried in is damped: damping the increment as well would make a
+        // body at rest sag (1 - damping h) too little (its weight scaled by the damping).
+        let vx = vi.x * damp + h * (g.x + f.x * w);
+        let vy = vi.y * damp + h * (g.y + f.y * w);
+        let vz = vi.z * damp + h * (g.z + f.z * w);
         v[i] = Packed4 {
             x: if moving { vx } else { vi.x },
             y: if moving { vy } else { vi.y },

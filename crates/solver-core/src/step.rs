@@ -4,8 +4,9 @@
 //! et al. 2019, "Small Steps"). With the substep `h = dt / substeps`, each substep does
 //!
 //! ```text
-//! v   ← v + h (g + w f_ext)           (pinned particles, w = 0, keep v = 0; f_ext includes
-//!                                      the body's wind, evaluated at the substep's start)
+//! v   ← d v + h (g + w f_ext)         (d = max(0, 1 - damping h); pinned particles, w = 0,
+//!                                      keep v = 0; f_ext includes the body's wind, evaluated
+//!                                      at the substep's start)
 //! x₀  ← x;   x* ← x + h v              (pinned and attached particles do not predict)
 //! λ   ← 0
 //! repeat `iterations` times:  solver iteration on C(x*) = 0, then contacts sdf(x*) >= 0
@@ -61,7 +62,9 @@ pub struct StepParams {
     pub iterations: usize,
     /// Gravity acceleration.
     pub gravity: Vec3,
-    /// Linear velocity damping per second (0 = none); v ← v · max(0, 1 - damping h).
+    /// Linear velocity damping per second (0 = none): the prediction damps the velocity carried
+    /// into each substep, v ← v · max(0, 1 - damping h) + h (g + w f), and not the increment
+    /// gravity and forces add, so a damped body at rest sags exactly as an undamped one.
     pub damping: f32,
     /// PBD or XPBD stiffness.
     pub stiffness: Stiffness,
