@@ -11,7 +11,7 @@ use crate::particles::{Packed4, Particles};
 use crate::solver::Solver;
 use glam::Vec3;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// Particles per block of a pass (a constant, so the cut never depends on the thread count).
 pub const PARTICLE_BLOCK: usize = 16384;
@@ -228,35 +228,42 @@ fn streaming_done() {
 }
 
 /// The velocity update `v ← (x - x_prev) / h` (`inv_h` = 1/h; `w` of `v` is kept); returns
-/// whether every position and every updated velocity is finite (checked in the same pass, so
-/// the NaN guard costs no pass of its own).
+/// whether every position and every updated velocity is finite, and the largest squared speed
+/// (both found in the same pass, so the divergence guard costs no pass of its own).
 pub(crate) fn update_velocities(
     solver: &dyn Solver,
     v: &mut [Packed4],
     x: &[Packed4],
     x_prev: &[Packed4],
     inv_h: f32,
-) -> bool {
+) -> (bool, f32) {
     let n = v.len();
     assert!(x.len() == n && x_prev.len() == n);
     let vp = Ptr::new(v);
     let ok = AtomicBool::new(true);
+    // Squared speeds are >= 0, whose f32 bits order as the values do.
+    let fastest = AtomicU32::new(0);
     for_each_range(solver, n, |r| {
         // SAFETY: `v` has n elements; block ranges are disjoint; `v` is borrowed for the call.
         let v = unsafe { vp.range(r.clone()) };
         let mut finite = true;
+        let mut max2 = 0.0f32;
         for ((v, x), x0) in v.iter_mut().zip(&x[r.clone()]).zip(&x_prev[r]) {
             v.x = (x.x - x0.x) * inv_h;
             v.y = (x.y - x0.y) * inv_h;
             v.z = (x.z - x0.z) * inv_h;
-            // `&`, not `&&`: no early exit, so the loop vectorizes.
+            // `&`, not `&&`: no early exit, so the loop vectorizes (NaN never wins the max; the
+            // finiteness flag catches it).
             finite = finite & x.is_finite() & v.is_finite();
+            let s2 = v.x * v.x + v.y * v.y + v.z * v.z;
+            max2 = if s2 > max2 { s2 } else { max2 };
         }
         if !finite {
             ok.store(false, Ordering::Relaxed);
         }
+        fastest.fetch_max(max2.to_bits(), Ordering::Relaxed);
     });
-    ok.into_inner()
+    (ok.into_inner(), f32::from_bits(fastest.into_inner()))
 }
 
 /// Sets every element of `a` to its default (zero).
