@@ -1,4 +1,5 @@
-//! The hanging chain's static stretch: a rope of 10 particles of 0.1 kg (`scenes::rope(10)`),
+//! The hanging chain's static stretch (`harness::claims::jacobi::hanging_chain`, which C13 of
+//! `wobble claims` runs too): a rope of 10 particles of 0.1 kg (`scenes::rope(10)`),
 //! the top one pinned, every distance constraint with XPBD compliance α = 1e-2 m/N, velocity
 //! damping 5/s, released horizontally and left 6 s (360 steps of dt = 1/60) to settle.
 //!
@@ -16,42 +17,24 @@
 
 mod common;
 
-use common::{configs, run, Table};
-use solver_core::{scenes, StepParams};
+use common::{configs, Table};
+use harness::claims::jacobi::{hanging_chain, CHAIN_DAMPING};
+use solver_core::StepParams;
 
-const N: usize = 10;
-const ALPHA: f32 = 1e-2;
 const ITERATIONS: usize = 100;
 
 /// The worst relative error of the segments' stretch against `α (N - 1 - k) m g`.
 fn chain_error(config: &common::Config, params: &StepParams) -> Result<f64, String> {
-    let mut body = scenes::rope(N).map_err(|e| e.to_string())?;
-    body.constraints
-        .distance
-        .compliance
-        .iter_mut()
-        .for_each(|c| *c = ALPHA);
-    let mut solver = config.solver();
-    let steps = (6.0 / params.dt).round() as usize;
-    run(&mut body, params, solver.as_mut(), steps).map_err(|e| e.to_string())?;
-    let d = &body.constraints.distance;
-    let x = &body.particles.x;
-    let m = body.particles.mass[1] as f64;
-    let g = params.gravity.length() as f64;
-    let mut worst = 0.0f64;
-    for (k, (&[i, j], &rest)) in d.pairs.iter().zip(&d.rest).enumerate() {
-        let len = (x[i as usize].xyz() - x[j as usize].xyz()).length() as f64;
-        let exact = ALPHA as f64 * (N - 1 - k) as f64 * m * g;
-        worst = worst.max(((len - rest as f64) - exact).abs() / exact);
-    }
-    Ok(worst)
+    hanging_chain(config.solver().as_mut(), params)
+        .map(|f| f.worst)
+        .map_err(|e| e.to_string())
 }
 
 #[test]
 fn every_solver_hangs_the_chain_at_its_closed_form_stretch() {
     let params = StepParams {
         iterations: ITERATIONS,
-        damping: 5.0,
+        damping: CHAIN_DAMPING,
         ..Default::default()
     };
     let mut t = Table::new(
@@ -76,7 +59,7 @@ fn substeps_and_a_finer_dt_reach_the_same_stretch() {
             StepParams {
                 dt: 1.0 / 120.0,
                 iterations: ITERATIONS,
-                damping: 5.0,
+                damping: CHAIN_DAMPING,
                 ..Default::default()
             },
         ),
@@ -85,7 +68,7 @@ fn substeps_and_a_finer_dt_reach_the_same_stretch() {
             StepParams {
                 substeps: 20,
                 iterations: 5,
-                damping: 5.0,
+                damping: CHAIN_DAMPING,
                 ..Default::default()
             },
         ),

@@ -14,10 +14,10 @@ use sparse::{make_solver, Averaging, SolverOptions};
 
 #[test]
 fn plain_jacobi_on_the_free_cloth_converges_or_returns_diverged() {
-    let mut body = free_cloth(16);
+    let mut body = free_cloth(16).unwrap();
     let mut noise = Noise::new(16);
     for v in body.particles.v.iter_mut() {
-        v.set_xyz(Vec3::new(noise.next(), noise.next(), noise.next()));
+        v.set_xyz(noise.next_vec3());
     }
     let options = SolverOptions {
         average: Averaging::Off,

@@ -23,7 +23,7 @@ const STEPS: usize = 60;
 
 /// The worst relative error of velocity and displacement against the closed form.
 fn fall_error(config: &common::Config, damping: f32) -> Result<f64, String> {
-    let mut body = free_cloth(4);
+    let mut body = free_cloth(4).unwrap();
     let x0 = body.particles.positions();
     let params = StepParams {
         damping,

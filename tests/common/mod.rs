@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use solver_core::glam::Vec3;
-use solver_core::{scenes, step, Body, DistanceConstraints, Particles, StepParams, WobbleError};
+use solver_core::{step, Body, DistanceConstraints, Particles, StepParams, WobbleError};
 use solver_core::{Constraints, Solver, Topology};
 use sparse::{make_solver, SolverOptions, SOLVER_NAMES};
 
@@ -164,49 +164,8 @@ pub fn spring_mass(anchors: usize, m: f32, alpha: f32) -> Body {
     spring_body(&pos, &mass, &pairs, alpha)
 }
 
-/// The reference cloth (`scenes::cloth(n)`) with its two pins released (every particle keeps
-/// the scene's mass 1/n²).
-pub fn free_cloth(n: usize) -> Body {
-    let mut body = scenes::cloth(n).unwrap();
-    let m = 1.0 / (n * n) as f32;
-    for i in [0, n - 1] {
-        body.particles.set_mass(i, m).unwrap();
-    }
-    body
-}
-
-/// Deterministic pseudo-random numbers in [-1, 1) (SplitMix64), so the tests need no RNG crate.
-pub struct Noise(u64);
-
-impl Noise {
-    /// A sequence from `seed`.
-    pub fn new(seed: u64) -> Noise {
-        Noise(seed)
-    }
-
-    /// The next number in [-1, 1).
-    pub fn next(&mut self) -> f32 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        (z >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    }
-}
-
-/// Total linear momentum `Σ m v` (f64).
-pub fn momentum(body: &Body) -> [f64; 3] {
-    let p = &body.particles;
-    let mut s = [0.0f64; 3];
-    for i in 0..p.len() {
-        let (m, v) = (p.mass[i] as f64, p.v[i].xyz());
-        s[0] += m * v.x as f64;
-        s[1] += m * v.y as f64;
-        s[2] += m * v.z as f64;
-    }
-    s
-}
+#[allow(unused_imports)]
+pub use harness::claims::jacobi::{free_cloth, relative_change, Noise};
 
 /// Angular momentum about the centre of mass, `Σ m (x - c) × (v - V)` (f64).
 pub fn angular_momentum(body: &Body) -> [f64; 3] {
@@ -232,13 +191,6 @@ pub fn angular_momentum(body: &Body) -> [f64; 3] {
         l[2] += m * (r[0] * u[1] - r[1] * u[0]);
     }
     l
-}
-
-/// `|a - b|` and `|a|` of two 3-vectors.
-pub fn change(a: [f64; 3], b: [f64; 3]) -> (f64, f64) {
-    let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
-    let n = (a[0].powi(2) + a[1].powi(2) + a[2].powi(2)).sqrt();
-    (d, n)
 }
 
 /// Times at which `f` crosses zero upwards, linearly interpolated between samples `dt` apart.
