@@ -20,6 +20,8 @@
 //! - [`diagnose`]: the NaN guard's replay, naming the particle and stage a divergence began at.
 //! - [`scenes`]: the standard scenes of SCENES.md.
 //! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
+//! - [`analytic`]: bodies with closed-form answers (the hanging chain, the free cloth's
+//!   momentum) that the analytic tests and the claims measure.
 //! - [`deformer`]: the Unity "jelly" mesh deformer (spring-back vertices, falloff forces).
 //! - [`embedding`]: a render mesh driven by a simulation mesh; parallel vertex normals.
 //! - [`mass_spring`]: the force-based mass-spring model, its integrators and their stability.
@@ -35,6 +37,7 @@
 //! `Solver`; `figures` read the result. `glam::Vec3` appears at the API edges only; the hot
 //! loops work on slices of `Packed4` and `u32` indices.
 
+pub mod analytic;
 pub mod body;
 pub mod collide;
 pub mod constraints;
