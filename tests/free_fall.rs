@@ -16,7 +16,7 @@
 
 mod common;
 
-use common::{assert_all_within, configs, free_cloth, run, Table};
+use common::{check_cases, free_cloth, run};
 use solver_core::StepParams;
 
 const STEPS: usize = 60;
@@ -52,16 +52,14 @@ fn fall_error(config: &common::Config, damping: f32) -> Result<f64, String> {
 
 #[test]
 fn a_free_body_falls_as_the_integrator_s_closed_form() {
-    let mut bad = Vec::new();
-    for damping in [0.0, 5.0] {
-        let mut t = Table::new(
-            &format!("free fall, damping {damping}/s, worst relative error"),
-            3e-5,
-        );
-        for c in configs() {
-            t.row(&c.label, fall_error(&c, damping));
-        }
-        bad.extend(t.print());
-    }
-    assert_all_within(bad);
+    check_cases(
+        &[0.0, 5.0],
+        |damping| {
+            (
+                format!("free fall, damping {damping}/s, worst relative error"),
+                3e-5,
+            )
+        },
+        fall_error,
+    );
 }

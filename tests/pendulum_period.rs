@@ -14,9 +14,9 @@
 
 mod common;
 
-use common::{assert_all_within, configs, period, spring_body, Table};
+use common::{check_cases, period, spring_body, trace_x};
 use solver_core::glam::Vec3;
-use solver_core::{step, StepParams};
+use solver_core::StepParams;
 use std::f64::consts::PI;
 
 const L: f32 = 1.0;
@@ -33,14 +33,7 @@ fn period_error(config: &common::Config, h: f32) -> Result<f64, String> {
         ..Default::default()
     };
     let g = params.gravity.length() as f64;
-    let mut solver = config.solver();
-    let steps = (10.0 / h).round() as usize;
-    let mut f = Vec::with_capacity(steps + 1);
-    f.push(bob.x as f64);
-    for _ in 0..steps {
-        step(&mut body, &params, solver.as_mut(), None).map_err(|e| e.to_string())?;
-        f.push(body.particles.position(1).x as f64);
-    }
+    let f = trace_x(config, &mut body, &params, (10.0 / h).round() as usize, 1)?;
     let t = period(&f, h as f64).ok_or("fewer than two crossings")?;
     let exact = 2.0 * PI * (L as f64 / g).sqrt() * (1.0 + (THETA0 as f64).powi(2) / 16.0);
     Ok((t / exact - 1.0).abs())
@@ -49,18 +42,15 @@ fn period_error(config: &common::Config, h: f32) -> Result<f64, String> {
 #[test]
 fn a_small_angle_pendulum_swings_at_its_closed_form_period() {
     let w0 = (9.81f64 / L as f64).sqrt();
-    let mut bad = Vec::new();
-    for per in STEPS_PER {
-        let h = 1.0 / per as f32;
-        let hw = h as f64 * w0;
-        let mut t = Table::new(
-            &format!("pendulum period, h = 1/{per}, |T/T_exact - 1|"),
-            hw * hw / 3.0 + 1e-3,
-        );
-        for c in configs() {
-            t.row(&c.label, period_error(&c, h));
-        }
-        bad.extend(t.print());
-    }
-    assert_all_within(bad);
+    check_cases(
+        &STEPS_PER,
+        |per| {
+            let hw = w0 / per as f64;
+            (
+                format!("pendulum period, h = 1/{per}, |T/T_exact - 1|"),
+                hw * hw / 3.0 + 1e-3,
+            )
+        },
+        |c, per| period_error(c, 1.0 / per as f32),
+    );
 }

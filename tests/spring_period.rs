@@ -16,9 +16,9 @@
 
 mod common;
 
-use common::{assert_all_within, configs, period, spring_mass, Table, MASS};
+use common::{check_cases, period, spring_mass, trace_x, MASS};
 use solver_core::glam::Vec3;
-use solver_core::{step, StepParams};
+use solver_core::StepParams;
 use std::f64::consts::PI;
 
 const M: f32 = 1.0;
@@ -40,14 +40,9 @@ fn period_error(config: &common::Config, anchors: usize, h: f32) -> Result<f64, 
         gravity: Vec3::ZERO,
         ..Default::default()
     };
-    let mut solver = config.solver();
     let steps = (3.0 / h).round() as usize;
-    let mut f = Vec::with_capacity(steps + 1);
-    f.push(AMPLITUDE as f64);
-    for _ in 0..steps {
-        step(&mut body, &params, solver.as_mut(), None).map_err(|e| e.to_string())?;
-        f.push((body.particles.position(MASS).x - rest.x) as f64);
-    }
+    let mut f = trace_x(config, &mut body, &params, steps, MASS)?;
+    f.iter_mut().for_each(|x| *x -= rest.x as f64);
     let omega = (anchors as f64 / (M as f64 * ALPHA as f64)).sqrt();
     let t = period(&f, h as f64).ok_or("fewer than two crossings")?;
     Ok((t * omega / (2.0 * PI) - 1.0).abs())
@@ -55,20 +50,19 @@ fn period_error(config: &common::Config, anchors: usize, h: f32) -> Result<f64, 
 
 fn check(anchors: usize) {
     let omega = (anchors as f64 / (M as f64 * ALPHA as f64)).sqrt();
-    let mut bad = Vec::new();
-    for per in STEPS_PER {
-        let h = 1.0 / per as f32;
-        let hw = h as f64 * omega;
-        let mut t = Table::new(
-            &format!("spring period ({anchors} anchor(s)), h = 1/{per}, |T/2π√(mα/{anchors}) - 1|"),
-            hw * hw / 3.0 + 1e-3,
-        );
-        for c in configs() {
-            t.row(&c.label, period_error(&c, anchors, h));
-        }
-        bad.extend(t.print());
-    }
-    assert_all_within(bad);
+    check_cases(
+        &STEPS_PER,
+        |per| {
+            let hw = omega / per as f64;
+            (
+                format!(
+                    "spring period ({anchors} anchor(s)), h = 1/{per}, |T/2π√(mα/{anchors}) - 1|"
+                ),
+                hw * hw / 3.0 + 1e-3,
+            )
+        },
+        |c, per| period_error(c, anchors, 1.0 / per as f32),
+    );
 }
 
 #[test]

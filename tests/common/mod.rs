@@ -117,6 +117,44 @@ pub fn assert_all_within(bad: Vec<String>) {
     assert!(bad.is_empty(), "above the limit: {}", bad.join("; "));
 }
 
+/// One table per case: `table(case)` gives its title and limit, `figure(config, case)` each
+/// configuration's figure; prints them all, then fails on any row over its limit.
+pub fn check_cases<K: Copy>(
+    cases: &[K],
+    table: impl Fn(K) -> (String, f64),
+    figure: impl Fn(&Config, K) -> Result<f64, String>,
+) {
+    let mut bad = Vec::new();
+    for &case in cases {
+        let (title, limit) = table(case);
+        let mut t = Table::new(&title, limit);
+        for c in configs() {
+            t.row(&c.label, figure(&c, case));
+        }
+        bad.extend(t.print());
+    }
+    assert_all_within(bad);
+}
+
+/// Steps `body` `steps` times with `params` and a fresh solver of `config`, recording the x
+/// coordinate of `particle` before and after every step.
+pub fn trace_x(
+    config: &Config,
+    body: &mut Body,
+    params: &StepParams,
+    steps: usize,
+    particle: usize,
+) -> Result<Vec<f64>, String> {
+    let mut solver = config.solver();
+    let mut f = Vec::with_capacity(steps + 1);
+    f.push(body.particles.position(particle).x as f64);
+    for _ in 0..steps {
+        step(body, params, solver.as_mut(), None).map_err(|e| e.to_string())?;
+        f.push(body.particles.position(particle).x as f64);
+    }
+    Ok(f)
+}
+
 /// Particles at `positions` with `masses` (infinite: pinned) joined by distance constraints
 /// `pairs`, all with compliance `alpha` and their rest length from the positions.
 pub fn spring_body(positions: &[Vec3], masses: &[f32], pairs: &[[u32; 2]], alpha: f32) -> Body {

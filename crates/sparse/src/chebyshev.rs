@@ -36,8 +36,9 @@
 //! λ⁽ᵏ⁻¹⁾`: XPBD converges to the true equilibrium only while `x - x̃ = M⁻¹ ∇Cᵀ λ` holds (see
 //! [`crate::jacobi`]), and extrapolating both sides of it by the same affine combination keeps
 //! it (to first order in the change of the gradients between iterations). Extrapolating the
-//! positions alone made the multipliers lag the positions, and the rope hung 73% too long at its
-//! top. Pinned particles are not moved; their term of the invariant is zero.
+//! positions alone broke it, and the hanging rope settled far too long (tests/
+//! chain_static_stretch.rs). Pinned particles are not moved; their term of the invariant is
+//! zero.
 //!
 //! Safeguard (adaptive restart, in the spirit of O'Donoghue and Candès 2015): whenever the
 //! Jacobi step length grows from one iteration to the next, the Chebyshev sequence restarts

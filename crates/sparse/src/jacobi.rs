@@ -29,8 +29,9 @@
 //! overshooting: linearized, the iteration is `Δλ = ω S⁻¹ (b - A λ)` on `A = J W Jᵀ + α̃`, with
 //! `S_g = α̃ + Σ_p n_p w_p |∇_p C_g|²`. For distance constraints (unit gradients) row g of A has
 //! at most `Σ_{p ∈ g} w_p (n_p - 1)` off its diagonal, so `S_g` is at least its absolute row sum
-//! and, by Gershgorin, the eigenvalues of `S⁻¹ A` lie in (0, 1]: the iteration converges for
-//! every ω < 2. A stiff constraint with a large α̃ is barely damped (`S_g ≈ A_gg`), a rigid one
+//! and, by Gershgorin, the eigenvalues of `S⁻¹ A` (A is positive semi-definite) lie in
+//! [0, 1]: the iteration converges for every ω < 2 (a zero eigenvalue, a redundant constraint
+//! without compliance, neither grows nor shrinks). A stiff constraint with a large α̃ is barely damped (`S_g ≈ A_gg`), a rigid one
 //! (α̃ = 0) between particles of n constraints each is scaled by about 1/n. Plain Jacobi (`Off`)
 //! converges only where A is diagonally dominant enough: on the cloth it diverges, which the
 //! step's guard reports as `WobbleError::Diverged`.
@@ -40,8 +41,8 @@
 //! and relaxed by ω, `x_p += ω / n_p Σ_{g ∋ p} s w_p ∇_p C_g Δλ_g`, while the multipliers take the
 //! whole `Δλ_g`. The two ends of a constraint then get different factors: its impulses no longer
 //! cancel (a free body's momentum drifts) and `x - x̃ ≠ M⁻¹ ∇Cᵀ λ`, so the iteration converges
-//! to a different, softer equilibrium (the hanging rope 73% too long at its top), whatever the
-//! iteration count. Unilateral constraints with `C <= 0` are inactive (no correction, and under
+//! to a different, softer equilibrium (the hanging rope far too long at its top: C13 gives the
+//! figure), whatever the iteration count. Unilateral constraints with `C <= 0` are inactive (no correction, and under
 //! `Particle` not counted).
 //!
 //! Two phases, both parallel with no atomics and no locks: phase 1 writes each constraint's
