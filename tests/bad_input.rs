@@ -162,6 +162,16 @@ fn bad_input_cases() -> BTreeMap<&'static str, Vec<String>> {
         "non-finite-force",
         vec![err(step(&mut body, &d, &mut gs, None))],
     );
+    // Pins released, so that the constraints cannot hand the momentum to them.
+    let mut body = scenes::cloth(4).unwrap();
+    for i in [0, 3] {
+        body.particles.set_mass(i, 1.0 / 16.0).unwrap();
+    }
+    body.particles.force[5].x = 1e9;
+    m.insert(
+        "speed-above-bound",
+        vec![err(step(&mut body, &d, &mut GaussSeidel::new(), None))],
+    );
     m
 }
 

@@ -343,7 +343,7 @@ fn report_quick_writes_report_and_claims_with_every_verdict() {
     let report = read(&dir.path().join("REPORT.md"));
     let claims = read(&dir.path().join("CLAIMS.md"));
     assert!(report.contains("## Machine"));
-    for id in 1..=12 {
+    for id in 1..=14 {
         let head = format!("\n## C{id}\n");
         let at = claims
             .find(&head)

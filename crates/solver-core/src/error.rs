@@ -224,14 +224,29 @@ pub enum WobbleError {
     /// A defect that default loading repairs, refused because strict mode was asked for.
     #[error("{0}; strict mode refuses this (default loading repairs it)")]
     RefusedInStrictMode(Box<WobbleError>),
-    /// A step produced a non-finite value; the body was rolled back to its last good state.
-    #[error("step diverged: particle {particle} became non-finite ({stage}); the body was restored to its last good state")]
+    /// A step produced a non-finite value, or a speed above [`crate::step::MAX_SPEED`] (`speed`
+    /// is then that speed); the body was rolled back to its last good state.
+    #[error("step diverged: particle {particle} {} ({stage}); the body was restored to its last good state", divergence(.speed))]
     Diverged {
         /// The first particle that went wrong.
         particle: usize,
         /// The stage of the step where it happened, and what went wrong.
         stage: String,
+        /// The speed it reached, when it diverged by speed rather than by a non-finite value.
+        speed: Option<f32>,
     },
+}
+
+/// What a diverged particle did: became non-finite, or moved faster than the bound.
+fn divergence(speed: &Option<f32>) -> String {
+    match speed {
+        None => "became non-finite".into(),
+        Some(v) => format!(
+            "reached {} m/s, above the speed bound of {:e} m/s",
+            show_value(&(*v as f64)),
+            crate::step::MAX_SPEED
+        ),
+    }
 }
 
 /// A parameter value as people write it: the shortest form of the f32 it came from, in

@@ -21,6 +21,8 @@
 //!   (tetrahedral meshes, TetGen `.node`/`.ele`), [`mesh::fuzz`] (the fuzz target's path).
 //! - [`scenes`]: the standard scenes of `docs/SCENES.md`.
 //! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
+//! - [`analytic`]: bodies with closed-form answers (the hanging chain, the free cloth's
+//!   momentum) that the analytic tests and the claims measure.
 //! - [`interaction`]: ray picking through a refitted BVH, grabs and impulses at points
 //!   ([`interaction::picking`]); the Unity "jelly" deformer ([`interaction::deformer`]).
 //! - [`effects`]: wind, tearing, plasticity, and a render mesh embedded in the simulation mesh.
@@ -33,6 +35,7 @@
 //! `Solver`; `figures` read the result. `glam::Vec3` appears at the API edges only; the hot
 //! loops work on slices of `Packed4` and `u32` indices.
 
+pub mod analytic;
 pub mod body;
 pub mod collide;
 pub mod constraints;

@@ -447,6 +447,7 @@ impl MassSpring {
             return Err(WobbleError::Diverged {
                 particle: bad,
                 stage: format!("mass-spring {}", self.integrator.name()),
+                speed: None,
             });
         }
         Ok(())

@@ -17,7 +17,9 @@ fn settled_cloth() -> (Body, GaussSeidel) {
 
 fn diverged(err: WobbleError) -> (usize, String) {
     match err {
-        WobbleError::Diverged { particle, stage } => (particle, stage),
+        WobbleError::Diverged {
+            particle, stage, ..
+        } => (particle, stage),
         other => panic!("expected Diverged, got {other}"),
     }
 }
@@ -159,4 +161,41 @@ fn the_checked_replay_of_a_healthy_step_is_the_step_bit_for_bit() {
         !stepped.scratch.contacts.is_empty(),
         "the collider must be touched for this test to cover contacts"
     );
+}
+
+#[test]
+fn a_finite_speed_above_the_bound_is_a_divergence_and_the_body_is_restored() {
+    // 1e9 N on a particle of 1/16 kg for 1/60 s: 2.7e8 m/s after the prediction, finite but
+    // above `MAX_SPEED` (and still 1.7e7 m/s if the constraints shared it with the whole 1 kg:
+    // the pins are released, so that they cannot take the momentum).
+    let (mut body, mut gs) = settled_cloth();
+    for i in [0, 3] {
+        body.particles.set_mass(i, 1.0 / 16.0).unwrap();
+    }
+    let (x, v) = (body.particles.x.clone(), body.particles.v.clone());
+    body.particles.force[5].x = 1e9;
+    let err = step(&mut body, &StepParams::default(), &mut gs, None).unwrap_err();
+    let text = err.to_string();
+    let WobbleError::Diverged {
+        particle,
+        stage,
+        speed,
+    } = err
+    else {
+        panic!("expected Diverged, got {text}")
+    };
+    assert_eq!(particle, 5, "{text}");
+    assert!(stage.starts_with("prediction"), "{text}");
+    let speed = speed.expect("a speed, not a non-finite value");
+    assert!(
+        speed > solver_core::step::MAX_SPEED && speed.is_finite(),
+        "{text}"
+    );
+    assert!(text.contains("above the speed bound of 1e6 m/s"), "{text}");
+    assert_eq!(body.particles.x, x, "positions back at the last good state");
+    assert_eq!(
+        body.particles.v, v,
+        "velocities back at the last good state"
+    );
+    step(&mut body, &StepParams::default(), &mut gs, None).unwrap();
 }

@@ -30,8 +30,15 @@
 //! iterations, 0.96 after 10, 0.98 after 16), so a short probe under-accelerates rather than
 //! risking divergence; Wang estimates ρ offline, once per scene, in the same spirit. The norms
 //! are summed in fixed blocks and then in block order, so the estimate, and the result, are the
-//! same bit for bit for any thread count. Only positions are extrapolated; multipliers keep
-//! their Jacobi update.
+//! same bit for bit for any thread count.
+//!
+//! The multipliers are extrapolated with the positions, `λ⁽ᵏ⁺¹⁾ = ω_{k+1} (λ̂⁽ᵏ⁺¹⁾ - λ⁽ᵏ⁻¹⁾) +
+//! λ⁽ᵏ⁻¹⁾`: XPBD converges to the true equilibrium only while `x - x̃ = M⁻¹ ∇Cᵀ λ` holds (see
+//! [`crate::jacobi`]), and extrapolating both sides of it by the same affine combination keeps
+//! it (to first order in the change of the gradients between iterations). Extrapolating the
+//! positions alone broke it, and the hanging rope settled far too long (tests/
+//! chain_static_stretch.rs). Pinned particles are not moved; their term of the invariant is
+//! zero.
 //!
 //! Safeguard (adaptive restart, in the spirit of O'Donoghue and Candès 2015): whenever the
 //! Jacobi step length grows from one iteration to the next, the Chebyshev sequence restarts
@@ -70,6 +77,10 @@ pub struct Chebyshev {
     delay: usize,
     /// x⁽ᵏ⁻¹⁾.
     prev: Vec<Packed4>,
+    /// λ⁽ᵏ⁻¹⁾.
+    prev_lambda: Vec<f32>,
+    /// λ⁽ᵏ⁾ during an iteration.
+    lambda_k: Vec<f32>,
     /// Block partial sums of the squared Jacobi step.
     partials: Vec<f64>,
     /// The last two Jacobi step lengths of the probe substep.
@@ -97,6 +108,8 @@ impl Chebyshev {
             rho_given: opts.rho,
             delay: opts.chebyshev_delay,
             prev: Vec::new(),
+            prev_lambda: Vec::new(),
+            lambda_k: Vec::new(),
             partials: Vec::new(),
             step_norms: [0.0; 2],
             probing: false,
@@ -174,6 +187,8 @@ impl Solver for Chebyshev {
         self.prepared = None;
         self.core.prepare(constraints, particles)?;
         self.prev = vec![Packed4::default(); particles];
+        self.prev_lambda = vec![0.0; constraints.len()];
+        self.lambda_k = vec![0.0; constraints.len()];
         self.partials = Vec::with_capacity(particles.div_ceil(self.core.chunk));
         self.rho = self.rho_given;
         self.prepared = Some(topology_id);
@@ -187,6 +202,7 @@ impl Solver for Chebyshev {
     fn begin(&mut self, s: &mut SolveState) {
         s.lambda.fill(0.0);
         self.prev.copy_from_slice(s.x);
+        self.prev_lambda.copy_from_slice(s.lambda);
         self.omega = 1.0;
         self.step_norms = [0.0; 2];
         self.probing = self.rho.is_none();
@@ -195,6 +211,12 @@ impl Solver for Chebyshev {
     }
 
     fn iterate(&mut self, s: &mut SolveState, k: usize) {
+        // Keep λ⁽ᵏ⁾ before phase 1 turns the multipliers into λ̂⁽ᵏ⁺¹⁾; a probe (ω = 1 all
+        // substep long) needs no history.
+        let extrapolating = !self.probing && self.rho.is_some();
+        if extrapolating {
+            self.lambda_k.copy_from_slice(s.lambda);
+        }
         self.core.corrections(s);
         if self.probing {
             self.step_norms = [self.step_norms[1], self.step_norm()];
@@ -253,6 +275,14 @@ impl Solver for Chebyshev {
                 }
             },
         );
+        if extrapolating {
+            if omega != 1.0 {
+                for (l, &p) in s.lambda.iter_mut().zip(&self.prev_lambda) {
+                    *l = omega * (*l - p) + p;
+                }
+            }
+            std::mem::swap(&mut self.prev_lambda, &mut self.lambda_k);
+        }
     }
 
     fn executor(&self) -> Option<std::sync::Arc<dyn solver_core::Executor>> {

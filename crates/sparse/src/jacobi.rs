@@ -3,20 +3,47 @@
 //! Theory: every constraint `g` computes its XPBD update from the same positions `x`,
 //!
 //! ```text
-//! Δλ_g = (-C_g - α̃ λ_g) / (Σ_k w_k |∇_k C_g|² + α̃),   λ_g += Δλ_g,   δ_{g,k} = s w_k ∇_k C_g Δλ_g
+//! Δλ_g = (-C_g - α̃ λ_g) / (Σ_k w_k |∇_k C_g|² + α̃)
 //! ```
 //!
-//! (s the PBD stiffness scale, 1 in XPBD), and each particle then moves by the sum of the
-//! corrections of the constraints acting on it, relaxed:
+//! and each particle moves by the sum of the corrections of the constraints acting on it. XPBD
+//! converges to the true equilibrium only if the positions and the multipliers move together,
+//! `x - x̃ = M⁻¹ ∇Cᵀ λ` (then, at the fixed point `Δλ = 0`, `C = -α̃ λ`: each constraint's force
+//! `∇Cᵀ λ / h²` is what its compliance says). So whatever relaxes or averages a constraint's
+//! update does it to the multiplier update itself, and the positions follow that multiplier
+//! ([`Averaging`]):
 //!
 //! ```text
-//! x_p += ω / n_p · Σ_{g ∋ p} δ_{g,p}       (n_p = number of active constraints on p, or 1)
+//! Constraint (default):  Δλ_g = ω (-C_g - α̃ λ_g) / (α̃ + Σ_{p ∈ g} n_p w_p |∇_p C_g|²)
+//! Off:                   Δλ_g = ω (-C_g - α̃ λ_g) / (α̃ + Σ_{p ∈ g}     w_p |∇_p C_g|²)
+//! λ_g += Δλ_g,           x_p += Σ_{g ∋ p} s w_p ∇_p C_g Δλ_g
 //! ```
 //!
-//! Dividing by `n_p` is the constraint averaging of Macklin, Müller, Chentanez, Kim 2014
-//! ("Unified particle physics for real-time applications", §4.2), which keeps the summed
-//! corrections from overshooting; ω ∈ (0, 2] (they suggest 1 to 2) then speeds it up again.
-//! Unilateral constraints with `C <= 0` are inactive (no correction, not counted).
+//! (s the PBD stiffness scale, 1 in XPBD; `n_p` the number of constraints on particle p, from
+//! the incidence, fixed at prepare: a unilateral constraint counts even while inactive, which
+//! only under-relaxes). A constraint's corrections all come from one `Δλ_g`, so its impulses
+//! `m_p δ_p = s ∇_p C_g Δλ_g` sum to zero (equal and opposite for a distance constraint) and
+//! internal constraints conserve momentum. Weighting each particle's term by its count is the
+//! consistent form of the constraint averaging of Macklin, Müller, Chentanez, Kim 2014 ("Unified
+//! particle physics for real-time applications", §4.2), which keeps the summed corrections from
+//! overshooting: linearized, the iteration is `Δλ = ω S⁻¹ (b - A λ)` on `A = J W Jᵀ + α̃`, with
+//! `S_g = α̃ + Σ_p n_p w_p |∇_p C_g|²`. For distance constraints (unit gradients) row g of A has
+//! at most `Σ_{p ∈ g} w_p (n_p - 1)` off its diagonal, so `S_g` is at least its absolute row sum
+//! and, by Gershgorin, the eigenvalues of `S⁻¹ A` (A is positive semi-definite) lie in
+//! [0, 1]: the iteration converges for every ω < 2 (a zero eigenvalue, a redundant constraint
+//! without compliance, neither grows nor shrinks). A stiff constraint with a large α̃ is barely damped (`S_g ≈ A_gg`), a rigid one
+//! (α̃ = 0) between particles of n constraints each is scaled by about 1/n. Plain Jacobi (`Off`)
+//! converges only where A is diagonally dominant enough: on the cloth it diverges, which the
+//! step's guard reports as `WobbleError::Diverged`.
+//!
+//! `Averaging::Particle` is the literature's form, kept to measure it (`wobble claims` C13,
+//! C14): each particle's summed correction is divided by its count `n_p` of active constraints
+//! and relaxed by ω, `x_p += ω / n_p Σ_{g ∋ p} s w_p ∇_p C_g Δλ_g`, while the multipliers take the
+//! whole `Δλ_g`. The two ends of a constraint then get different factors: its impulses no longer
+//! cancel (a free body's momentum drifts) and `x - x̃ ≠ M⁻¹ ∇Cᵀ λ`, so the iteration converges
+//! to a different, softer equilibrium (the hanging rope far too long at its top: C13 gives the
+//! figure), whatever the iteration count. Unilateral constraints with `C <= 0` are inactive (no correction, and under
+//! `Particle` not counted).
 //!
 //! Two phases, both parallel with no atomics and no locks: phase 1 writes each constraint's
 //! per-slot corrections into its own entries of the incidence `B` (rows of constraints),
@@ -26,8 +53,8 @@
 
 use crate::incidence::Incidence;
 use crate::parallel::{Pool, SharedMut};
-use crate::SolverOptions;
-use solver_core::constraints::MAX_ARITY;
+use crate::{Averaging, SolverOptions};
+use solver_core::constraints::{xpbd_delta_lambda, MAX_ARITY};
 use solver_core::glam::Vec3;
 use solver_core::{
     ConstraintKind, Constraints, DistanceConstraints, Packed4, SolveState, Solver, WobbleError,
@@ -43,9 +70,12 @@ pub(crate) fn kind_at(constraints: &Constraints, t: usize) -> &dyn ConstraintKin
     }
 }
 
-/// The Jacobi update of one constraint: updates its multiplier and writes one correction
-/// `[δx, δy, δz, 1]` per slot into `out` (`[0; 4]` everywhere when inactive). Mirrors
-/// `solver_core::constraints::project_generic` without moving anything.
+/// The Jacobi update of one constraint, relaxed by `omega` and with each particle's term of the
+/// denominator weighted by its constraint count when `counts` is given: adds Δλ to its
+/// multiplier and writes one correction `[δx, δy, δz, 1]` per slot into `out` (`[0; 4]`
+/// everywhere when inactive). Mirrors `solver_core::constraints::project_generic` without
+/// moving anything.
+#[allow(clippy::too_many_arguments)]
 #[inline]
 pub(crate) fn constraint_correction(
     kind: &dyn ConstraintKind,
@@ -54,6 +84,8 @@ pub(crate) fn constraint_correction(
     lambda: &mut f32,
     alpha_tilde: f32,
     k: f32,
+    omega: f32,
+    counts: Option<&[f32]>,
     out: &mut [[f32; 4]],
 ) {
     let mut grad = [Vec3::ZERO; MAX_ARITY];
@@ -65,13 +97,14 @@ pub(crate) fn constraint_correction(
     let ids = kind.particles(c);
     let mut denom = alpha_tilde;
     for (slot, &p) in ids.iter().enumerate() {
-        denom += x[p as usize].w * grad[slot].length_squared();
+        let n = counts.map_or(1.0, |c| c[p as usize]);
+        denom += n * x[p as usize].w * grad[slot].length_squared();
     }
-    if denom <= f32::EPSILON * 1e-6 || !denom.is_finite() {
+    let Some(dl) = xpbd_delta_lambda(value, *lambda, alpha_tilde, denom) else {
         out.fill([0.0; 4]);
         return;
-    }
-    let dl = (-value - alpha_tilde * *lambda) / denom;
+    };
+    let dl = omega * dl;
     *lambda += dl;
     for (slot, &p) in ids.iter().enumerate() {
         let s = k * x[p as usize].w * dl;
@@ -81,6 +114,7 @@ pub(crate) fn constraint_correction(
 
 /// [`constraint_correction`] for distance constraint `c`, without dynamic dispatch (the same
 /// arithmetic as `DistanceConstraints::evaluate` followed by the generic update).
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn distance_correction(
     table: &DistanceConstraints,
@@ -89,6 +123,8 @@ pub(crate) fn distance_correction(
     lambda: &mut f32,
     alpha_tilde: f32,
     k: f32,
+    omega: f32,
+    counts: Option<&[f32]>,
     out: &mut [[f32; 4]],
 ) {
     let [i, j] = table.pairs[c];
@@ -97,12 +133,13 @@ pub(crate) fn distance_correction(
     let len = d.length();
     let n = if len > 0.0 { d / len } else { Vec3::ZERO };
     let value = len - table.rest[c];
-    let denom = alpha_tilde + pi.w * n.length_squared() + pj.w * n.length_squared();
-    if denom <= f32::EPSILON * 1e-6 || !denom.is_finite() {
+    let (ni, nj) = counts.map_or((1.0, 1.0), |c| (c[i as usize], c[j as usize]));
+    let denom = alpha_tilde + ni * pi.w * n.length_squared() + nj * pj.w * n.length_squared();
+    let Some(dl) = xpbd_delta_lambda(value, *lambda, alpha_tilde, denom) else {
         out.fill([0.0; 4]);
         return;
-    }
-    let dl = (-value - alpha_tilde * *lambda) / denom;
+    };
+    let dl = omega * dl;
     *lambda += dl;
     let (si, sj) = (k * pi.w * dl, k * pj.w * dl);
     out[0] = [si * n.x, si * n.y, si * n.z, 1.0];
@@ -116,8 +153,10 @@ pub(crate) struct JacobiCore {
     pub chunk: usize,
     pub threshold: usize,
     pub omega: f32,
-    pub average: bool,
+    pub average: Averaging,
     pub inc: Incidence,
+    /// Constraints on each particle (`n_p`, from the incidence), for `Averaging::Constraint`.
+    pub counts: Vec<f32>,
     /// One `[δx, δy, δz, active]` per entry of `B`.
     pub corr: Vec<[f32; 4]>,
     /// Global id of the first constraint of each table, and the total.
@@ -135,6 +174,7 @@ impl JacobiCore {
             omega: opts.omega,
             average: opts.average,
             inc: Incidence::default(),
+            counts: Vec::new(),
             corr: Vec::new(),
             offsets: Vec::new(),
             particles: 0,
@@ -147,6 +187,10 @@ impl JacobiCore {
         particles: usize,
     ) -> Result<(), WobbleError> {
         self.inc = Incidence::new(constraints, particles)?;
+        let bt = &self.inc.particle_constraints;
+        self.counts = (0..particles)
+            .map(|p| bt.row_range(p).len() as f32)
+            .collect();
         self.corr = vec![[0.0; 4]; self.inc.constraint_particles.nnz()];
         self.offsets = constraints.offsets();
         self.particles = particles;
@@ -188,6 +232,13 @@ impl JacobiCore {
         let x: &[Packed4] = s.x;
         let constraints = s.constraints;
         let (inv_dt2, k) = (s.inv_dt2, s.stiffness);
+        // The relaxation and counts of the multiplier update (the literature's averaging
+        // leaves the multipliers whole and scales the positions in phase 2 instead).
+        let (w, n) = match self.average {
+            Averaging::Off => (self.omega, None),
+            Averaging::Constraint => (self.omega, Some(&self.counts[..])),
+            Averaging::Particle => (1.0, None),
+        };
         let m = self.inc.constraints();
         let chunk = self.chunk;
         let offsets = &self.offsets;
@@ -223,10 +274,10 @@ impl JacobiCore {
                         };
                         if t == 0 {
                             let alpha = distance.compliance[c] * inv_dt2;
-                            distance_correction(distance, c, x, lam, alpha, k, out);
+                            distance_correction(distance, c, x, lam, alpha, k, w, n, out);
                         } else {
                             let alpha = kind.compliance(c) * inv_dt2;
-                            constraint_correction(kind, c, x, lam, alpha, k, out);
+                            constraint_correction(kind, c, x, lam, alpha, k, w, n, out);
                         }
                     }
                 }
@@ -248,14 +299,15 @@ impl JacobiCore {
         acc
     }
 
-    /// The relaxed, optionally averaged move of particle `p`.
+    /// The move of particle `p`: its summed corrections (relaxed and averaged in phase 1), or
+    /// under `Averaging::Particle` their relaxed average.
     #[inline(always)]
     pub fn step_of(&self, p: usize) -> [f32; 3] {
         let acc = self.gather(p);
-        let scale = if self.average && acc[3] > 1.0 {
-            self.omega / acc[3]
-        } else {
-            self.omega
+        let scale = match self.average {
+            Averaging::Particle if acc[3] > 1.0 => self.omega / acc[3],
+            Averaging::Particle => self.omega,
+            Averaging::Constraint | Averaging::Off => 1.0,
         };
         [scale * acc[0], scale * acc[1], scale * acc[2]]
     }
@@ -357,12 +409,14 @@ mod tests {
                     .unwrap();
             }
         }
+        let counts: Vec<f32> = (0..64).map(|p| (1 + p % 5) as f32).collect();
         for c in 0..table.len() {
             let (mut la, mut lb) = (0.3f32, 0.3f32);
             let (mut a, mut b) = ([[9.0f32; 4]; 2], [[9.0f32; 4]; 2]);
             let alpha = table.compliance[c] * 3600.0;
-            distance_correction(&table, c, &x, &mut la, alpha, 0.7, &mut a);
-            constraint_correction(&table, c, &x, &mut lb, alpha, 0.7, &mut b);
+            let counts = Some(&counts[..]);
+            distance_correction(&table, c, &x, &mut la, alpha, 0.7, 0.8, counts, &mut a);
+            constraint_correction(&table, c, &x, &mut lb, alpha, 0.7, 0.8, counts, &mut b);
             assert_eq!(la.to_bits(), lb.to_bits());
             assert_eq!(
                 a.map(|s| s.map(f32::to_bits)),

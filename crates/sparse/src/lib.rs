@@ -11,6 +11,7 @@
 //! - One module per solver: [`gs`] (shuffled Gauss-Seidel; plain `gs` is solver-core's),
 //!   [`colored`], [`jacobi`], [`chebyshev`], [`newton`] (`newton-gs`, `newton-jacobi`,
 //!   `newton-direct`).
+//! - [`Averaging`]: how the Jacobi family scales its constraints' updates.
 
 pub mod chebyshev;
 pub mod colored;
@@ -36,6 +37,24 @@ pub use parallel::{Pool, MAX_THREADS};
 use solver_core::simd::LANES;
 use solver_core::{GaussSeidel, Solver, WobbleError};
 
+/// How the Jacobi family (`jacobi`, `chebyshev`) scales each constraint's update (see
+/// [`jacobi`] for the theory).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Averaging {
+    /// Every constraint's whole update, relaxed by ω (multiplier and positions alike): plain
+    /// Jacobi, which diverges where the constraints are far from diagonally dominant (the cloth).
+    Off,
+    /// Each particle's term of a constraint's multiplier update weighted by the particle's
+    /// constraint count, the positions following the multiplier: converges to the true XPBD
+    /// equilibrium and conserves momentum (the default).
+    Constraint,
+    /// Macklin et al. 2014: each particle's summed correction divided by its count of active
+    /// constraints and relaxed by ω, the multipliers unscaled. It converges to a different,
+    /// softer equilibrium and does not conserve a free body's momentum (`wobble claims` C13 and
+    /// C14 give the figures); kept to measure it.
+    Particle,
+}
+
 /// How the colored solver colors the constraint graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColoringMethod {
@@ -57,9 +76,9 @@ pub struct SolverOptions {
     pub inner: usize,
     /// Seed for randomized choices (`gs-shuffled`'s order, the randomized coloring).
     pub seed: u64,
-    /// Divide each particle's summed Jacobi correction by the number of constraints acting on it
-    /// (Macklin et al. 2014) (`jacobi`, `chebyshev`).
-    pub average: bool,
+    /// Constraint averaging of the Jacobi family (`jacobi`, `chebyshev`); for `newton-jacobi`,
+    /// anything but `Off` scales its inner sweeps by the absolute row sums.
+    pub average: Averaging,
     /// Coloring of the `colored` solver.
     pub coloring: ColoringMethod,
     /// Palette shrink factor of the randomized coloring (>= 1).
@@ -94,7 +113,7 @@ impl Default for SolverOptions {
             omega: 1.0,
             inner: 4,
             seed: 1,
-            average: true,
+            average: Averaging::Constraint,
             coloring: ColoringMethod::Greedy,
             palette_shrink: 2.0,
             simd: true,

@@ -16,8 +16,8 @@
 //! (for each particle, the entries of the pairs of constraints acting on it). Three inner solves:
 //! - `newton-gs`: `inner` Gauss-Seidel sweeps on the linear system, from Δλ = 0;
 //! - `newton-jacobi`: `inner` Jacobi sweeps, `Δλ += ω D⁻¹ (b - A Δλ)`, with `D` the absolute
-//!   row sums `Σ_c |A_rc|` when [`SolverOptions::average`] is set (the default) and the diagonal
-//!   otherwise. Plain Jacobi diverges on the cloth (`A` is far from diagonally dominant: a row
+//!   row sums `Σ_c |A_rc|` unless [`SolverOptions::average`] is `Averaging::Off` (the default is
+//!   on) and the diagonal otherwise. Plain Jacobi diverges on the cloth (`A` is far from diagonally dominant: a row
 //!   has about ten off-diagonal entries of half the diagonal); with row sums, `2D/ω - A` is
 //!   positive definite for ω <= 1 (Gershgorin), so the sweeps converge — the same idea as
 //!   averaging the position corrections by constraint count;
@@ -232,7 +232,7 @@ impl Newton {
             method,
             sweeps: opts.inner,
             omega: opts.omega as f64,
-            row_sum_scaling: opts.average,
+            row_sum_scaling: opts.average != crate::Averaging::Off,
             jacobi_scale: Vec::new(),
             regularization: opts.regularization,
             prepared: None,

@@ -11,17 +11,13 @@
 //! pair of tasks that share a particle runs in the order of the iteration-by-iteration schedule:
 //! the result is that schedule's, bit for bit, on any number of threads.
 //!
-//! What it saves is the barrier at the end of every iteration. At n = 512 (tiles of ~100 µs, two
-//! threads, instrumented build, not committed) one thread sat idle 0.6-1.8 ms per 8-iteration
-//! step at those barriers: waiting for the other's last tile, then being woken (rayon puts an idle
-//! thread to sleep within microseconds; waking it took 20-50 µs on the 2-core VM). As one graph:
-//! 0.25 ms.
+//! What it saves is the barrier at the end of every iteration: the thread that finishes first
+//! no longer waits for the other's last tile and then for its own wake-up (rayon puts an idle
+//! thread to sleep within microseconds). `docs/performance-notes.md` has the measured idle time.
 //!
 //! A thread takes a finished task's first released successor next, so it runs down a diagonal
 //! (tile `t` of iteration `k`, then tile `t - 1` of iteration `k + 1`, ...) over data it has just
-//! touched. With tiles small enough for several to stay in L2 that reuse pays on one thread too:
-//! solve only, n = 512, paired runs in one process, tiles of 2048: 1.14x faster than iteration by
-//! iteration; at the default 16384 (one tile ~1.3 MB with its constraints): 0.99x.
+//! touched; with tiles small enough for several to stay in L2 that reuse pays on one thread too.
 
 use crate::parallel::Pool;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -308,7 +308,7 @@ fn newton_variants_beat_per_edge_gauss_seidel_per_iteration_on_the_rope() {
 fn jacobi_with_averaging_and_omega_one_stays_finite() {
     let opts = SolverOptions {
         omega: 1.0,
-        average: true,
+        average: sparse::Averaging::Constraint,
         ..small_blocks(2)
     };
     let params = StepParams::default();

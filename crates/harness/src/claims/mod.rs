@@ -1,4 +1,4 @@
-//! `wobble claims`: tests twelve published claims about PBD solvers on this code and machine
+//! `wobble claims`: tests fourteen published claims about PBD solvers on this code and machine
 //! and writes CLAIMS.md. One function per claim runs what the claim needs, writes the CSV and
 //! plot behind it under `claims/`, and computes its verdict from the measured numbers by the
 //! rule it states; nothing in CLAIMS.md is typed by hand.
@@ -7,10 +7,13 @@
 //! - [`cost`]: C3, C4 (step time against size and iterations; cache misses).
 //! - [`behaviour`]: C5, C6, C8, C10, C12 (stretch, energy, substeps, stiffness, jelly).
 //! - [`mass_spring`]: C7 (largest stable stiffness per mass-spring integrator).
+//! - [`jacobi`]: C13, C14 (the Jacobi variants' fixed point on the hanging chain and momentum
+//!   on the free cloth).
 
 pub mod behaviour;
 pub mod convergence;
 pub mod cost;
+pub mod jacobi;
 pub mod mass_spring;
 
 use crate::machine::{self, Machine};
@@ -84,7 +87,7 @@ impl Verdict {
 /// One tested claim.
 #[derive(Debug, Clone)]
 pub struct Claim {
-    /// C1..C12.
+    /// C1..C14.
     pub id: &'static str,
     /// Where the claim comes from.
     pub source: &'static str,
@@ -244,6 +247,8 @@ pub const CLAIMS: &[(&str, ClaimFn)] = &[
     ("C10", behaviour::c10),
     ("C11", convergence::c11),
     ("C12", behaviour::c12),
+    ("C13", jacobi::c13),
+    ("C14", jacobi::c14),
 ];
 
 /// Runs the claims and writes CLAIMS.md.
@@ -260,7 +265,8 @@ pub fn run(a: &ClaimsArgs) -> Result<Section, Error> {
                 .collect();
             if let Some(bad) = ids.iter().find(|id| !CLAIMS.iter().any(|(c, _)| c == id)) {
                 return Err(Error::Arg(format!(
-                    "unknown claim id '{bad}'; expected C1..C12"
+                    "unknown claim id '{bad}'; expected C1..C{}",
+                    CLAIMS.len()
                 )));
             }
             Some(ids)
@@ -303,7 +309,8 @@ pub fn run(a: &ClaimsArgs) -> Result<Section, Error> {
         sec.add_files(c.files.iter().cloned());
     }
     sec.line(format!(
-        "Twelve published claims tested on this code ({} mode); details, rules and data in {}.\n",
+        "{} published claims tested on this code ({} mode); details, rules and data in {}.\n",
+        CLAIMS.len(),
         if a.quick { "quick" } else { "full" },
         link(&path, &a.out)
     ));

@@ -1,13 +1,16 @@
 //! Why a step diverged: the NaN guard's diagnosis, run only on the failure path.
 //!
 //! [`crate::step()`] checks the state once, at the end of the step, so a healthy step pays
-//! nothing for diagnosis. When that check finds a non-finite value, [`diverged`] restores the
-//! state at the start of the step and replays it ([`replay_checked`]) with a check after every
-//! stage: external forces, prediction, attachments, the solver's `begin` and each iteration,
-//! contacts, friction, the velocity update and restitution. When an iteration goes bad, the
-//! constraints are projected one at a time, in Gauss-Seidel storage order, from the state before
-//! that iteration, to name the constraint kind and the constraint that produce the first
-//! non-finite value (for the reference Gauss-Seidel this is exactly what the iteration did).
+//! nothing for diagnosis. When that check finds a non-finite value or a particle faster than
+//! [`crate::step::MAX_SPEED`], [`diverged`] restores the state at the start of the step and
+//! replays it ([`replay_checked`]) with a check after every stage: external forces, prediction,
+//! attachments, the solver's `begin` and each iteration (whose speed is the one its positions
+//! imply, `|x - x_prev| / h`), contacts, friction, the velocity update and restitution. When an
+//! iteration produces a non-finite value, the constraints are projected one at a time, in
+//! Gauss-Seidel storage order, from the state before that iteration, to name the constraint kind
+//! and the constraint that produce the first non-finite value (for the reference Gauss-Seidel
+//! this is exactly what the iteration did); an iteration that is merely too fast is named as it
+//! is (a solver diverges as a whole, not one constraint at a time).
 //!
 //! The replay runs the very stage code of `step()` (`step::advance`, generic over a stage
 //! checker that the plain step instantiates with a no-op), so the two cannot drift apart; a test
@@ -18,7 +21,7 @@ use crate::body::Body;
 use crate::constraints::{project_distance_scalar, project_generic, Constraints};
 use crate::error::WobbleError;
 use crate::solver::Solver;
-use crate::step::{advance, prepare_step, StageCheck, StepParams};
+use crate::step::{advance, diverged_at, prepare_step, StageCheck, StepParams, MAX_SPEED};
 
 /// Where a replay first met a non-finite value.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,9 +30,12 @@ pub struct Finding {
     pub particle: usize,
     /// The stage, and for constraint projections the kind and constraint.
     pub stage: String,
+    /// The particle's speed when it was too fast (`None`: it became non-finite).
+    pub speed: Option<f32>,
 }
 
-/// The error for a step that produced a non-finite value (first found at `first_bad`): replays
+/// The error for a step that produced a non-finite value or a speed above the bound (first
+/// found at `first_bad`): replays
 /// the step from its start to name the particle and stage, then leaves the body at its last
 /// good state (positions and velocities from the start of the step; the external forces of the
 /// failed step are cleared, as any step clears them).
@@ -43,6 +49,7 @@ pub fn diverged(
     let finding = replay_checked(body, params, solver).unwrap_or(Finding {
         particle: first_bad,
         stage: "step; a checked replay of the step did not reproduce it".into(),
+        speed: None,
     });
     restore(body);
     body.particles
@@ -52,6 +59,7 @@ pub fn diverged(
     WobbleError::Diverged {
         particle: finding.particle,
         stage: finding.stage,
+        speed: finding.speed,
     }
 }
 
@@ -67,16 +75,18 @@ fn restore(body: &mut Body) {
     p.v.copy_from_slice(&s.backup_v);
 }
 
-/// The first particle whose position or velocity is non-finite.
-fn first_bad(x: &[Packed4], v: &[Packed4]) -> Option<usize> {
+/// The first particle whose position or velocity is non-finite or whose speed is above the
+/// bound, and its speed in the second case.
+fn first_bad(x: &[Packed4], v: &[Packed4]) -> Option<(usize, Option<f32>)> {
     x.iter()
         .zip(v)
-        .position(|(x, v)| !(x.is_finite() && v.is_finite()))
+        .enumerate()
+        .find_map(|(i, (x, v))| diverged_at(*x, *v).map(|speed| (i, speed)))
 }
 
 /// Replays one step of `body` from its current state exactly as [`crate::step()`] runs it (the
 /// same stage code, with a check after every stage); returns where a value first became
-/// non-finite, or `None` when the whole step stays finite (the body is then where `step` would
+/// non-finite or too fast, or `None` when the whole step stays finite and within the bound (the body is then where `step` would
 /// have left it, except that external forces and attachments are not consumed).
 pub fn replay_checked(
     body: &mut Body,
@@ -102,9 +112,10 @@ impl StageCheck for Checker {
         label: &dyn Fn() -> String,
     ) -> Result<(), Finding> {
         match first_bad(x, v) {
-            Some(particle) => Err(Finding {
+            Some((particle, speed)) => Err(Finding {
                 particle,
                 stage: label(),
+                speed,
             }),
             None => Ok(()),
         }
@@ -130,12 +141,14 @@ impl StageCheck for Checker {
                     "external force ({}, {}, {}) on particle {i} is non-finite, substep {s}",
                     f.x, f.y, f.z
                 ),
+                speed: None,
             });
         }
         if let Some(i) = wind.and_then(bad) {
             return Err(Finding {
                 particle: i,
                 stage: format!("wind force on particle {i} is non-finite, substep {s}"),
+                speed: None,
             });
         }
         Ok(())
@@ -152,13 +165,28 @@ impl StageCheck for Checker {
         &mut self,
         constraints: &Constraints,
         x: &[Packed4],
+        x_prev: &[Packed4],
         v: &[Packed4],
+        inv_h: f32,
         inv_dt2: f32,
         k: f32,
         label: &dyn Fn() -> String,
     ) -> Result<(), Finding> {
+        // The velocities are those of the substep's start until the velocity update; what an
+        // iterate implies is its move over h.
+        let implied = x.iter().zip(x_prev).enumerate().find_map(|(i, (x, x0))| {
+            let speed = (x.xyz() - x0.xyz()).length() * inv_h;
+            (speed > MAX_SPEED).then_some((i, speed))
+        });
+        if let Some((particle, speed)) = implied {
+            return Err(Finding {
+                particle,
+                stage: label(),
+                speed: Some(speed),
+            });
+        }
         match first_bad(x, v) {
-            Some(i) => Err(attribute(
+            Some((i, None)) => Err(attribute(
                 constraints,
                 std::mem::take(&mut self.x_before),
                 std::mem::take(&mut self.lambda_before),
@@ -167,6 +195,11 @@ impl StageCheck for Checker {
                 i,
                 &label(),
             )),
+            Some((particle, speed)) => Err(Finding {
+                particle,
+                stage: label(),
+                speed,
+            }),
             None => Ok(()),
         }
     }
@@ -194,6 +227,7 @@ fn attribute(
                     "constraint kind 'distance', constraint {c} (particles {:?}), in {place}",
                     d.pairs[c]
                 ),
+                speed: None,
             };
         }
         g += 1;
@@ -210,6 +244,7 @@ fn attribute(
                         "constraint kind '{}', constraint {c} (particles {ids:?}), in {place}",
                         kind.name()
                     ),
+                    speed: None,
                 };
             }
             g += 1;
@@ -221,5 +256,6 @@ fn attribute(
             "{place}; no single constraint projected in storage order from the same state \
              produces it, so the solver's own update does"
         ),
+        speed: None,
     }
 }

@@ -4,8 +4,9 @@
 //! et al. 2019, "Small Steps"). With the substep `h = dt / substeps`, each substep does
 //!
 //! ```text
-//! v   ← v + h (g + w f_ext)           (pinned particles, w = 0, keep v = 0; f_ext includes
-//!                                      the body's wind, evaluated at the substep's start)
+//! v   ← d v + h (g + w f_ext)         (d = max(0, 1 - damping h); pinned particles, w = 0,
+//!                                      keep v = 0; f_ext includes the body's wind, evaluated
+//!                                      at the substep's start)
 //! x₀  ← x;   x* ← x + h v              (pinned and attached particles do not predict)
 //! λ   ← 0
 //! repeat `iterations` times:  solver iteration on C(x*) = 0, then contacts sdf(x*) >= 0
@@ -18,9 +19,11 @@
 //! gives each constraint a compliance α (inverse stiffness) and uses `α̃ = α / h²` in
 //! `Δλ = (-C - α̃ λ) / (Σ w |∇C|² + α̃)`, which makes stiffness independent of iterations and dt.
 //!
-//! The state at the start of the step is kept; if the step produces a non-finite value the body
-//! is restored to it and the step returns [`WobbleError::Diverged`], naming the particle and the
-//! stage found by replaying the step with checks ([`crate::step::diagnose`], failure path only).
+//! The state at the start of the step is kept; if the step produces a non-finite value, or a
+//! particle faster than [`MAX_SPEED`], the body is restored to it and the step returns
+//! [`WobbleError::Diverged`], naming the particle and the stage found by replaying the step with
+//! checks ([`crate::step::diagnose`], failure path only). Both are found in the velocity update's pass
+//! over the particles, which the step makes anyway.
 
 pub mod diagnose;
 pub mod passes;
@@ -39,6 +42,18 @@ use std::sync::Arc;
 
 /// Largest accepted iteration or substep count.
 pub const MAX_COUNT: usize = 100_000;
+
+/// A step that leaves any particle faster than this (m/s) has diverged, as surely as one that
+/// produced a NaN: [`step`] restores the body and returns [`WobbleError::Diverged`].
+///
+/// Why 1e6 m/s: wobble's scenes are in SI units, where soft bodies and cloth move at metres per
+/// second; 1e6 m/s is 150 times the speed of sound in steel, and at it a particle crosses 17 km
+/// in one step of 1/60 s. The fastest legitimate runs in the tests stay below 1e3 m/s (the 3 m
+/// box of README's extreme parameters, 300 steps of dt = 1/10 s of gravity), so no legitimate
+/// scene comes near; a solver that diverges grows its error geometrically, iteration after
+/// iteration (plain Jacobi on the cloth reached 1e14 m/s), so it crosses the bound within a
+/// step or two of leaving the physical range, well before f32 overflows.
+pub const MAX_SPEED: f32 = 1e6;
 
 /// How constraint stiffness is expressed.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,7 +80,9 @@ pub struct StepParams {
     pub iterations: usize,
     /// Gravity acceleration.
     pub gravity: Vec3,
-    /// Linear velocity damping per second (0 = none); v ← v · max(0, 1 - damping h).
+    /// Linear velocity damping per second (0 = none): the prediction damps the velocity carried
+    /// into each substep, v ← v · max(0, 1 - damping h) + h (g + w f), and not the increment
+    /// gravity and forces add, so a damped body at rest sags exactly as an undamped one.
     pub damping: f32,
     /// PBD or XPBD stiffness.
     pub stiffness: Stiffness,
@@ -186,14 +203,15 @@ pub fn step(
     // Unchecked, `advance` cannot fail; `None` would only mean it did.
     let outcome = outcome.unwrap_or(Outcome {
         finite: false,
+        max_speed2: f32::INFINITY,
         forces: true,
     });
     // The position of the first bad value is searched only on failure.
-    if !outcome.finite {
+    if !(outcome.finite && outcome.max_speed2 <= MAX_SPEED * MAX_SPEED) {
         let bad =
             p.x.iter()
                 .zip(&p.v)
-                .position(|(x, v)| !(x.is_finite() && v.is_finite()))
+                .position(|(x, v)| diverged_at(*x, *v).is_some())
                 .unwrap_or(0);
         return Err(crate::step::diagnose::diverged(body, params, solver, bad));
     }
@@ -212,6 +230,17 @@ fn executor_or_serial(executor: &Option<Arc<dyn Executor>>) -> &dyn Executor {
         Some(e) => e.as_ref(),
         None => &Serial,
     }
+}
+
+/// Why a particle with position `x` and velocity `v` has diverged: `Some(None)` when a value is
+/// non-finite, `Some(Some(speed))` when it moves faster than [`MAX_SPEED`], `None` when neither.
+#[inline]
+pub(crate) fn diverged_at(x: Packed4, v: Packed4) -> Option<Option<f32>> {
+    if !(x.is_finite() && v.is_finite()) {
+        return Some(None);
+    }
+    let speed = v.xyz().length();
+    (speed > MAX_SPEED).then_some(Some(speed))
 }
 
 /// Validates the parameters, colliders and wind, and prepares the solver for the body's topology.
@@ -256,12 +285,16 @@ pub(crate) trait StageCheck {
     ) -> std::result::Result<(), Finding>;
     /// Before a solver iteration (the checker keeps the state to attribute a failure).
     fn before_iteration(&mut self, x: &[Packed4], lambda: &[f32]);
-    /// After a solver iteration.
+    /// After a solver iteration (`x_prev` the substep's start and `inv_h` = 1/h, for the speed
+    /// the iterate implies).
+    #[allow(clippy::too_many_arguments)]
     fn iteration(
         &mut self,
         constraints: &Constraints,
         x: &[Packed4],
+        x_prev: &[Packed4],
         v: &[Packed4],
+        inv_h: f32,
         inv_dt2: f32,
         k: f32,
         label: &dyn Fn() -> String,
@@ -300,6 +333,8 @@ impl StageCheck for NoCheck {
         _: &Constraints,
         _: &[Packed4],
         _: &[Packed4],
+        _: &[Packed4],
+        _: f32,
         _: f32,
         _: f32,
         _: &dyn Fn() -> String,
@@ -313,6 +348,8 @@ impl StageCheck for NoCheck {
 pub(crate) struct Outcome {
     /// Every position and velocity is finite at the end.
     pub finite: bool,
+    /// The largest squared speed met at the end of any substep.
+    pub max_speed2: f32,
     /// Some external force was non-zero (so the forces must be cleared).
     pub forces: bool,
 }
@@ -353,8 +390,10 @@ pub(crate) fn advance<C: StageCheck>(
     let k = params.correction_scale();
     let damp = (1.0 - params.damping * h).max(0.0);
     let g = params.gravity;
-    // Whether every position and velocity is finite after the last substep.
+    // Whether every position and velocity is finite after the last substep, and the largest
+    // squared speed at the end of any substep.
     let mut finite = true;
+    let mut max_speed2 = 0.0f32;
     let mut forces = false;
     let executor = solver.executor();
     let executor = executor_or_serial(&executor);
@@ -428,9 +467,16 @@ pub(crate) fn advance<C: StageCheck>(
             if global_kinds {
                 project_global_kinds(&mut state);
             }
-            check.iteration(constraints, state.x, &p.v, inv_dt2, k, &|| {
-                format!("solver '{}' iteration {it}, substep {s}", solver.name())
-            })?;
+            check.iteration(
+                constraints,
+                state.x,
+                state.x_prev,
+                &p.v,
+                inv_h,
+                inv_dt2,
+                k,
+                &|| format!("solver '{}' iteration {it}, substep {s}", solver.name()),
+            )?;
             project_contacts(colliders, &mut scratch.contacts, state.x);
             check.stage(state.x, &p.v, &|| {
                 format!("contacts, iteration {it}, substep {s}")
@@ -441,7 +487,9 @@ pub(crate) fn advance<C: StageCheck>(
         }
         apply_friction(colliders, &scratch.contacts, &mut p.x, &p.x_prev);
         check.stage(&p.x, &p.v, &|| format!("friction, substep {s}"))?;
-        finite = passes::update_velocities(executor, &mut p.v, &p.x, &p.x_prev, inv_h);
+        let (ok, speed2) = passes::update_velocities(executor, &mut p.v, &p.x, &p.x_prev, inv_h);
+        finite = ok;
+        max_speed2 = max_speed2.max(speed2);
         check.stage(&p.x, &p.v, &|| format!("velocity update, substep {s}"))?;
         apply_restitution(
             colliders,
@@ -452,9 +500,15 @@ pub(crate) fn advance<C: StageCheck>(
         );
         // Restitution changed only the contacts' velocities since the velocity pass checked.
         for c in &scratch.contacts {
-            finite &= p.v[c.particle as usize].is_finite();
+            let v = p.v[c.particle as usize];
+            finite &= v.is_finite();
+            max_speed2 = max_speed2.max(v.xyz().length_squared());
         }
         check.stage(&p.x, &p.v, &|| format!("restitution, substep {s}"))?;
     }
-    Ok(Outcome { finite, forces })
+    Ok(Outcome {
+        finite,
+        max_speed2,
+        forces,
+    })
 }

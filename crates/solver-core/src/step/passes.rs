@@ -2,9 +2,9 @@
 //! with the finiteness check, clearing buffers), cut into blocks of [`PARTICLE_BLOCK`]
 //! particles that the solver's threads may run ([`Executor::run_blocks`]).
 //!
-//! At a million particles these passes stream ~150 MB per step and took 10.6 ms of a 70 ms
-//! step (one thread, 8 iterations), more than one solver iteration; left serial, they would cap what a second thread can gain. Each pass computes
-//! every particle from that particle alone, so how the blocks are shared out never changes a
+//! At a million particles these passes stream ~150 MB per step, more than one solver
+//! iteration; left serial, they would cap what a second thread can gain (the measured share is
+//! in `docs/performance-notes.md`). Each pass computes every particle from that particle alone, so how the blocks are shared out never changes a
 //! bit of the result.
 
 use crate::body::particles::{Packed4, Particles};
@@ -12,7 +12,7 @@ use crate::shared_mut::SharedMut;
 use crate::solver::Executor;
 use glam::Vec3;
 use std::ops::Range;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 /// Particles per block of a pass (a constant, so the cut never depends on the thread count).
 pub const PARTICLE_BLOCK: usize = 16384;
@@ -34,7 +34,7 @@ pub(crate) struct Motion {
 }
 
 /// The prediction: `x_prev ← x`, then for every particle with inverse mass `w ≠ 0`:
-/// `v ← (v + h (g + w f)) · damp`, `x ← x + h v` (pinned particles keep `x` and `v`). `wind`
+/// `v ← v · damp + h (g + w f)`, `x ← x + h v` (pinned particles keep `x` and `v`). `wind`
 /// is added to the force; `backup` (positions, velocities) first receives `x` and `v` (the
 /// positions only when their slice is not empty: with one substep `x_prev` keeps them).
 /// Returns whether any external force (not wind) was non-zero, so that clearing them can be
@@ -153,9 +153,11 @@ fn predict_block<const BACKUP: bool, const WIND: bool>(
         }
         let w = xi.w;
         let moving = w != 0.0;
-        let vx = (vi.x + h * (g.x + f.x * w)) * damp;
-        let vy = (vi.y + h * (g.y + f.y * w)) * damp;
-        let vz = (vi.z + h * (g.z + f.z * w)) * damp;
+        // Only the velocity carried in is damped: damping the increment as well would make a
+        // body at rest sag (1 - damping h) too little (its weight scaled by the damping).
+        let vx = vi.x * damp + h * (g.x + f.x * w);
+        let vy = vi.y * damp + h * (g.y + f.y * w);
+        let vz = vi.z * damp + h * (g.z + f.z * w);
         v[i] = Packed4 {
             x: if moving { vx } else { vi.x },
             y: if moving { vy } else { vi.y },
@@ -204,35 +206,42 @@ fn streaming_done() {
 }
 
 /// The velocity update `v ← (x - x_prev) / h` (`inv_h` = 1/h; `w` of `v` is kept); returns
-/// whether every position and every updated velocity is finite (checked in the same pass, so
-/// the NaN guard costs no pass of its own).
+/// whether every position and every updated velocity is finite, and the largest squared speed
+/// (both found in the same pass, so the divergence guard costs no pass of its own).
 pub(crate) fn update_velocities(
     executor: &dyn Executor,
     v: &mut [Packed4],
     x: &[Packed4],
     x_prev: &[Packed4],
     inv_h: f32,
-) -> bool {
+) -> (bool, f32) {
     let n = v.len();
     assert!(x.len() == n && x_prev.len() == n);
     let vp = SharedMut::new(v);
     let ok = AtomicBool::new(true);
+    // Squared speeds are >= 0, whose f32 bits order as the values do.
+    let fastest = AtomicU32::new(0);
     for_each_range(executor, n, |r| {
         // SAFETY: `v` has n elements; block ranges are disjoint; `v` is borrowed for the call.
         let v = unsafe { vp.range(r.clone()) };
         let mut finite = true;
+        let mut max2 = 0.0f32;
         for ((v, x), x0) in v.iter_mut().zip(&x[r.clone()]).zip(&x_prev[r]) {
             v.x = (x.x - x0.x) * inv_h;
             v.y = (x.y - x0.y) * inv_h;
             v.z = (x.z - x0.z) * inv_h;
-            // `&`, not `&&`: no early exit, so the loop vectorizes.
+            // `&`, not `&&`: no early exit, so the loop vectorizes (NaN never wins the max; the
+            // finiteness flag catches it).
             finite = finite & x.is_finite() & v.is_finite();
+            let s2 = v.x * v.x + v.y * v.y + v.z * v.z;
+            max2 = if s2 > max2 { s2 } else { max2 };
         }
         if !finite {
             ok.store(false, Ordering::Relaxed);
         }
+        fastest.fetch_max(max2.to_bits(), Ordering::Relaxed);
     });
-    ok.into_inner()
+    (ok.into_inner(), f32::from_bits(fastest.into_inner()))
 }
 
 /// Sets every element of `a` to its default (zero).
