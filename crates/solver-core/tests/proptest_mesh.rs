@@ -316,6 +316,9 @@ proptest! {
             let e = default.as_ref().unwrap_err();
             prop_assert!(is_unrepairable(e), "{}", e);
             prop_assert!(strict.is_err());
+        } else if let Err(WobbleError::EmptyMesh(_)) = &default {
+            // Every face was a defect (zero area or a repeat) and went: nothing is left.
+            prop_assert!(strict.is_err());
         } else {
             let (mesh, report) = default.as_ref().map_err(|e| TestCaseError::fail(e.to_string()))?;
             prop_assert!(!report.is_clean(), "every damage here is a defect: {:?}", damages);
@@ -357,4 +360,15 @@ proptest! {
             }
         }
     }
+}
+
+/// A grid whose every triangle the damage made zero-area or a repeat repairs to nothing: the
+/// proptest above once drew one and took the empty-mesh error for a failure.
+#[test]
+fn a_mesh_whose_every_face_is_dropped_is_refused_as_empty() {
+    let pos = [Vec3::ZERO, Vec3::X, Vec3::Z];
+    let faces = vec![[0u32, 1, 1], [0, 2, 2]];
+    let e = repair(&pos, &faces, &MeshOptions::default()).unwrap_err();
+    assert!(matches!(e, WobbleError::EmptyMesh(_)), "{e}");
+    assert!(repair(&pos, &faces, &MeshOptions::default().strict(true)).is_err());
 }
