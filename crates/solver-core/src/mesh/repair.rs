@@ -265,8 +265,23 @@ fn repair_sited<F: AsRef<[u32]>>(
         faces_in: faces.len(),
         ..Default::default()
     };
+    let scale = check_unrepairable(positions, faces)?;
+    let (welded, remap) = weld_checked(positions, options, &mut report)?;
+    let (mut triangles, triangle_face) =
+        triangles_without_defects(faces, &welded, &remap, scale, options, &mut report)?;
+    let kept = drop_unused_vertices(&welded, &remap, &mut triangles, options, &mut report)?;
+    find_non_manifold_edges(&triangles, &triangle_face, options, &mut report)?;
+    let mesh = TriMesh::new(kept, triangles)?;
+    Ok((mesh, report))
+}
 
-    // What no repair can fix.
+/// What no repair can fix: non-finite coordinates, an extent that overflows, faces with fewer
+/// than three vertices or indices out of range. Returns the bounding-box diagonal.
+fn check_unrepairable<F: AsRef<[u32]>>(
+    positions: &[Vec3],
+    faces: &[F],
+) -> std::result::Result<f32, Sited> {
+    let n = positions.len();
     for (k, p) in positions.iter().enumerate() {
         for (value, what) in [(p.x, "vertex x"), (p.y, "vertex y"), (p.z, "vertex z")] {
             if !value.is_finite() {
@@ -318,7 +333,17 @@ fn repair_sited<F: AsRef<[u32]>>(
         }
     }
 
-    // 1. Weld.
+    Ok(scale)
+}
+
+/// Stage 1: welds duplicate vertices (refused in strict mode); returns the welded positions and
+/// each input vertex's welded index.
+fn weld_checked(
+    positions: &[Vec3],
+    options: &MeshOptions,
+    report: &mut RepairReport,
+) -> std::result::Result<(Vec<Vec3>, Vec<u32>), Sited> {
+    let n = positions.len();
     let (welded, remap) = weld_map(positions, options.weld_tolerance);
     report.welded_vertices = n - welded.len();
     if report.welded_vertices > 0 && options.strict {
@@ -342,7 +367,19 @@ fn repair_sited<F: AsRef<[u32]>>(
         }
     }
 
-    // 2. Triangulate, 3. drop zero-area triangles, 4. drop duplicates.
+    Ok((welded, remap))
+}
+
+/// Stages 2-4: fan-triangulates polygons and drops zero-area and repeated triangles (refused in
+/// strict mode); returns the triangles in welded numbering and the face each came from.
+fn triangles_without_defects<F: AsRef<[u32]>>(
+    faces: &[F],
+    welded: &[Vec3],
+    remap: &[u32],
+    scale: f32,
+    options: &MeshOptions,
+    report: &mut RepairReport,
+) -> std::result::Result<(Vec<[u32; 3]>, Vec<usize>), Sited> {
     let mut triangles: Vec<[u32; 3]> = Vec::with_capacity(faces.len());
     let mut triangle_face: Vec<usize> = Vec::with_capacity(faces.len());
     let mut seen: HashMap<[u32; 3], usize> = HashMap::with_capacity(faces.len());
@@ -396,9 +433,20 @@ fn repair_sited<F: AsRef<[u32]>>(
         .into());
     }
 
-    // 5. Drop unused vertices, renumbering in order.
+    Ok((triangles, triangle_face))
+}
+
+/// Stage 5: drops vertices no triangle uses (refused in strict mode), renumbering in order;
+/// fills the report's vertex map and returns the kept positions.
+fn drop_unused_vertices(
+    welded: &[Vec3],
+    remap: &[u32],
+    triangles: &mut [[u32; 3]],
+    options: &MeshOptions,
+    report: &mut RepairReport,
+) -> std::result::Result<Vec<Vec3>, Sited> {
     let mut new_index = vec![u32::MAX; welded.len()];
-    for t in &triangles {
+    for t in triangles.iter() {
         for &v in t {
             new_index[v as usize] = 0;
         }
@@ -424,7 +472,16 @@ fn repair_sited<F: AsRef<[u32]>>(
         .iter_mut()
         .for_each(|t| *t = t.map(|v| new_index[v as usize]));
 
-    // 6. Non-manifold edges.
+    Ok(kept)
+}
+
+/// Stage 6: lists the edges with three or more triangles (refused in strict mode).
+fn find_non_manifold_edges(
+    triangles: &[[u32; 3]],
+    triangle_face: &[usize],
+    options: &MeshOptions,
+    report: &mut RepairReport,
+) -> std::result::Result<(), Sited> {
     let mut on_edge: HashMap<[u32; 2], u32> = HashMap::with_capacity(triangles.len() * 2);
     for (t, tri) in triangles.iter().enumerate() {
         for k in 0..3 {
@@ -449,8 +506,7 @@ fn repair_sited<F: AsRef<[u32]>>(
         }
     }
 
-    let mesh = TriMesh::new(kept, triangles)?;
-    Ok((mesh, report))
+    Ok(())
 }
 
 /// The hinges bending acts on: interior manifold edges with their two opposite vertices.
