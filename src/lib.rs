@@ -29,6 +29,10 @@
 //! - `drag_cloth`: a ray picks a hanging cloth, a grab drags it, it swings back when released;
 //! - `jelly_deformer`: the Unity-style jelly deformer on a sphere, poked and springing back;
 //! - `embedded_mesh`: a high-resolution render mesh riding on a low-resolution body, with normals.
+//!
+//! Feature `serde` (off by default): [`core::BodyState`], what [`core::Body::state`] saves and
+//! [`core::Body::restore`] puts back (to rewind in memory, with or without the feature), is
+//! `Serialize` and `Deserialize`, so a game can write it to a save file or send it over a network.
 
 pub use glam;
 pub use solver_core as core;
