@@ -29,6 +29,7 @@
 //! - `drag_cloth`: a ray picks a hanging cloth, a grab drags it, it swings back when released;
 //! - `jelly_deformer`: the Unity-style jelly deformer on a sphere, poked and springing back;
 //! - `embedded_mesh`: a high-resolution render mesh riding on a low-resolution body, with normals.
+//! - `custom_solver`: a damped Jacobi solver written outside the crates, beside Gauss-Seidel.
 //!
 //! Feature `serde` (off by default): [`core::BodyState`], what [`core::Body::state`] saves and
 //! [`core::Body::restore`] puts back (to rewind in memory, with or without the feature), is

@@ -78,3 +78,8 @@ fn embedded_mesh_runs() {
         ],
     );
 }
+
+#[test]
+fn custom_solver_runs() {
+    runs_and_prints("custom_solver", &["mean stretch damped-jacobi"]);
+}
