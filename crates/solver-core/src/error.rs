@@ -224,6 +224,16 @@ pub enum WobbleError {
     /// A defect that default loading repairs, refused because strict mode was asked for.
     #[error("{0}; strict mode refuses this (default loading repairs it)")]
     RefusedInStrictMode(Box<WobbleError>),
+    /// A saved body state that does not fit the body it is restored into.
+    #[error("cannot restore the body state: its {what} is {found}, the body's is {expected}")]
+    StateMismatch {
+        /// What differs (particle count, topology fingerprint, grab count, an array's length).
+        what: &'static str,
+        /// The state's value.
+        found: u64,
+        /// The body's value.
+        expected: u64,
+    },
     /// A step produced a non-finite value, or a speed above [`crate::step::MAX_SPEED`] (`speed`
     /// is then that speed); the body was rolled back to its last good state.
     #[error("step diverged: particle {particle} {} ({stage}); the body was restored to its last good state", divergence(.speed))]

@@ -3,6 +3,8 @@
 //! The data and the hot kernels of wobble, a position-based dynamics (PBD/XPBD) library.
 //!
 //! - [`body`]: a [`Body`] ties particles, constraints, topology, colliders and attachments;
+//!   [`body::state`] saves and restores what changes as it steps ([`BodyState`]; with the
+//!   `serde` feature, serializable);
 //!   [`body::particles`] is the structure-of-arrays storage (each position packed with its
 //!   inverse mass as `[x, y, z, w]`, [`Packed4`]); [`body::materials`] turns Young's modulus
 //!   and Poisson's ratio into XPBD compliances.
@@ -53,6 +55,7 @@ pub mod step;
 
 pub use body::materials::Material;
 pub use body::particles::{Packed4, Particles};
+pub use body::state::BodyState;
 pub use body::{Attachment, Body, Topology};
 pub use collide::{Collider, Shape};
 pub use constraints::{ConstraintKind, Constraints, DistanceConstraints};

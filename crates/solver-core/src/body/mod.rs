@@ -2,6 +2,7 @@
 
 pub mod materials;
 pub mod particles;
+pub mod state;
 
 use crate::body::particles::{Packed4, Particles};
 use crate::collide::{Collider, Contact};
@@ -35,6 +36,7 @@ pub struct Topology {
 
 /// A particle driven to a target every substep (a moving pin).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Attachment {
     /// The attached particle (pinned while attached).
     pub particle: u32,

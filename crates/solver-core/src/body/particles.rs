@@ -7,6 +7,7 @@ use glam::Vec3;
 
 /// A position packed with the particle's inverse mass in `w`; 16-byte aligned.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(C, align(16))]
 pub struct Packed4 {
     /// x coordinate.

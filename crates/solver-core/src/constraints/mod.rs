@@ -43,6 +43,8 @@ pub trait KindObject {
     /// The concrete table, for code that edits a kind it knows (drag targets, plastic rest
     /// values).
     fn as_any_mut(&mut self) -> &mut dyn Any;
+    /// The concrete table to read (a body's saved state reads the drag targets).
+    fn as_any(&self) -> &dyn Any;
 }
 
 impl<T: ConstraintKind + Clone + 'static> KindObject for T {
@@ -50,6 +52,9 @@ impl<T: ConstraintKind + Clone + 'static> KindObject for T {
         Box::new(self.clone())
     }
     fn as_any_mut(&mut self) -> &mut dyn Any {
+        self
+    }
+    fn as_any(&self) -> &dyn Any {
         self
     }
 }

@@ -452,7 +452,7 @@ fn active_grab(body: &mut Body, id: GrabId) -> Result<(usize, &mut Drag, usize)>
     Ok((k, d, c))
 }
 
-fn drag_table(body: &mut Body) -> Option<(usize, &mut Drag)> {
+pub(crate) fn drag_table(body: &mut Body) -> Option<(usize, &mut Drag)> {
     body.constraints
         .extra
         .iter_mut()
