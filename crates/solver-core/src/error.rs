@@ -89,6 +89,13 @@ pub enum WobbleError {
     /// A scene, option or constraint kind that this build does not support yet.
     #[error("unsupported: {0}")]
     Unsupported(String),
+    /// A SIMD kernel asked for by name whose instructions the running CPU lacks.
+    #[error("the {kernel} kernel needs {needs}, which this CPU lacks (it has: {has})")]
+    KernelUnavailable {
+        kernel: &'static str,
+        needs: &'static str,
+        has: String,
+    },
     /// A mesh face with fewer than three vertices.
     #[error("face {index} has {vertices} vertices; a face needs at least 3")]
     FaceTooSmall { index: usize, vertices: usize },
