@@ -74,6 +74,10 @@ pub trait Solver: Send {
     fn colors(&self) -> Option<usize> {
         None
     }
+    /// The SIMD distance-batch kernel the solver runs (`None`: it runs none).
+    fn kernel(&self) -> Option<crate::simd::Kernel> {
+        None
+    }
     /// Number of rayon threads the solver uses (1 for serial solvers).
     fn threads(&self) -> usize {
         1

@@ -188,11 +188,6 @@ impl Colored {
         self.tile_report
     }
 
-    /// The kernel that projects the distance constraints (never `Auto`).
-    pub fn kernel(&self) -> Kernel {
-        self.kernel
-    }
-
     /// Projects other kinds' constraints `list` one after another.
     fn project_generic_list(s: &mut SolveState, list: &[[u32; 3]]) {
         for &[t, c, g] in list {
@@ -640,6 +635,10 @@ impl Solver for Colored {
 
     fn threads(&self) -> usize {
         self.pool.threads()
+    }
+
+    fn kernel(&self) -> Option<Kernel> {
+        Some(self.kernel)
     }
 
     fn home(&self) -> Option<std::sync::Arc<dyn solver_core::ThreadHome>> {
