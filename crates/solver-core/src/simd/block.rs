@@ -249,9 +249,10 @@ unsafe fn update<I: Isa>(
     );
     let dl = I::mul(num, r);
     let ok = I::neither_le_zero(len2, denom);
-    let s = I::mul(I::mul(c.k, dl), inv_len);
-    let (si, sj) = (I::mul(s, wi), I::mul(s, wj));
-    let (nsi, nsj) = (si, I::sub(I::splat(0.0), sj));
+    // k w / |d| per side is known before Δλ, which leaves one product between Δλ and the moves.
+    let kl = I::mul(c.k, inv_len);
+    let (kwi, kwj) = (I::mul(kl, wi), I::mul(I::sub(I::splat(0.0), kl), wj));
+    let (nsi, nsj) = (I::mul(dl, kwi), I::mul(dl, kwj));
     // Pinned particles (w = 0) keep their exact bits: their lanes are not updated at all.
     let (ki, kj) = (I::and_nonzero(ok, wi), I::and_nonzero(ok, wj));
     (
