@@ -8,11 +8,8 @@
 //! `std::arch` rather than `wide`: `wide` picks its code at compile time from the build's
 //! target features, and this kernel must exist in every x86-64 build, chosen at run time.
 
-use super::batch::EdgeBatch;
-use super::block::{self, Isa};
-use crate::particles::Packed4;
+use super::block::{self, Isa, Job};
 use core::arch::x86_64::*;
-use std::ops::Range;
 
 /// AVX2 + FMA registers, two at a time: a block's two parts (slots 0-1 and 2-3 of every
 /// quad) go through the update side by side, each operation on both, so that two independent
@@ -163,18 +160,11 @@ impl Isa for Avx2 {
     }
 }
 
-/// The AVX2 body of [`super::project_distance_batch_range`].
+/// [`block::project_range`] on this instruction set.
 ///
 /// # Safety
 /// The CPU has AVX2 and FMA; otherwise as [`block::project_range`].
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn project_range(
-    x: *mut Packed4,
-    b: &EdgeBatch,
-    range: Range<usize>,
-    lambda: *mut f32,
-    inv_dt2: f32,
-    k: f32,
-) {
-    block::project_range::<Avx2>(x, b, range, lambda, inv_dt2, k)
+pub(super) unsafe fn project_range(job: Job) {
+    block::project_range::<Avx2>(job)
 }

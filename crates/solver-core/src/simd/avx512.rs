@@ -6,11 +6,8 @@
 //! `std::arch` rather than `wide`: `wide` picks its code at compile time from the build's
 //! target features, and this kernel must exist in every x86-64 build, chosen at run time.
 
-use super::batch::EdgeBatch;
-use super::block::{self, Isa};
-use crate::particles::Packed4;
+use super::block::{self, Isa, Job};
 use core::arch::x86_64::*;
-use std::ops::Range;
 
 /// AVX-512F registers.
 pub(super) struct Avx512;
@@ -122,18 +119,11 @@ impl Isa for Avx512 {
     }
 }
 
-/// The AVX-512 body of [`super::project_distance_batch_range`].
+/// [`block::project_range`] on this instruction set.
 ///
 /// # Safety
 /// The CPU has AVX-512F; otherwise as [`block::project_range`].
 #[target_feature(enable = "avx512f")]
-pub(super) unsafe fn project_range(
-    x: *mut Packed4,
-    b: &EdgeBatch,
-    range: Range<usize>,
-    lambda: *mut f32,
-    inv_dt2: f32,
-    k: f32,
-) {
-    block::project_range::<Avx512>(x, b, range, lambda, inv_dt2, k)
+pub(super) unsafe fn project_range(job: Job) {
+    block::project_range::<Avx512>(job)
 }

@@ -368,6 +368,17 @@ unsafe fn partial_block<I: Isa>(
     }
 }
 
+/// One call's work: positions `range` of batch `b`, particles `x`, multipliers `lambda`
+/// (indexed like the batch), α̃ scale and stiffness.
+pub(super) struct Job<'a> {
+    pub x: *mut Packed4,
+    pub b: &'a EdgeBatch,
+    pub range: Range<usize>,
+    pub lambda: *mut f32,
+    pub inv_dt2: f32,
+    pub k: f32,
+}
+
 /// The vector body of [`super::project_distance_batch_range`] on instruction set `I`.
 ///
 /// # Safety
@@ -376,14 +387,15 @@ unsafe fn partial_block<I: Isa>(
 /// `lambda` to at least `range.end` multipliers, none of which another thread touches during
 /// the call.
 #[inline(always)]
-pub(super) unsafe fn project_range<I: Isa>(
-    x: *mut Packed4,
-    b: &EdgeBatch,
-    range: Range<usize>,
-    lambda: *mut f32,
-    inv_dt2: f32,
-    k: f32,
-) {
+pub(super) unsafe fn project_range<I: Isa>(job: Job) {
+    let Job {
+        x,
+        b,
+        range,
+        lambda,
+        inv_dt2,
+        k,
+    } = job;
     debug_assert!(range.start.is_multiple_of(LANES) && range.end <= b.len());
     let xf = x.cast::<f32>();
     let c = Params {

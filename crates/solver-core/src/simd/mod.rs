@@ -290,7 +290,8 @@ pub fn project_distance_batch(
     inv_dt2: f32,
     k: f32,
 ) {
-    project_checked(Kernel::best(), x, b, lambda, inv_dt2, k)
+    project_distance_batch_with(Kernel::Auto, x, b, lambda, inv_dt2, k)
+        .expect("`auto` is always available")
 }
 
 /// [`project_distance_batch`] with the kernel `kernel`; refuses a kernel the CPU lacks.
@@ -305,19 +306,7 @@ pub fn project_distance_batch_with(
     inv_dt2: f32,
     k: f32,
 ) -> Result<()> {
-    project_checked(kernel.resolve()?, x, b, lambda, inv_dt2, k);
-    Ok(())
-}
-
-/// Checks the lengths and runs the available kernel `kernel` over the whole batch.
-fn project_checked(
-    kernel: Kernel,
-    x: &mut [Packed4],
-    b: &EdgeBatch,
-    lambda: &mut [f32],
-    inv_dt2: f32,
-    k: f32,
-) {
+    let kernel = kernel.resolve()?;
     assert!(
         lambda.len() >= b.len(),
         "one multiplier per batch constraint"
@@ -328,7 +317,7 @@ fn project_checked(
     );
     // SAFETY: lengths checked above; the batch's indices were checked when it was built and
     // its constraints are independent; we hold both slices exclusively; `kernel` is available
-    // (resolved by the callers).
+    // (resolved above).
     unsafe {
         project_distance_batch_range(
             kernel,
@@ -339,7 +328,8 @@ fn project_checked(
             inv_dt2,
             k,
         )
-    }
+    };
+    Ok(())
 }
 
 /// Projects the constraints at positions `range` of a batch with `kernel` (`auto`: the best
@@ -379,11 +369,19 @@ pub unsafe fn project_distance_batch_range(
     if start >= end {
         return;
     }
+    let job = block::Job {
+        x,
+        b,
+        range: start..end,
+        lambda,
+        inv_dt2,
+        k,
+    };
     match kernel {
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => avx512::project_range(x, b, start..end, lambda, inv_dt2, k),
+        Kernel::Avx512 => avx512::project_range(job),
         #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => avx2::project_range(x, b, start..end, lambda, inv_dt2, k),
-        _ => portable::project_range(x, b, start..end, lambda, inv_dt2, k),
+        Kernel::Avx2 => avx2::project_range(job),
+        _ => block::project_range::<portable::Portable>(job),
     }
 }

@@ -2,10 +2,7 @@
 //! vector, so a block is four parts of four lanes (slot `k` of the four quads) and every
 //! particle is one 16-byte load, whatever its quad's kind.
 
-use super::batch::EdgeBatch;
-use super::block::{self, Isa};
-use crate::particles::Packed4;
-use std::ops::Range;
+use super::block::Isa;
 use wide::f32x4;
 
 /// `wide::f32x4` registers.
@@ -93,19 +90,4 @@ impl Isa for Portable {
     unsafe fn interleave(a: f32x4, b: f32x4) -> (f32x4, f32x4) {
         (a, b)
     }
-}
-
-/// The portable body of [`super::project_distance_batch_range`].
-///
-/// # Safety
-/// As [`block::project_range`].
-pub(super) unsafe fn project_range(
-    x: *mut Packed4,
-    b: &EdgeBatch,
-    range: Range<usize>,
-    lambda: *mut f32,
-    inv_dt2: f32,
-    k: f32,
-) {
-    block::project_range::<Portable>(x, b, range, lambda, inv_dt2, k)
 }
