@@ -4,18 +4,18 @@
 //!
 //! - `scalar_natural`: `project_distance_scalar` over all constraints in storage order (the
 //!   sequential Gauss-Seidel sweep, the baseline);
-//! - `scalar_colors`: `project_distance_batch_scalar` over every color's batch;
-//! - `simd_colors`: `project_distance_batch` (the AVX-512 kernel when the build enables it)
-//!   over every color's batch;
-//! - `portable_colors`: the portable `wide` gather/scatter kernel over the same batches.
+//! - `scalar_colors`: `project_distance_batch_scalar` over every color's batch (the scalar
+//!   twin);
+//! - `portable_colors`, `avx2_colors`, `avx512_colors`: that kernel over the same batches; a
+//!   kernel this CPU lacks is printed as skipped. `auto` is the last of those that runs.
 //!
 //! The coloring is the colored solver's own greedy coloring (`sparse::Coloring::greedy`).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use solver_core::constraints::{project_distance_scalar, DistanceConstraints};
 use solver_core::simd::{
-    project_distance_batch, project_distance_batch_portable, project_distance_batch_scalar,
-    EdgeBatch,
+    cpu_features, project_distance_batch_scalar, project_distance_batch_with, EdgeBatch, Kernel,
+    DETERMINISTIC,
 };
 use solver_core::{scenes, step, GaussSeidel, Packed4, StepParams};
 use sparse::{Coloring, Incidence};
@@ -40,17 +40,23 @@ fn hanging_cloth(n: usize) -> (Vec<Packed4>, DistanceConstraints, Vec<EdgeBatch>
     (body.particles.x, d, batches)
 }
 
-type BatchKernel = fn(&mut [Packed4], &EdgeBatch, &mut [f32], f32, f32);
-
 fn edge_kernel(c: &mut Criterion) {
     eprintln!(
-        "simd_colors runs the {} kernel",
-        if solver_core::simd::AVX512 {
-            "AVX-512"
-        } else {
-            "portable wide::f32x16"
-        }
+        "CPU features: {}; auto runs {}; enhanced-determinism {}",
+        cpu_features().join(" "),
+        Kernel::best(),
+        if DETERMINISTIC { "on" } else { "off" }
     );
+    let kernels: Vec<Kernel> = Kernel::CONCRETE[1..]
+        .iter()
+        .copied()
+        .filter(|k| {
+            if !k.available() {
+                eprintln!("{k}_colors skipped: this CPU lacks {}", k.needs());
+            }
+            k.available()
+        })
+        .collect();
     // XPBD with compliance 0 (the scenes' default); PBD gives the same arithmetic.
     let (inv_dt2, k) = (3600.0, 1.0);
     for n in [32usize, 256] {
@@ -71,18 +77,25 @@ fn edge_kernel(c: &mut Criterion) {
             })
         });
 
-        let kernels: [(&str, BatchKernel); 3] = [
-            ("scalar_colors", project_distance_batch_scalar),
-            ("simd_colors", project_distance_batch),
-            ("portable_colors", project_distance_batch_portable),
-        ];
-        for (name, kernel) in kernels {
+        let mut x = x0.clone();
+        let mut lambdas: Vec<Vec<f32>> = batches.iter().map(|b| vec![0.0; b.len()]).collect();
+        g.bench_function(BenchmarkId::from_parameter("scalar_colors"), |bch| {
+            bch.iter(|| {
+                for (b, l) in batches.iter().zip(lambdas.iter_mut()) {
+                    project_distance_batch_scalar(&mut x, b, l, inv_dt2, k);
+                }
+                black_box(&mut x);
+            })
+        });
+        for &kernel in &kernels {
             let mut x = x0.clone();
             let mut lambdas: Vec<Vec<f32>> = batches.iter().map(|b| vec![0.0; b.len()]).collect();
+            let name = format!("{kernel}_colors");
             g.bench_function(BenchmarkId::from_parameter(name), |bch| {
                 bch.iter(|| {
                     for (b, l) in batches.iter().zip(lambdas.iter_mut()) {
-                        kernel(&mut x, b, l, inv_dt2, k);
+                        project_distance_batch_with(kernel, &mut x, b, l, inv_dt2, k)
+                            .expect("an available kernel");
                     }
                     black_box(&mut x);
                 })

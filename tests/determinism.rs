@@ -4,13 +4,18 @@
 //! cross-platform determinism test, a chaotic scene run with the reference Gauss-Seidel has a
 //! pinned state hash.
 //!
+//! The distance kernels of `colored` on the same scenes: every kernel the CPU has follows the
+//! scalar twin (within rounding by default, bit for bit with `enhanced-determinism`), and with
+//! `enhanced-determinism` the state hash after 500 steps is the same for every kernel and for
+//! 1 and 2 threads. Kernels the CPU lacks are printed as skipped, by name.
+//!
 //! Written generically over `sparse::SOLVER_NAMES` and the standard scenes, so a new solver
 //! joins by itself; every combination must build and run.
 
 use solver_core::collide::{Collider, Shape};
 use solver_core::glam::Vec3;
-use solver_core::{figures, scenes, step, GaussSeidel, Scene, StepParams};
-use sparse::{make_solver, SolverOptions, SOLVER_NAMES};
+use solver_core::{figures, scenes, step, Body, GaussSeidel, Scene, StepParams};
+use sparse::{make_solver, Kernel, SolverOptions, SOLVER_NAMES};
 
 const STEPS: usize = 500;
 /// Scenes and sizes: large enough that a parallel solver splits its work over 2 threads.
@@ -139,4 +144,96 @@ fn gauss_seidel_hash_is_pinned_like_avians_determinism_test() {
         hash, expected,
         "\nexpected state hash {expected:#018x}, found {hash:#018x}.\nIf the change in behaviour was intended, update `expected` in tests/determinism.rs.\n"
     );
+}
+
+/// The kernels this CPU has; the others are printed as skipped.
+fn available(test: &str) -> Vec<Kernel> {
+    Kernel::CONCRETE
+        .into_iter()
+        .filter(|k| {
+            if !k.available() {
+                eprintln!("{test}: kernel {k} skipped: this CPU lacks {}", k.needs());
+            }
+            k.available()
+        })
+        .collect()
+}
+
+fn scene_body(scene: &str, n: usize) -> Body {
+    Scene::parse(scene, n, None)
+        .and_then(|s| s.build())
+        .unwrap_or_else(|e| panic!("{scene}: {e}"))
+}
+
+/// `scene` after `steps` steps of `colored` with the distance kernel `kernel` on `threads`
+/// threads; blocks small enough that two threads really split the colors.
+fn run_kernel(scene: &str, n: usize, kernel: Kernel, threads: usize, steps: usize) -> Body {
+    let mut b = scene_body(scene, n);
+    let opts = SolverOptions {
+        threads,
+        kernel,
+        chunk: 32,
+        parallel_threshold: 64,
+        ..Default::default()
+    };
+    let mut solver = make_solver("colored", &opts).unwrap();
+    assert_eq!(solver.report().kernel, Some(kernel));
+    let params = StepParams::default();
+    for _ in 0..steps {
+        step(&mut b, &params, solver.as_mut(), None).unwrap();
+    }
+    assert!(figures::all_finite(&b), "{scene} with {kernel}");
+    b
+}
+
+#[test]
+fn every_kernel_follows_the_scalar_twin_on_every_scene() {
+    let kernels = available("every_kernel_follows_the_scalar_twin_on_every_scene");
+    assert!(kernels.contains(&Kernel::Portable));
+    for (scene, n) in SCENES {
+        let reference = run_kernel(scene, n, Kernel::Scalar, 1, 20);
+        for &kernel in &kernels[1..] {
+            let b = run_kernel(scene, n, kernel, 1, 20);
+            if solver_core::simd::DETERMINISTIC {
+                assert_eq!(
+                    figures::state_hash(&b.particles.x),
+                    figures::state_hash(&reference.particles.x),
+                    "{scene}: {kernel} against the scalar twin"
+                );
+            }
+            let diff = b
+                .particles
+                .x
+                .iter()
+                .zip(&reference.particles.x)
+                .map(|(p, q)| (p.xyz() - q.xyz()).abs().max_element())
+                .fold(0.0f32, f32::max);
+            assert!(
+                diff < 1e-3,
+                "{scene}: {kernel} is {diff} m from the scalar twin"
+            );
+        }
+    }
+}
+
+#[cfg(feature = "enhanced-determinism")]
+#[test]
+fn every_kernel_and_thread_count_gives_the_same_state_hash() {
+    let kernels = available("every_kernel_and_thread_count_gives_the_same_state_hash");
+    for (scene, n) in SCENES {
+        let mut hashes = Vec::new();
+        for &kernel in &kernels {
+            for threads in [1, 2] {
+                let b = run_kernel(scene, n, kernel, threads, 500);
+                hashes.push((kernel, threads, figures::state_hash(&b.particles.x)));
+            }
+        }
+        let first = hashes[0].2;
+        for (kernel, threads, h) in &hashes {
+            assert_eq!(
+                *h, first,
+                "{scene}: {kernel} on {threads} thread(s) gives {h:016x}, the scalar twin {first:016x}"
+            );
+        }
+    }
 }

@@ -277,6 +277,8 @@ pub fn misses_per_projection(
             &tuning.omega.to_string(),
             "--inner",
             &tuning.inner.to_string(),
+            "--kernel",
+            tuning.kernel.name(),
             "--json",
         ]
         .iter()

@@ -1,5 +1,6 @@
 //! The machine a run happens on: CPU name, logical CPUs, memory and cache sizes, each with the
-//! file it was read from, so that a figure can be read against the hardware that produced it.
+//! file it was read from, the SIMD features the CPU reports and how this binary was built, so
+//! that a figure can be read against the hardware and the code that produced it.
 
 use std::path::Path;
 
@@ -33,6 +34,41 @@ pub struct Machine {
     pub cache_source: String,
     /// Kernel release.
     pub kernel: String,
+    /// The SIMD features the CPU reports (`solver_core::simd::cpu_features`).
+    pub cpu_features: Vec<String>,
+    /// How this binary was built.
+    pub build: Build,
+}
+
+/// How the running binary was built (recorded by the harness's build script).
+#[derive(Debug, Clone, Default)]
+pub struct Build {
+    /// `rustc -V`.
+    pub rustc: String,
+    /// Cargo profile (`release`, `debug`).
+    pub profile: String,
+    /// Target triple.
+    pub target: String,
+    /// The rustflags cargo passed (empty: none).
+    pub rustflags: String,
+    /// Target features enabled at compile time.
+    pub target_features: String,
+    /// Whether the `enhanced-determinism` feature is on.
+    pub enhanced_determinism: bool,
+}
+
+impl Build {
+    /// This binary's build.
+    pub fn this() -> Self {
+        Build {
+            rustc: env!("WOBBLE_RUSTC_VERSION").to_string(),
+            profile: env!("WOBBLE_PROFILE").to_string(),
+            target: env!("WOBBLE_TARGET").to_string(),
+            rustflags: env!("WOBBLE_RUSTFLAGS").to_string(),
+            target_features: env!("WOBBLE_TARGET_FEATURES").replace(',', " "),
+            enhanced_determinism: solver_core::simd::DETERMINISTIC,
+        }
+    }
 }
 
 const CACHE_DIR: &str = "/sys/devices/system/cpu/cpu0/cache";
@@ -125,6 +161,11 @@ pub fn probe() -> Machine {
     });
     m.kernel = read(Path::new("/proc/sys/kernel/osrelease")).unwrap_or_else(|| "unknown".into());
     m.caches = caches_from(Path::new(CACHE_DIR));
+    m.cpu_features = solver_core::simd::cpu_features()
+        .into_iter()
+        .map(String::from)
+        .collect();
+    m.build = Build::this();
     m.cache_source = if m.caches.is_empty() {
         format!("not found: {CACHE_DIR}/index*/ is missing or unreadable")
     } else {
@@ -174,7 +215,40 @@ impl Machine {
             self.cache_source
         ));
         s.push_str(&format!("- Linux kernel {}\n", self.kernel));
+        s.push_str(&format!(
+            "- SIMD features the CPU reports: {}\n",
+            if self.cpu_features.is_empty() {
+                "none".to_string()
+            } else {
+                self.cpu_features.join(" ")
+            }
+        ));
+        let b = &self.build;
+        s.push_str(&format!(
+            "- build: {}, {} profile, target {}, rustflags: {}, enhanced-determinism {}\n",
+            b.rustc,
+            b.profile,
+            b.target,
+            if b.rustflags.is_empty() {
+                "none"
+            } else {
+                &b.rustflags
+            },
+            if b.enhanced_determinism { "on" } else { "off" }
+        ));
+        s.push_str(&format!(
+            "- target features enabled at compile time: {}\n",
+            b.target_features
+        ));
         s
+    }
+
+    /// The Markdown line naming the distance kernel that `choice` runs on this machine.
+    pub fn kernel_line(choice: solver_core::simd::Kernel) -> String {
+        match choice.resolve() {
+            Ok(k) => format!("- distance kernel of `colored`: {k} (`--kernel {choice}`)\n"),
+            Err(e) => format!("- distance kernel of `colored`: none ({e})\n"),
+        }
     }
 }
 

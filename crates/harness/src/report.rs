@@ -302,6 +302,7 @@ fn markdown(
     ));
     s.push_str("## Machine\n\n");
     s.push_str(&machine.markdown());
+    s.push_str(&machine::Machine::kernel_line(a.tuning.kernel));
     s.push_str("\n## Parts\n\n| part | seconds | outcome |\n| --- | --- | --- |\n");
     for (name, secs, r) in parts {
         let outcome = match r {

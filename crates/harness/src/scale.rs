@@ -385,6 +385,7 @@ impl Sweep {
             .args(["--steps", &steps.to_string()])
             .args(["--omega", &self.tuning.omega.to_string()])
             .args(["--inner", &self.tuning.inner.to_string()])
+            .args(["--kernel", self.tuning.kernel.name()])
             .arg("--json");
         let outcome = child::run(cmd, Duration::from_secs_f64(self.budget.timeout_s))
             .map_err(|e| Error::Io(format!("cannot run {}: {e}", self.exe.display())))?;

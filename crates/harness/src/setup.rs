@@ -6,7 +6,7 @@ pub use errors::Error;
 use solver_core::mesh::repair::MeshOptions;
 use solver_core::scenes::mesh_scene_with;
 use solver_core::{Body, Scene, Solver};
-use sparse::{apply_ordering, make_solver, Ordering, SolverOptions, SOLVER_NAMES};
+use sparse::{apply_ordering, make_solver, Kernel, Ordering, SolverOptions, SOLVER_NAMES};
 use std::path::{Path, PathBuf};
 
 /// Errors of the harness: the library's, or a bad argument.
@@ -196,6 +196,10 @@ pub struct Tuning {
     /// Seed for randomized choices (shuffled ordering, randomized coloring).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// `colored`'s distance kernel: auto, scalar, portable, avx2 or avx512 (one the CPU lacks
+    /// is refused).
+    #[arg(long, default_value = "auto")]
+    pub kernel: Kernel,
 }
 
 impl Default for Tuning {
@@ -205,6 +209,7 @@ impl Default for Tuning {
             omega: d.omega,
             inner: d.inner,
             seed: d.seed,
+            kernel: d.kernel,
         }
     }
 }
@@ -219,6 +224,7 @@ impl Tuning {
             omega: self.omega,
             inner: self.inner,
             seed: self.seed,
+            kernel: self.kernel,
             ..Default::default()
         }
     }

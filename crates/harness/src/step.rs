@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use solver_core::mass_spring::{Integrator, MassSpring, SpringParams};
 use solver_core::mesh::repair::MeshOptions;
 use solver_core::{figures, step, Solver, StepParams};
-use sparse::SolverOptions;
+use sparse::{Kernel, SolverOptions};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -54,6 +54,10 @@ pub struct StepArgs {
     /// `colored`: particles per cache tile (0: sweep each color over the whole body).
     #[arg(long, default_value_t = sparse::colored::DEFAULT_TILE_PARTICLES)]
     pub tile: usize,
+    /// `colored`'s distance kernel: auto, scalar, portable, avx2 or avx512 (one the CPU lacks
+    /// is refused).
+    #[arg(long, default_value = "auto")]
+    pub kernel: Kernel,
     /// Mesh file for the mesh scene.
     #[arg(long)]
     pub mesh: Option<PathBuf>,
@@ -107,6 +111,8 @@ pub struct StepReport {
     pub state_hash: String,
     pub colors: Option<usize>,
     pub ordering: String,
+    /// The distance kernel the solver ran (`null` for solvers that run none).
+    pub kernel: Option<String>,
 }
 
 /// What advances the body: a PBD solver, or the force-based mass-spring model.
@@ -145,6 +151,7 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
                 omega: args.omega,
                 inner: args.inner,
                 tile_particles: args.tile,
+                kernel: args.kernel,
                 ..Default::default()
             };
             Model::Pbd(build_solver(&args.solver, &opts)?)
@@ -183,18 +190,20 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
     let (stretch_mean, stretch_max) = figures::stretch(&body);
     let median = quantile(&times, 0.5);
     // A mass-spring step evaluates each spring once per substep: its "projections".
-    let (name, threads, colors, per_substep) = match &model {
+    let (name, threads, colors, per_substep, kernel) = match &model {
         Model::Pbd(solver) => (
             solver.name(),
             solver.report().threads,
             solver.report().colors,
             body.constraints.len() * args.iterations,
+            solver.report().kernel,
         ),
         Model::MassSpring(ms) => (
             format!("mass-spring/{}", args.integrator),
             1,
             None,
             ms.pairs.len(),
+            None,
         ),
     };
     let projections = (per_substep * args.substeps).max(1) as f64;
@@ -223,6 +232,7 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
         state_hash: format!("{:016x}", figures::state_hash(&body.particles.x)),
         colors,
         ordering: ordering.name().to_string(),
+        kernel: kernel.map(|k| k.name().to_string()),
     })
 }
 

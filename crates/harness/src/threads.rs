@@ -15,7 +15,7 @@ use clap::Args;
 use serde::Serialize;
 use solver_core::mesh::repair::MeshOptions;
 use solver_core::{figures, step, Solver, StepParams};
-use sparse::SolverOptions;
+use sparse::{Kernel, SolverOptions};
 use std::time::Instant;
 
 /// Arguments of `wobble threads`.
@@ -42,6 +42,10 @@ pub struct ThreadsArgs {
     /// `colored`: particles per cache tile (0: sweep each color over the whole body).
     #[arg(long, default_value_t = sparse::colored::DEFAULT_TILE_PARTICLES)]
     pub tile: usize,
+    /// `colored`'s distance kernel: auto, scalar, portable, avx2 or avx512 (one the CPU lacks
+    /// is refused).
+    #[arg(long, default_value = "auto")]
+    pub kernel: Kernel,
     /// Untimed steps per thread count before the timed ones.
     #[arg(long, default_value_t = 10)]
     pub warmup: usize,
@@ -82,6 +86,8 @@ pub struct ThreadsReport {
     pub steps: usize,
     pub turn: usize,
     pub counts: Vec<CountTiming>,
+    /// The distance kernel the solver ran (`null` for solvers that run none).
+    pub kernel: Option<String>,
     /// Whether one more step from a common state gives the same positions, bit for bit, on
     /// every thread count.
     pub same_bits: bool,
@@ -98,6 +104,7 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         let opts = SolverOptions {
             threads,
             tile_particles: args.tile,
+            kernel: args.kernel,
             ..Default::default()
         };
         let solver = build_solver(&args.solver, &opts)?;
@@ -180,6 +187,7 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         steps: turns * args.turn,
         turn: args.turn,
         counts: timings,
+        kernel: solvers[0].report().kernel.map(|k| k.name().to_string()),
         same_bits,
     })
 }

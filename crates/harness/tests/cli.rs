@@ -462,3 +462,40 @@ fn threads_times_every_count_in_turns_and_checks_the_bits() {
         assert!(p10 <= p90, "{c}");
     }
 }
+
+#[test]
+fn step_names_its_kernel_and_refuses_one_the_cpu_lacks() {
+    for kernel in sparse::Kernel::ALL {
+        let args = [
+            "step",
+            "--n",
+            "8",
+            "--solver",
+            "colored",
+            "--steps",
+            "2",
+            "--warmup",
+            "0",
+            "--kernel",
+            kernel.name(),
+            "--json",
+        ];
+        match kernel.resolve() {
+            Ok(used) => {
+                let out = String::from_utf8(ok(&args).stdout).unwrap();
+                assert!(out.contains(&format!("\"kernel\":\"{used}\"")), "{out}");
+            }
+            Err(_) => {
+                eprintln!(
+                    "kernel {kernel}: this CPU lacks {}; checking the refusal",
+                    kernel.needs()
+                );
+                let o = wobble(&args);
+                let err = String::from_utf8_lossy(&o.stderr);
+                assert!(!o.status.success() && !err.contains("panicked"), "{err}");
+                let has = solver_core::simd::cpu_features().join(" ");
+                assert!(err.contains(kernel.needs()) && err.contains(&has), "{err}");
+            }
+        }
+    }
+}

@@ -175,6 +175,16 @@ pub enum WobbleError {
     /// A grab id that names no active grab (never made, or released already).
     #[error("no active grab {0}")]
     NoSuchGrab(String),
+    /// A SIMD kernel asked for by name whose instructions the running CPU lacks.
+    #[error("the {kernel} kernel needs {needs}, which this CPU lacks (it has: {has})")]
+    KernelUnavailable {
+        /// The kernel asked for.
+        kernel: &'static str,
+        /// The instructions it needs.
+        needs: &'static str,
+        /// The SIMD features the running CPU has.
+        has: String,
+    },
     /// A mesh face with fewer than three vertices.
     #[error("face {index} has {vertices} vertices; a face needs at least 3")]
     FaceTooSmall {

@@ -90,6 +90,8 @@ pub struct SolverReport {
     pub threads: usize,
     /// Number of colors, for colored solvers once prepared.
     pub colors: Option<usize>,
+    /// The SIMD distance-batch kernel the solver runs (`None`: it runs none).
+    pub kernel: Option<crate::simd::Kernel>,
 }
 
 impl Default for SolverReport {
@@ -97,6 +99,7 @@ impl Default for SolverReport {
         SolverReport {
             threads: 1,
             colors: None,
+            kernel: None,
         }
     }
 }

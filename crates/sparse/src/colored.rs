@@ -4,8 +4,9 @@
 //! (Macklin, Müller, Chentanez 2016) projected color after color. Constraints of one color share
 //! no particle (see [`crate::coloring`]), so projecting them one after another or all at once
 //! gives the same result: Gauss-Seidel between colors, parallel and SIMD inside a color.
-//! The distance constraints of a color form one `EdgeBatch` for solver-core's SIMD kernel
-//! (`LANES` constraints per vector); other kinds go through the scalar `project_generic`.
+//! The distance constraints of a color form one `EdgeBatch` for solver-core's SIMD kernels
+//! (`LANES` constraints per block, the kernel of `SolverOptions::kernel`, resolved once at
+//! `Colored::new`); other kinds go through the scalar `project_generic`.
 //!
 //! # Schedules
 //! *Whole-body sweep*: each color runs whole; a color larger than `parallel_threshold` is cut
@@ -27,18 +28,15 @@
 //! Every constraint is still projected once per iteration, in an order that
 //! is a Gauss-Seidel order, only not the whole-body one: a tiled body's state differs from the
 //! whole-body sweep's in rounding, and agrees bit for bit across thread counts. Each particle is
-//! read and written about once per iteration instead of once per color. The seams were a
-//! serial whole-body sweep at first: 2-3% of the constraints (n = 512) but, with two threads,
-//! 4-5% of the step while the second thread waited. Measured on the
-//! 2-core VM (cloth, one thread, time per iteration from 1 and 17 iterations): n = 512, tiled
-//! 1.35 ms against 1.66 ms whole-body; n = 1024 both about 5.5 ms, where the constraint stream
-//! from memory, not the particles, sets the pace. Tiles also give the threads one hand-off per
-//! iteration instead of one per color.
+//! read and written about once per iteration instead of once per color, and the threads get
+//! one hand-off per iteration instead of one per color. Seam tiles keep the constraints across
+//! tile boundaries in the parallel part (as a serial sweep they cost a second thread its
+//! gain). `docs/performance-notes.md` has the measured gains and the commands.
 //!
 //! The multipliers live in batch order; each batch's are zeroed just before the first iteration
 //! of a substep projects it (while the lines are in cache, not in a pass of their own) and
-//! written to `SolveState::lambda` in global numbering as the last iteration finishes it (a
-//! separate pass over them all cost ~1 ms of a 14 ms step at n = 512).
+//! written to `SolveState::lambda` in global numbering as the last iteration finishes it (not in
+//! a separate pass over them all).
 //!
 //! In both, the kernel's result per constraint does not depend on how a batch is cut at
 //! multiples of `LANES`, and tiles touch disjoint particles, so 1, 2 and N threads agree bit
@@ -56,18 +54,16 @@ use crate::parallel::{Pool, SharedMut};
 use crate::wavefront::Wavefront;
 use crate::{ColoringMethod, SolverOptions};
 use solver_core::constraints::project_generic;
-use solver_core::simd::{
-    project_distance_batch_range, project_distance_batch_range_scalar, EdgeBatch,
-};
+use solver_core::simd::{project_distance_batch_range, EdgeBatch, Kernel};
 use solver_core::{Constraints, Packed4, SolveState, Solver, WobbleError};
 use std::ops::Range;
 
-/// What the kernel needs besides the data: SIMD or scalar, α̃ scale, stiffness, whether this
+/// What the kernel needs besides the data: which kernel, α̃ scale, stiffness, whether this
 /// is a substep's first iteration (zero the multipliers first), and in its last iteration where
 /// the multipliers go in global numbering (`SolveState::lambda`).
 #[derive(Clone, Copy, Debug)]
 struct KernelArgs {
-    simd: bool,
+    kernel: Kernel,
     inv_dt2: f32,
     k: f32,
     first: bool,
@@ -120,6 +116,8 @@ pub struct TileReport {
 pub struct Colored {
     pool: Pool,
     opts: SolverOptions,
+    /// The kernel `opts.kernel` resolves to on this CPU (never `Auto`).
+    kernel: Kernel,
     prepared: Option<u64>,
     particles: usize,
     /// The tiles' batches (tile after tile), the seam tiles' batches, then the whole-body
@@ -158,6 +156,7 @@ impl Colored {
         Ok(Colored {
             pool: Pool::new(opts.threads)?,
             opts: opts.clone(),
+            kernel: opts.kernel.resolve()?,
             prepared: None,
             particles: 0,
             work: Vec::new(),
@@ -184,28 +183,6 @@ impl Colored {
     /// Whether the last prepared body is tiled, and how.
     pub fn tile_report(&self) -> TileReport {
         self.tile_report
-    }
-
-    /// Projects constraints `range` of one color's batch.
-    ///
-    /// # Safety
-    /// `x` holds `self.particles` particles and `lambda` the batch's multipliers; no other
-    /// thread touches the particles or multipliers of this range during the call.
-    #[inline]
-    unsafe fn project_range(
-        simd: bool,
-        x: *mut Packed4,
-        b: &EdgeBatch,
-        range: Range<usize>,
-        lambda: *mut f32,
-        inv_dt2: f32,
-        k: f32,
-    ) {
-        if simd {
-            project_distance_batch_range(x, b, range, lambda, inv_dt2, k);
-        } else {
-            project_distance_batch_range_scalar(x, b, range, lambda, inv_dt2, k);
-        }
     }
 
     /// Projects other kinds' constraints `list` one after another.
@@ -242,9 +219,10 @@ impl Colored {
             if c.first {
                 Colored::zero_multipliers(lambda, w);
             }
-            // Every batch index is below `self.particles` (checked by `EdgeBatch::new`).
-            Colored::project_range(
-                c.simd,
+            // Every batch index is below `self.particles` (checked by `EdgeBatch::new`); the
+            // kernel was resolved for this CPU by `Colored::new`.
+            project_distance_batch_range(
+                c.kernel,
                 x.get(),
                 &w.batch,
                 0..w.batch.len(),
@@ -293,12 +271,12 @@ impl Colored {
         let parallel = self.tiles.len + self.seams.len >= self.opts.parallel_threshold;
         let (x, out) = (SharedMut::new(s.x), SharedMut::new(s.lambda));
         let lambda = SharedMut::new(&mut self.lambda);
-        let (simd, inv_dt2, k, last) = (self.opts.simd, s.inv_dt2, s.stiffness, s.iterations);
+        let (kernel, inv_dt2, k, last) = (self.kernel, s.inv_dt2, s.stiffness, s.iterations);
         let this = &*self;
         let nt = this.tiles.tiles.len();
         wave.run(&this.pool, parallel, count, &|it, task| {
             let c = KernelArgs {
-                simd,
+                kernel,
                 inv_dt2,
                 k,
                 first: from + it == 0,
@@ -324,7 +302,7 @@ impl Colored {
     /// The whole-body part of one iteration: color after color, large colors split across the
     /// pool's threads.
     fn iterate_by_color(&mut self, s: &mut SolveState, first: bool) {
-        let (inv_dt2, k, simd) = (s.inv_dt2, s.stiffness, self.opts.simd);
+        let (inv_dt2, k, kernel) = (s.inv_dt2, s.stiffness, self.kernel);
         let chunk = self.opts.chunk;
         for work in &self.work[self.sweep..] {
             // Fresh pointers per color: `s.x` is used directly by the generic path below.
@@ -345,10 +323,11 @@ impl Colored {
                 // constraints of one color share no particle (coloring checked at prepare) and
                 // blocks are disjoint ranges of the batch and of its multipliers, so no two
                 // threads touch the same particle or multiplier. `s.x` and `self.lambda` are
-                // not otherwise accessed while the blocks run.
+                // not otherwise accessed while the blocks run. The kernel was resolved for
+                // this CPU by `Colored::new`.
                 unsafe {
-                    Colored::project_range(
-                        simd,
+                    project_distance_batch_range(
+                        kernel,
                         x.get(),
                         b,
                         range,
@@ -651,6 +630,7 @@ impl Solver for Colored {
         solver_core::SolverReport {
             threads: self.pool.threads(),
             colors: self.prepared.map(|_| self.colors),
+            kernel: Some(self.kernel),
         }
     }
 }

@@ -214,6 +214,7 @@ impl JacobiCore {
         solver_core::SolverReport {
             threads: self.pool.threads(),
             colors: None,
+            kernel: None,
         }
     }
 

@@ -34,6 +34,7 @@ pub use newton::{InnerSolve, Newton};
 pub use ordering::{apply_ordering, Ordering};
 pub use parallel::{Pool, MAX_THREADS};
 
+pub use solver_core::simd::Kernel;
 use solver_core::simd::LANES;
 use solver_core::{GaussSeidel, Solver, WobbleError};
 
@@ -83,8 +84,9 @@ pub struct SolverOptions {
     pub coloring: ColoringMethod,
     /// Palette shrink factor of the randomized coloring (>= 1).
     pub palette_shrink: f32,
-    /// SIMD lanes in the `colored` solver (false: its scalar twin, same order).
-    pub simd: bool,
+    /// The distance-batch kernel of the `colored` solver (`Scalar`: its scalar twin, same
+    /// order; `Auto`: the best the CPU has). A kernel the CPU lacks is refused.
+    pub kernel: Kernel,
     /// Work block of the parallel solvers: constraints per block for `colored` (a multiple of
     /// `LANES`), constraints and particles per block for the Jacobi family. Block boundaries
     /// never depend on the thread count.
@@ -116,7 +118,7 @@ impl Default for SolverOptions {
             average: Averaging::Constraint,
             coloring: ColoringMethod::Greedy,
             palette_shrink: 2.0,
-            simd: true,
+            kernel: Kernel::Auto,
             chunk: 1024,
             parallel_threshold: 4096,
             tile_particles: colored::DEFAULT_TILE_PARTICLES,
@@ -145,6 +147,7 @@ impl SolverOptions {
             });
         }
         solver_core::error::check_count("inner sweeps", self.inner, 100_000)?;
+        self.kernel.resolve()?;
         if self.chunk == 0 || !self.chunk.is_multiple_of(LANES) || self.chunk > u32::MAX as usize {
             return Err(WobbleError::BadParameter {
                 name: "chunk",

@@ -164,7 +164,7 @@ fn colored_simd_and_scalar_agree_within_float_tolerance() {
     let body = predicted(scenes::cloth(16).unwrap(), 10);
     let simd = SolverOptions::default();
     let scalar = SolverOptions {
-        simd: false,
+        kernel: sparse::Kernel::Scalar,
         ..Default::default()
     };
     let (r_simd, x_simd) = solve(&body, make_solver("colored", &simd).unwrap().as_mut(), 8);

@@ -3,11 +3,12 @@
 //! particles one by one only where it must.
 //!
 //! Layout. The batch is cut into blocks of [`LANES`] = 16 constraints (positions
-//! `16b..16b+16`), each block into four *quads* of four constraints. The kernel holds the
-//! particles of quad `m` in one 512-bit register per side (one `Packed4` per 128-bit part,
-//! slot `k` = part `k`); the in-register 4 x 4 transpose then puts slot `k` of quad `m` in
-//! vector lane `4k + m`, so the constraint of quad `m`, slot `k` is stored at position
-//! `16b + 4k + m` and rest lengths, compliances and multipliers are plain vector loads.
+//! `16b..16b+16`), each block into four *quads* of four constraints. A kernel holds the
+//! particles of quad `m`, one side, as `Packed4` in 128-bit parts, slot `k` = part `k` (one
+//! 512-bit register, two 256-bit ones, or four 128-bit ones); the in-register 4 x 4 transpose
+//! per 128-bit part then puts slot `k` of quad `m` in lane `4k + m`, so the constraint of quad
+//! `m`, slot `k` is stored at position `16b + 4k + m` and rest lengths, compliances and
+//! multipliers are plain vector loads.
 //!
 //! A quad is one of
 //! - a *run* quad: `i = ib + k`, `j = jb + k` (cloth verticals and diagonals sorted by `i`):
@@ -30,7 +31,7 @@ use super::LANES;
 use crate::constraints::DistanceConstraints;
 use crate::error::{Result, WobbleError};
 
-/// Constraints per quad (one 512-bit register of `Packed4` per side).
+/// Constraints per quad (four `Packed4` per side: 512 bits).
 pub(super) const QUAD: usize = 4;
 
 /// Quad kind: run (see the module doc).

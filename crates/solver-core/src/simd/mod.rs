@@ -1,5 +1,5 @@
 //! SIMD distance projection over a batch of independent constraints (no two share a particle),
-//! `LANES` = 16 at a time, and its scalar twin.
+//! `LANES` = 16 at a time, by one of several kernels, and its scalar twin.
 //!
 //! # Theory
 //! The XPBD distance update (Macklin, Müller, Chentanez 2016, eq. 18 with `|∇C| = 1`), the same
@@ -11,69 +11,52 @@
 //! ```
 //!
 //! Independence makes the lanes' writes disjoint, so projecting a batch many lanes at a time
-//! equals the scalar sweep over it up to floating-point rounding: the AVX-512 kernel computes
-//! `1/|d|` as `rsqrt14` plus one Newton step and `1/(w_i+w_j+α̃)` as `rcp14` plus one Newton
-//! step, and uses FMA; it agrees with the scalar twin to a few ulp (the tests allow a relative
-//! 2e-5). Pinned particles (`w = 0`) keep their bits: their lanes are not updated at all.
+//! equals the scalar sweep over it up to floating-point rounding.
 //!
 //! # The kernel is a data-layout problem
-//! Per constraint the arithmetic is ~30 flops, i.e. two 512-bit instructions; what costs is
-//! getting two `Packed4` per constraint into lanes and back. [`EdgeBatch::new`] therefore sorts
-//! a color's constraints by particle and cuts them into *quads* of four whose particles sit at
+//! Per constraint the arithmetic is ~30 flops, a few vector instructions; what costs is getting
+//! two `Packed4` per constraint into lanes and back. [`EdgeBatch::new`] therefore sorts a
+//! color's constraints by particle and cuts them into *quads* of four whose particles sit at
 //! fixed offsets (runs `i+k, j+k`, pairs `i+2k, i+2k+1`, stride-2 `i+2k, j+2k`), loaded as whole
-//! 64-byte windows, and gathers the rest 16 bytes at a time; a 4 x 4 transpose per 128-bit part
-//! turns four such registers into x, y, z, w vectors (see `batch.rs` for the layout). Every
-//! memory access touches only the block's own particles, which keeps the range contract safe
-//! for threads.
+//! windows of consecutive particles, and gathers the rest 16 bytes at a time; a 4 x 4 transpose
+//! per 128-bit part turns four such registers into x, y, z, w vectors (see `batch.rs` for the
+//! layout). The layout serves every register width: a 512-bit register holds a quad's four
+//! particles of one side, a 256-bit one two of them (a block is then two parts of eight lanes),
+//! a 128-bit one one particle (four parts of four lanes, each particle one 16-byte load). Loads
+//! never go lane by lane, and every memory access touches only the block's own particles, which
+//! keeps the range contract safe for threads. The block driver and the update are written once
+//! (`block.rs`) over each instruction set's primitives.
 //!
-//! # What was tried (cloth n = 32, 2945 constraints in 6 greedy colors, one core)
-//! Development measurements, ns per projection, each the best of 300 timings of 20 sweeps over
-//! all colors (`examples`-style probe, not kept) on the shared 2-core AVX-512 machine while
-//! other jobs ran; differences under ~5% are noise. Scalar in color order measured 5.8-6.0 in
-//! the same sessions, the natural-order sweep ~14. The criterion bench `edge_kernel` gives the
-//! numbers to quote.
+//! Stride-2 quads load and store 16 bytes per particle: a window would also cover the odd
+//! particles, which belong to other constraints that another thread may be moving. Quads are
+//! sorted by kind so that nearly every block runs straight-line code for one kind.
 //!
-//! | step | ns |
-//! |---|---|
-//! | `wide::f32x8` lanes gathered/scattered one float at a time (the first kernel) | 8.2 |
-//! | the same with `wide::f32x16` (the portable kernel here) | 6.3 |
-//! | AVX-512: sorted segments loaded by masked 64-byte windows (one mask per register), masked 16-byte slots for the rest | 3.05 |
-//! | + plain 64-byte loads/stores where a block is made of whole windows | 2.7 |
-//! | quads sorted by kind, straight-line code per kind (const generics), stride-1 chains found before stride-2 ones | ~1.9 |
-//! | `rcp14` + Newton instead of `vdivps` for `1/(w_i+w_j+α̃)` | -0.08 (1.57 -> 1.47 A/B) |
-//! | gather quads by `vinsertf32x4`/`vextractf32x4` instead of masked loads/stores | pure gather 3.2 -> 1.9; cloth 1.53 -> 1.47 |
-//! | now | 1.46-1.50 |
+//! # Kernels and their choice
+//! [`Kernel`] names them: the scalar twin; `portable` (`wide::f32x4`: SSE on x86-64, NEON on
+//! aarch64); on x86-64 `avx2` (AVX2 + FMA) and `avx512` (AVX-512F). Every x86-64 build holds
+//! all of them (the AVX ones as `#[target_feature]` functions), and [`Kernel::Auto`] is the best
+//! one the running CPU has, detected once ([`Kernel::best`]), so a build for the default target
+//! runs the same code as a `target-cpu=native` one.
 //!
-//! Tried without a measurable effect (A/B within noise): `rsqrt14` + Newton versus
-//! `vsqrtps` + `vdivps` for `1/|d|` (kept: it leaves the divider to `1/denominator` on busier
-//! blocks); storing only x, y, z with masked stores versus whole `Packed4` (kept whole: w goes
-//! back with the bits it was loaded with, and plain stores forward to later loads); aligning
-//! runs to 64-byte windows; a masked lambda store versus a plain one. Masked loads and stores
-//! of scattered 16-byte slots were the expensive thing (3.2 versus 1.9-2.0 ns per gathered
-//! constraint, most of it the stores). Stride-2 quads load and store 16 bytes per particle: a
-//! 64-byte window would also cover the odd particles, which belong to other constraints that
-//! another thread may be moving, and masked windows measured slower (1.77 versus 1.64 ns on a
-//! stride-2 batch). Per quad kind (synthetic batches of one kind,
-//! L1-resident): run 1.2-1.3, pair 1.4-1.5, stride-2 1.6, gather 1.9-2.0 ns. By its instruction
-//! mix a run block issues ~70 uops to ports 0 and 5 per 16 constraints (32 of them shuffles),
-//! so about 1 ns per constraint at 2.3 GHz is the floor of this formulation.
+//! # Rounding and `enhanced-determinism`
+//! By default the AVX kernels compute `1/|d|` as a reciprocal-square-root estimate plus one
+//! Newton step and `1/(w_i+w_j+α̃)` as a reciprocal estimate plus one Newton step, and fuse
+//! multiply-adds; they agree with the scalar twin to a few ulp (the tests allow a relative
+//! 2e-5), and pinned particles (`w = 0`) keep their bits: their lanes are not updated at all.
+//! With the cargo feature `enhanced-determinism` ([`DETERMINISTIC`]) every kernel performs the
+//! scalar twin's operations in its order (IEEE `sqrt` and division, no fused operation), so
+//! every kernel on every instruction set gives the scalar twin's bits.
 //!
-//! Past L2 (the 512 x 512 cloth and up) the sweep streams its constraints from L3 or memory.
-//! Keeping the quad heads apart from the full index arrays and skipping a rigid batch's
-//! compliances (13 instead of 24 bytes streamed per run-block constraint) was tried and taken
-//! out again: five interleaved A/B runs each showed nothing beyond the VM's noise at n = 512
-//! (median ratio 0.985) and at n = 1024 (ratios 0.74-1.25). The tiled schedule of the colored
-//! solver, which keeps particles in L2 across colors, is what brought the large-n cost down
-//! (see `sparse::colored`).
-//!
-//! Builds without AVX-512 run the portable `wide::f32x16` kernel, which gathers lane by lane
-//! and is no faster than the scalar twin (6.3 vs 5.8-6.0 ns above): an AVX2 version of the
-//! quad layout is left to do.
+//! In both modes a lane's result depends only on its own constraint's data, so it does not
+//! depend on how a batch is cut at multiples of `LANES`, nor on the thread count.
 
 mod batch;
+mod block;
 mod portable;
 
-#[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
 mod avx512;
 
 #[cfg(test)]
@@ -82,14 +65,168 @@ mod tests;
 pub use batch::{BatchLayout, EdgeBatch};
 
 use crate::body::particles::Packed4;
+use crate::error::{Result, WobbleError};
+use std::fmt;
 use std::ops::Range;
+use std::str::FromStr;
+use std::sync::OnceLock;
 
 /// Constraints per SIMD block: ranges handed to [`project_distance_batch_range`] start at
 /// multiples of it.
 pub const LANES: usize = 16;
 
-/// True when this build runs the AVX-512 kernel (else the portable `wide` one).
-pub const AVX512: bool = cfg!(all(target_arch = "x86_64", target_feature = "avx512f"));
+/// True when the build has the `enhanced-determinism` feature: every kernel gives the scalar
+/// twin's bits.
+pub const DETERMINISTIC: bool = cfg!(feature = "enhanced-determinism");
+
+/// A distance-batch kernel: the scalar twin or one instruction set's vector kernel.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// The best kernel the running CPU has ([`Kernel::best`]).
+    #[default]
+    Auto,
+    /// The scalar twin: one constraint after another in batch order.
+    Scalar,
+    /// `wide::f32x4`: SSE on x86-64, NEON on aarch64.
+    Portable,
+    /// AVX2 + FMA, 256-bit vectors (x86-64).
+    Avx2,
+    /// AVX-512F, 512-bit vectors (x86-64).
+    Avx512,
+}
+
+impl Kernel {
+    /// Every kernel by name, `auto` first.
+    pub const ALL: [Kernel; 5] = [
+        Kernel::Auto,
+        Kernel::Scalar,
+        Kernel::Portable,
+        Kernel::Avx2,
+        Kernel::Avx512,
+    ];
+
+    /// The concrete kernels (all but `auto`), slowest first.
+    pub const CONCRETE: [Kernel; 4] = [
+        Kernel::Scalar,
+        Kernel::Portable,
+        Kernel::Avx2,
+        Kernel::Avx512,
+    ];
+
+    /// The name used on command lines and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Auto => "auto",
+            Kernel::Scalar => "scalar",
+            Kernel::Portable => "portable",
+            Kernel::Avx2 => "avx2",
+            Kernel::Avx512 => "avx512",
+        }
+    }
+
+    /// The CPU features the kernel needs, as people write them.
+    pub fn needs(self) -> &'static str {
+        match self {
+            Kernel::Auto | Kernel::Scalar | Kernel::Portable => "nothing",
+            Kernel::Avx2 => "avx2 and fma",
+            Kernel::Avx512 => "avx512f",
+        }
+    }
+
+    /// Whether the running CPU can run the kernel (`auto` always can).
+    pub fn available(self) -> bool {
+        match self {
+            Kernel::Auto | Kernel::Scalar | Kernel::Portable => true,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => {
+                std::arch::is_x86_feature_detected!("avx2")
+                    && std::arch::is_x86_feature_detected!("fma")
+            }
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => std::arch::is_x86_feature_detected!("avx512f"),
+            #[cfg(not(target_arch = "x86_64"))]
+            Kernel::Avx2 | Kernel::Avx512 => false,
+        }
+    }
+
+    /// The fastest kernel the running CPU has (AVX-512, else AVX2, else portable), detected
+    /// on the first call and cached.
+    pub fn best() -> Kernel {
+        static BEST: OnceLock<Kernel> = OnceLock::new();
+        *BEST.get_or_init(|| {
+            [Kernel::Avx512, Kernel::Avx2]
+                .into_iter()
+                .find(|k| k.available())
+                .unwrap_or(Kernel::Portable)
+        })
+    }
+
+    /// The concrete kernel this choice runs: `auto` becomes [`Kernel::best`]; a kernel the CPU
+    /// lacks is refused, naming what the CPU has.
+    pub fn resolve(self) -> Result<Kernel> {
+        match self {
+            Kernel::Auto => Ok(Kernel::best()),
+            k if k.available() => Ok(k),
+            k => Err(WobbleError::KernelUnavailable {
+                kernel: k.name(),
+                needs: k.needs(),
+                has: cpu_features().join(" "),
+            }),
+        }
+    }
+}
+
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Kernel {
+    type Err = WobbleError;
+    fn from_str(s: &str) -> Result<Self> {
+        Kernel::ALL
+            .into_iter()
+            .find(|k| k.name() == s)
+            .ok_or_else(|| {
+                WobbleError::Unsupported(format!(
+                    "unknown kernel '{s}'; expected auto, scalar, portable, avx2 or avx512"
+                ))
+            })
+    }
+}
+
+/// The SIMD-related features the running CPU reports (x86-64: SSE2 to AVX-512; aarch64: NEON),
+/// those it has only, in that order.
+pub fn cpu_features() -> Vec<&'static str> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::is_x86_feature_detected as has;
+        let seen = [
+            ("sse2", has!("sse2")),
+            ("sse4.1", has!("sse4.1")),
+            ("sse4.2", has!("sse4.2")),
+            ("avx", has!("avx")),
+            ("avx2", has!("avx2")),
+            ("fma", has!("fma")),
+            ("avx512f", has!("avx512f")),
+            ("avx512vl", has!("avx512vl")),
+        ];
+        seen.into_iter().filter(|s| s.1).map(|s| s.0).collect()
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        if std::arch::is_aarch64_feature_detected!("neon") {
+            vec!["neon"]
+        } else {
+            Vec::new()
+        }
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        Vec::new()
+    }
+}
 
 /// Scalar twin of [`project_distance_batch`]: projects the batch's constraints one after
 /// another in the batch's order; `lambda` is indexed like the batch.
@@ -139,8 +276,9 @@ pub unsafe fn project_distance_batch_range_scalar(
     }
 }
 
-/// Projects a batch of independent distance constraints `LANES` at a time; `lambda` is indexed
-/// like the batch (`lambda[k]` belongs to global constraint `b.ids[k]`).
+/// Projects a batch of independent distance constraints with the best kernel the CPU has
+/// ([`Kernel::best`]); `lambda` is indexed like the batch (`lambda[k]` belongs to global
+/// constraint `b.ids[k]`).
 ///
 /// # Panics
 /// When `x` is shorter than [`EdgeBatch::particles_needed`] or `lambda` shorter than the batch
@@ -152,6 +290,23 @@ pub fn project_distance_batch(
     inv_dt2: f32,
     k: f32,
 ) {
+    project_distance_batch_with(Kernel::Auto, x, b, lambda, inv_dt2, k)
+        .expect("`auto` is always available")
+}
+
+/// [`project_distance_batch`] with the kernel `kernel`; refuses a kernel the CPU lacks.
+///
+/// # Panics
+/// As [`project_distance_batch`].
+pub fn project_distance_batch_with(
+    kernel: Kernel,
+    x: &mut [Packed4],
+    b: &EdgeBatch,
+    lambda: &mut [f32],
+    inv_dt2: f32,
+    k: f32,
+) -> Result<()> {
+    let kernel = kernel.resolve()?;
     assert!(
         lambda.len() >= b.len(),
         "one multiplier per batch constraint"
@@ -161,9 +316,11 @@ pub fn project_distance_batch(
         "batch indices in range of the particles"
     );
     // SAFETY: lengths checked above; the batch's indices were checked when it was built and
-    // its constraints are independent; we hold both slices exclusively.
+    // its constraints are independent; we hold both slices exclusively; `kernel` is available
+    // (resolved above).
     unsafe {
         project_distance_batch_range(
+            kernel,
             x.as_mut_ptr(),
             b,
             0..b.len(),
@@ -171,23 +328,26 @@ pub fn project_distance_batch(
             inv_dt2,
             k,
         )
-    }
+    };
+    Ok(())
 }
 
-/// Projects the constraints at positions `range` of a batch; the unit of work of the parallel
-/// colored solver.
+/// Projects the constraints at positions `range` of a batch with `kernel` (`auto`: the best
+/// one); the unit of work of the parallel colored solver.
 ///
 /// Each constraint's result depends only on the particles and multiplier it reads, never on
 /// how the batch is cut, as long as every range starts at a multiple of [`LANES`] (so 1, 2 or N
 /// threads give bit-identical states). A range that starts elsewhere runs its positions up to
-/// the next multiple of `LANES` through the scalar twin (correct, not bit-identical); a range
-/// end past the batch is clipped.
+/// the next multiple of `LANES` through the scalar twin (correct; bit-identical only with
+/// `enhanced-determinism`); a range end past the batch is clipped.
 ///
 /// # Safety
-/// `x` must point to at least [`EdgeBatch::particles_needed`] particles and `lambda` to at least
-/// `range.end` multipliers (positions of this batch), and no other thread may access the
-/// particles or multipliers of this range during the call.
+/// `kernel` is available on the running CPU ([`Kernel::available`]); `x` must point to at least
+/// [`EdgeBatch::particles_needed`] particles and `lambda` to at least `range.end` multipliers
+/// (positions of this batch), and no other thread may access the particles or multipliers of
+/// this range during the call.
 pub unsafe fn project_distance_batch_range(
+    kernel: Kernel,
     x: *mut Packed4,
     b: &EdgeBatch,
     range: Range<usize>,
@@ -195,38 +355,33 @@ pub unsafe fn project_distance_batch_range(
     inv_dt2: f32,
     k: f32,
 ) {
+    debug_assert!(kernel.available());
     let end = range.end.min(b.len());
-    let start = range.start.next_multiple_of(LANES).min(end);
+    let kernel = match kernel {
+        Kernel::Auto => Kernel::best(),
+        k => k,
+    };
+    let start = match kernel {
+        Kernel::Scalar => end,
+        _ => range.start.next_multiple_of(LANES).min(end),
+    };
     project_distance_batch_range_scalar(x, b, range.start..start, lambda, inv_dt2, k);
     if start >= end {
         return;
     }
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx512f"))]
-    avx512::project_range(x, b, start..end, lambda, inv_dt2, k);
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx512f")))]
-    portable::project_range(x, b, start..end, lambda, inv_dt2, k);
-}
-
-/// The portable `wide` kernel, whatever the build: for tests and benches that compare it with
-/// the AVX-512 one. Same contract as [`project_distance_batch`].
-#[doc(hidden)]
-pub fn project_distance_batch_portable(
-    x: &mut [Packed4],
-    b: &EdgeBatch,
-    lambda: &mut [f32],
-    inv_dt2: f32,
-    k: f32,
-) {
-    assert!(lambda.len() >= b.len() && x.len() >= b.particles_needed());
-    // SAFETY: as in `project_distance_batch`.
-    unsafe {
-        portable::project_range(
-            x.as_mut_ptr(),
-            b,
-            0..b.len(),
-            lambda.as_mut_ptr(),
-            inv_dt2,
-            k,
-        )
+    let job = block::Job {
+        x,
+        b,
+        range: start..end,
+        lambda,
+        inv_dt2,
+        k,
+    };
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx512 => avx512::project_range(job),
+        #[cfg(target_arch = "x86_64")]
+        Kernel::Avx2 => avx2::project_range(job),
+        _ => block::project_range::<portable::Portable>(job),
     }
 }

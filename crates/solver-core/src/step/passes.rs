@@ -13,6 +13,7 @@ use crate::solver::Executor;
 use glam::Vec3;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use wide::f32x4;
 
 /// Particles per block of a pass (a constant, so the cut never depends on the thread count).
 pub const PARTICLE_BLOCK: usize = 16384;
@@ -104,8 +105,29 @@ pub(crate) fn predict(
     forces.into_inner()
 }
 
+/// A particle's four floats as one vector.
+#[inline(always)]
+fn lanes(p: Packed4) -> f32x4 {
+    f32x4::from([p.x, p.y, p.z, p.w])
+}
+
+/// The vector as a particle.
+#[inline(always)]
+fn packed(v: f32x4) -> Packed4 {
+    let [x, y, z, w] = v.to_array();
+    Packed4 { x, y, z, w }
+}
+
+/// Lanes x, y, z set, lane w clear: where a pass writes.
+#[inline(always)]
+fn xyz_lanes() -> f32x4 {
+    let on = f32::from_bits(u32::MAX);
+    f32x4::from([on, on, on, 0.0])
+}
+
 /// [`predict`] on one block; `WIND` and `BACKUP` say whether `wind` and the backups are used.
-/// Written without branches on `w` (a select per component), so that it vectorizes.
+/// One `wide::f32x4` per particle (SSE, NEON): every lane computes the scalar formula, lane w
+/// is kept by a select, and so is a pinned particle.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn predict_block<const BACKUP: bool, const WIND: bool>(
@@ -132,7 +154,10 @@ fn predict_block<const BACKUP: bool, const WIND: bool>(
         (backup_x, backup_v)
     };
     let Motion { h, g, damp } = m;
-    let mut any_force = false;
+    let (h, damp) = (f32x4::splat(h), f32x4::splat(damp));
+    let g = f32x4::from([g.x, g.y, g.z, 0.0]);
+    let (xyz, zero) = (xyz_lanes(), f32x4::ZERO);
+    let mut any_force = zero;
     for i in 0..n {
         let xi = x[i];
         let vi = v[i];
@@ -143,38 +168,24 @@ fn predict_block<const BACKUP: bool, const WIND: bool>(
             store_streaming(&mut backup_v[i], vi);
         }
         x_prev[i] = xi;
-        let mut f = force[i];
-        any_force |= (f.x != 0.0) | (f.y != 0.0) | (f.z != 0.0) | (f.w != 0.0);
+        let mut f = lanes(force[i]);
+        any_force |= f.simd_ne(zero);
         if WIND {
-            let fw = wind[i];
-            f.x += fw.x;
-            f.y += fw.y;
-            f.z += fw.z;
+            f += lanes(wind[i]);
         }
-        let w = xi.w;
-        let moving = w != 0.0;
+        let w = f32x4::splat(xi.w);
+        let moving = xyz & w.simd_ne(zero);
+        let (xv, vv) = (lanes(xi), lanes(vi));
         // Only the velocity carried in is damped: damping the increment as well would make a
         // body at rest sag (1 - damping h) too little (its weight scaled by the damping).
-        let vx = vi.x * damp + h * (g.x + f.x * w);
-        let vy = vi.y * damp + h * (g.y + f.y * w);
-        let vz = vi.z * damp + h * (g.z + f.z * w);
-        v[i] = Packed4 {
-            x: if moving { vx } else { vi.x },
-            y: if moving { vy } else { vi.y },
-            z: if moving { vz } else { vi.z },
-            w: vi.w,
-        };
-        x[i] = Packed4 {
-            x: if moving { xi.x + h * vx } else { xi.x },
-            y: if moving { xi.y + h * vy } else { xi.y },
-            z: if moving { xi.z + h * vz } else { xi.z },
-            w,
-        };
+        let vn = vv * damp + h * (g + f * w);
+        v[i] = packed(moving.select(vn, vv));
+        x[i] = packed(moving.select(xv + h * vn, xv));
     }
     if BACKUP {
         streaming_done();
     }
-    any_force
+    any_force.any()
 }
 
 /// Stores `v` at `dst`, bypassing the caches where the CPU can: the backup is read only after
@@ -224,19 +235,21 @@ pub(crate) fn update_velocities(
     for_each_range(executor, n, |r| {
         // SAFETY: `v` has n elements; block ranges are disjoint; `v` is borrowed for the call.
         let v = unsafe { vp.range(r.clone()) };
-        let mut finite = true;
+        let (xyz, inv_h) = (xyz_lanes(), f32x4::splat(inv_h));
+        let mut finite = f32x4::splat(f32::from_bits(u32::MAX));
         let mut max2 = 0.0f32;
         for ((v, x), x0) in v.iter_mut().zip(&x[r.clone()]).zip(&x_prev[r]) {
-            v.x = (x.x - x0.x) * inv_h;
-            v.y = (x.y - x0.y) * inv_h;
-            v.z = (x.z - x0.z) * inv_h;
-            // `&`, not `&&`: no early exit, so the loop vectorizes (NaN never wins the max; the
-            // finiteness flag catches it).
-            finite = finite & x.is_finite() & v.is_finite();
-            let s2 = v.x * v.x + v.y * v.y + v.z * v.z;
+            let (xv, vv) = (lanes(*x), lanes(*v));
+            let vn = xyz.select((xv - lanes(*x0)) * inv_h, vv);
+            *v = packed(vn);
+            // Accumulated without an early exit, so the loop stays branch-free.
+            finite &= xv.is_finite() & vn.is_finite();
+            let s2 = vn * vn;
+            let s2 = s2.as_array()[0] + s2.as_array()[1] + s2.as_array()[2];
+            // NaN never wins the max; the finiteness flag catches it.
             max2 = if s2 > max2 { s2 } else { max2 };
         }
-        if !finite {
+        if !finite.all() {
             ok.store(false, Ordering::Relaxed);
         }
         fastest.fetch_max(max2.to_bits(), Ordering::Relaxed);

@@ -1,0 +1,170 @@
+//! The AVX2 + FMA kernel: one 256-bit vector holds two `Packed4`, so a quad's side is two
+//! vectors, one for slots 0-1 and one for slots 2-3 (see `batch.rs`), and after the transpose
+//! per 128-bit lane the first holds lanes 0-7 of the block, the second lanes 8-15. A run quad
+//! is two 32-byte loads per side; a pair quad four 32-byte loads split into the sides by
+//! 128-bit lane permutes; stride-2 and gather quads load 16 bytes per particle. `rsqrt` and
+//! `rcp` (12 bits) give the estimates.
+//!
+//! `std::arch` rather than `wide`: `wide` picks its code at compile time from the build's
+//! target features, and this kernel must exist in every x86-64 build, chosen at run time.
+
+use super::block::{self, Isa, Job};
+use core::arch::x86_64::*;
+
+/// AVX2 + FMA registers, two at a time: a block's two parts (slots 0-1 and 2-3 of every
+/// quad) go through the update side by side, each operation on both, so that two independent
+/// dependency chains are interleaved instruction by instruction (one chain alone leaves the
+/// core waiting on latencies; the out-of-order window does not hold two parts).
+pub(super) struct Avx2;
+
+/// Two 256-bit vectors: lanes 0-7 and 8-15.
+type Y2 = [__m256; 2];
+
+/// `f` on each half.
+#[inline(always)]
+fn each(f: impl Fn(usize) -> __m256) -> Y2 {
+    [f(0), f(1)]
+}
+
+/// The 4 x 4 transpose in each 128-bit lane of four vectors.
+#[inline(always)]
+unsafe fn transpose4(r: [__m256; 4]) -> [__m256; 4] {
+    let t0 = _mm256_castps_pd(_mm256_unpacklo_ps(r[0], r[1]));
+    let t1 = _mm256_castps_pd(_mm256_unpackhi_ps(r[0], r[1]));
+    let t2 = _mm256_castps_pd(_mm256_unpacklo_ps(r[2], r[3]));
+    let t3 = _mm256_castps_pd(_mm256_unpackhi_ps(r[2], r[3]));
+    [
+        _mm256_castpd_ps(_mm256_unpacklo_pd(t0, t2)),
+        _mm256_castpd_ps(_mm256_unpackhi_pd(t0, t2)),
+        _mm256_castpd_ps(_mm256_unpacklo_pd(t1, t3)),
+        _mm256_castpd_ps(_mm256_unpackhi_pd(t1, t3)),
+    ]
+}
+
+impl Isa for Avx2 {
+    type V = Y2;
+    type M = Y2;
+    const WIDTH: usize = 16;
+
+    #[inline(always)]
+    unsafe fn splat(v: f32) -> Y2 {
+        let v = _mm256_set1_ps(v);
+        [v, v]
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> Y2 {
+        each(|h| _mm256_loadu_ps(p.add(8 * h)))
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: Y2) {
+        _mm256_storeu_ps(p, v[0]);
+        _mm256_storeu_ps(p.add(8), v[1]);
+    }
+    #[inline(always)]
+    unsafe fn add(a: Y2, b: Y2) -> Y2 {
+        each(|h| _mm256_add_ps(a[h], b[h]))
+    }
+    #[inline(always)]
+    unsafe fn sub(a: Y2, b: Y2) -> Y2 {
+        each(|h| _mm256_sub_ps(a[h], b[h]))
+    }
+    #[inline(always)]
+    unsafe fn mul(a: Y2, b: Y2) -> Y2 {
+        each(|h| _mm256_mul_ps(a[h], b[h]))
+    }
+    #[inline(always)]
+    unsafe fn div(a: Y2, b: Y2) -> Y2 {
+        each(|h| _mm256_div_ps(a[h], b[h]))
+    }
+    #[inline(always)]
+    unsafe fn sqrt(a: Y2) -> Y2 {
+        each(|h| _mm256_sqrt_ps(a[h]))
+    }
+    #[inline(always)]
+    unsafe fn mul_add(a: Y2, b: Y2, c: Y2) -> Y2 {
+        each(|h| _mm256_fmadd_ps(a[h], b[h], c[h]))
+    }
+    #[inline(always)]
+    unsafe fn rsqrt_estimate(a: Y2) -> Y2 {
+        each(|h| _mm256_rsqrt_ps(a[h]))
+    }
+    #[inline(always)]
+    unsafe fn recip_estimate(a: Y2) -> Y2 {
+        each(|h| _mm256_rcp_ps(a[h]))
+    }
+    #[inline(always)]
+    unsafe fn neither_le_zero(a: Y2, b: Y2) -> Y2 {
+        let zero = _mm256_setzero_ps();
+        each(|h| {
+            _mm256_and_ps(
+                _mm256_cmp_ps::<_CMP_NLE_UQ>(a[h], zero),
+                _mm256_cmp_ps::<_CMP_NLE_UQ>(b[h], zero),
+            )
+        })
+    }
+    #[inline(always)]
+    unsafe fn and_nonzero(m: Y2, w: Y2) -> Y2 {
+        let zero = _mm256_setzero_ps();
+        each(|h| _mm256_and_ps(m[h], _mm256_cmp_ps::<_CMP_NEQ_UQ>(w[h], zero)))
+    }
+    #[inline(always)]
+    unsafe fn select(m: Y2, t: Y2, f: Y2) -> Y2 {
+        each(|h| _mm256_blendv_ps(f[h], t[h], m[h]))
+    }
+    #[inline(always)]
+    unsafe fn transpose(r: [Y2; 4]) -> [Y2; 4] {
+        let a = transpose4(r.map(|v| v[0]));
+        let b = transpose4(r.map(|v| v[1]));
+        core::array::from_fn(|c| [a[c], b[c]])
+    }
+    #[inline(always)]
+    unsafe fn gather(at: impl Fn(usize) -> *const f32) -> Y2 {
+        each(|h| {
+            let lo = _mm256_castps128_ps256(_mm_loadu_ps(at(2 * h)));
+            _mm256_insertf128_ps::<1>(lo, _mm_loadu_ps(at(2 * h + 1)))
+        })
+    }
+    #[inline(always)]
+    unsafe fn scatter(v: Y2, at: impl Fn(usize) -> *mut f32) {
+        for h in 0..2 {
+            _mm_storeu_ps(at(2 * h), _mm256_castps256_ps128(v[h]));
+            _mm_storeu_ps(at(2 * h + 1), _mm256_extractf128_ps::<1>(v[h]));
+        }
+    }
+    #[inline(always)]
+    unsafe fn deinterleave(lo: Y2, hi: Y2) -> (Y2, Y2) {
+        // lo = [a0 b0 | a1 b1], hi = [a2 b2 | a3 b3], one `Packed4` per 128-bit lane.
+        (
+            [
+                _mm256_permute2f128_ps::<0x20>(lo[0], lo[1]),
+                _mm256_permute2f128_ps::<0x20>(hi[0], hi[1]),
+            ],
+            [
+                _mm256_permute2f128_ps::<0x31>(lo[0], lo[1]),
+                _mm256_permute2f128_ps::<0x31>(hi[0], hi[1]),
+            ],
+        )
+    }
+    #[inline(always)]
+    unsafe fn interleave(a: Y2, b: Y2) -> (Y2, Y2) {
+        (
+            [
+                _mm256_permute2f128_ps::<0x20>(a[0], b[0]),
+                _mm256_permute2f128_ps::<0x31>(a[0], b[0]),
+            ],
+            [
+                _mm256_permute2f128_ps::<0x20>(a[1], b[1]),
+                _mm256_permute2f128_ps::<0x31>(a[1], b[1]),
+            ],
+        )
+    }
+}
+
+/// [`block::project_range`] on this instruction set.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; otherwise as [`block::project_range`].
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn project_range(job: Job) {
+    block::project_range::<Avx2>(job)
+}

@@ -1,0 +1,420 @@
+//! What every vector kernel shares: the block driver (quads loaded by kind, the in-register
+//! transpose, the stores) and the XPBD update, written once over an instruction set's
+//! [`Isa`] primitives. Each kernel module implements [`Isa`] for its register type and wraps
+//! [`project_range`] in an entry point compiled for its instructions.
+
+use super::batch::{BlockKind, EdgeBatch, GATHER, PAIR, QUAD, RUN, STRIDE2};
+use super::{DETERMINISTIC, LANES};
+use crate::body::particles::Packed4;
+use std::ops::Range;
+
+/// A quad kind that is only known per quad at run time (mixed blocks).
+const MIXED: u8 = u8::MAX;
+
+/// One instruction set's vector of [`Isa::WIDTH`] f32 lanes and the operations the kernel
+/// needs. Every function is `#[inline(always)]` and free of `#[target_feature]`, so that it is
+/// inlined into the kernel's entry point and compiled with that entry point's features.
+///
+/// # Safety
+/// Implementations may only be called where the instructions they use are available (the
+/// entry points check this once, through [`super::Kernel::available`]).
+pub(super) trait Isa {
+    /// `WIDTH` f32 lanes.
+    type V: Copy;
+    /// A lane mask from a comparison.
+    type M: Copy;
+    /// Lanes per vector; a block of `LANES` constraints is `LANES / WIDTH` parts.
+    const WIDTH: usize;
+
+    /// Every lane `v`.
+    unsafe fn splat(v: f32) -> Self::V;
+    /// `WIDTH` floats from `p` (unaligned).
+    unsafe fn load(p: *const f32) -> Self::V;
+    /// `WIDTH` floats to `p` (unaligned).
+    unsafe fn store(p: *mut f32, v: Self::V);
+    /// `a + b`.
+    unsafe fn add(a: Self::V, b: Self::V) -> Self::V;
+    /// `a - b`.
+    unsafe fn sub(a: Self::V, b: Self::V) -> Self::V;
+    /// `a * b`.
+    unsafe fn mul(a: Self::V, b: Self::V) -> Self::V;
+    /// `a / b`, correctly rounded.
+    unsafe fn div(a: Self::V, b: Self::V) -> Self::V;
+    /// `√a`, correctly rounded.
+    unsafe fn sqrt(a: Self::V) -> Self::V;
+    /// `a * b + c`, fused where the instruction set has FMA.
+    unsafe fn mul_add(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// An estimate of `1/√a` that one Newton step makes accurate to a few ulp.
+    unsafe fn rsqrt_estimate(a: Self::V) -> Self::V;
+    /// An estimate of `1/a` that one Newton step makes accurate to a few ulp.
+    unsafe fn recip_estimate(a: Self::V) -> Self::V;
+    /// Lanes where neither `a <= 0` nor `b <= 0` (NaN lanes included, as in the scalar twin).
+    unsafe fn neither_le_zero(a: Self::V, b: Self::V) -> Self::M;
+    /// Lanes of `m` where `w != 0`.
+    unsafe fn and_nonzero(m: Self::M, w: Self::V) -> Self::M;
+    /// `t` where `m`, else `f`.
+    unsafe fn select(m: Self::M, t: Self::V, f: Self::V) -> Self::V;
+    /// Transposes the 4 x 4 matrix in each 128-bit part of four vectors: one `Packed4` per
+    /// part to one component per vector, and back (it is an involution).
+    unsafe fn transpose(r: [Self::V; 4]) -> [Self::V; 4];
+    /// One vector of `WIDTH / 4` particles, the `s`-th from `at(s)` (16 bytes each).
+    unsafe fn gather(at: impl Fn(usize) -> *const f32) -> Self::V;
+    /// Stores the `s`-th particle of `v` to `at(s)`.
+    unsafe fn scatter(v: Self::V, at: impl Fn(usize) -> *mut f32);
+    /// From two vectors of particles `[a0 b0 a1 b1 ...]` (`lo` then `hi`), the `a`s and the
+    /// `b`s, each in order.
+    unsafe fn deinterleave(lo: Self::V, hi: Self::V) -> (Self::V, Self::V);
+    /// The inverse of [`Isa::deinterleave`].
+    unsafe fn interleave(a: Self::V, b: Self::V) -> (Self::V, Self::V);
+}
+
+/// Scalars shared by every block of a call.
+#[derive(Clone, Copy)]
+struct Params<V> {
+    inv_dt2: V,
+    k: V,
+}
+
+/// Pointer to particle `p` as floats.
+#[inline(always)]
+unsafe fn at(x: *mut f32, p: u32) -> *mut f32 {
+    x.add(4 * p as usize)
+}
+
+/// Particles per vector.
+#[inline(always)]
+const fn per_vector<I: Isa>() -> usize {
+    I::WIDTH / 4
+}
+
+/// Loads part `part` of quad `m` of the block at `base` (slots `part * W/4 ..`, W = WIDTH),
+/// whose kind is `KIND` (`MIXED`: `kind`): the `i` side and the `j` side.
+///
+/// # Safety
+/// See [`project_range`]; the quad really is of that kind.
+#[inline(always)]
+unsafe fn load_quad<I: Isa, const KIND: u8>(
+    x: *mut f32,
+    b: &EdgeBatch,
+    base: usize,
+    m: usize,
+    part: usize,
+    kind: u8,
+) -> (I::V, I::V) {
+    let pv = per_vector::<I>();
+    let first = part * pv;
+    let i = *b.i.get_unchecked(base + m);
+    let j = *b.j.get_unchecked(base + m);
+    match if KIND == MIXED { kind } else { KIND } {
+        RUN => (
+            I::load(at(x, i + first as u32)),
+            I::load(at(x, j + first as u32)),
+        ),
+        PAIR => {
+            // Slots `first..` are particles `i + 2 first ..`, i and j alternating.
+            let p = at(x, i + 2 * first as u32);
+            I::deinterleave(I::load(p), I::load(p.add(I::WIDTH)))
+        }
+        STRIDE2 => (
+            // Every other particle, 16 bytes each: the odd ones are other constraints'
+            // (maybe moved by another thread) and are never read.
+            I::gather(|s| at(x, i + 2 * (first + s) as u32)),
+            I::gather(|s| at(x, j + 2 * (first + s) as u32)),
+        ),
+        _ => (
+            // Slot k of quad m is at position 4k + m.
+            I::gather(|s| at(x, *b.i.get_unchecked(base + QUAD * (first + s) + m))),
+            I::gather(|s| at(x, *b.j.get_unchecked(base + QUAD * (first + s) + m))),
+        ),
+    }
+}
+
+/// Stores what [`load_quad`] loaded (x, y, z as computed; w with the bits it was loaded with).
+///
+/// # Safety
+/// As [`load_quad`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn store_quad<I: Isa, const KIND: u8>(
+    x: *mut f32,
+    b: &EdgeBatch,
+    base: usize,
+    m: usize,
+    part: usize,
+    kind: u8,
+    pi: I::V,
+    pj: I::V,
+) {
+    let pv = per_vector::<I>();
+    let first = part * pv;
+    let i = *b.i.get_unchecked(base + m);
+    let j = *b.j.get_unchecked(base + m);
+    match if KIND == MIXED { kind } else { KIND } {
+        RUN => {
+            I::store(at(x, i + first as u32), pi);
+            I::store(at(x, j + first as u32), pj);
+        }
+        PAIR => {
+            let p = at(x, i + 2 * first as u32);
+            let (lo, hi) = I::interleave(pi, pj);
+            I::store(p, lo);
+            I::store(p.add(I::WIDTH), hi);
+        }
+        STRIDE2 => {
+            I::scatter(pi, |s| at(x, i + 2 * (first + s) as u32));
+            I::scatter(pj, |s| at(x, j + 2 * (first + s) as u32));
+        }
+        _ => {
+            I::scatter(pi, |s| {
+                at(x, *b.i.get_unchecked(base + QUAD * (first + s) + m))
+            });
+            I::scatter(pj, |s| {
+                at(x, *b.j.get_unchecked(base + QUAD * (first + s) + m))
+            });
+        }
+    }
+}
+
+/// The XPBD update of `WIDTH` constraints: particles `pi`, `pj` as x, y, z, w vectors, rest
+/// lengths, compliances and multipliers; returns the moved particles (w as given) and the new
+/// multipliers. A lane that the scalar twin skips (`|d| <= 0` or `w_i + w_j + α̃ <= 0`) is
+/// left alone.
+///
+/// With `enhanced-determinism` this is the scalar twin's arithmetic, operation for operation
+/// (IEEE `sqrt` and division, nothing fused), so every lane has the scalar twin's bits. Else
+/// `1/|d|` and `1/(w_i + w_j + α̃)` are estimates plus a Newton step, products are fused where
+/// the instruction set has FMA, and pinned particles (`w = 0`) keep their bits.
+#[inline(always)]
+unsafe fn update<I: Isa>(
+    pi: [I::V; 4],
+    pj: [I::V; 4],
+    rest: I::V,
+    compliance: I::V,
+    lam: I::V,
+    c: Params<I::V>,
+) -> ([I::V; 4], [I::V; 4], I::V) {
+    let [xi, yi, zi, wi] = pi;
+    let [xj, yj, zj, wj] = pj;
+    let dx = I::sub(xi, xj);
+    let dy = I::sub(yi, yj);
+    let dz = I::sub(zi, zj);
+    let alpha = I::mul(compliance, c.inv_dt2);
+    let denom = I::add(I::add(wi, wj), alpha);
+    if DETERMINISTIC {
+        let len = I::sqrt(I::add(
+            I::add(I::mul(dx, dx), I::mul(dy, dy)),
+            I::mul(dz, dz),
+        ));
+        let ok = I::neither_le_zero(len, denom);
+        let dl = I::div(I::sub(I::sub(rest, len), I::mul(alpha, lam)), denom);
+        let s = I::div(I::mul(c.k, dl), len);
+        let (si, sj) = (I::mul(s, wi), I::mul(s, wj));
+        let mv = |p: I::V, s: I::V, d: I::V, sign_i: bool| {
+            let moved = if sign_i {
+                I::add(p, I::mul(s, d))
+            } else {
+                I::sub(p, I::mul(s, d))
+            };
+            I::select(ok, moved, p)
+        };
+        return (
+            [
+                mv(xi, si, dx, true),
+                mv(yi, si, dy, true),
+                mv(zi, si, dz, true),
+                wi,
+            ],
+            [
+                mv(xj, sj, dx, false),
+                mv(yj, sj, dy, false),
+                mv(zj, sj, dz, false),
+                wj,
+            ],
+            I::select(ok, I::add(lam, dl), lam),
+        );
+    }
+    let len2 = I::mul_add(dz, dz, I::mul_add(dy, dy, I::mul(dx, dx)));
+    // One Newton step y (3/2 - len2 y² / 2), ordered as (len2 y) y so that a tiny len2
+    // cannot overflow y².
+    let y0 = I::rsqrt_estimate(len2);
+    let h = I::mul(len2, y0);
+    let t = I::mul_add(I::mul(I::splat(-0.5), h), y0, I::splat(1.5));
+    let inv_len = I::mul(y0, t);
+    let len = I::mul(h, t);
+    let num = I::mul_add(I::sub(I::splat(0.0), alpha), lam, I::sub(rest, len));
+    let r0 = I::recip_estimate(denom);
+    let r = I::mul(
+        r0,
+        I::mul_add(I::sub(I::splat(0.0), denom), r0, I::splat(2.0)),
+    );
+    let dl = I::mul(num, r);
+    let ok = I::neither_le_zero(len2, denom);
+    // k w / |d| per side is known before Δλ, which leaves one product between Δλ and the moves.
+    let kl = I::mul(c.k, inv_len);
+    let (kwi, kwj) = (I::mul(kl, wi), I::mul(I::sub(I::splat(0.0), kl), wj));
+    let (nsi, nsj) = (I::mul(dl, kwi), I::mul(dl, kwj));
+    // Pinned particles (w = 0) keep their exact bits: their lanes are not updated at all.
+    let (ki, kj) = (I::and_nonzero(ok, wi), I::and_nonzero(ok, wj));
+    (
+        [
+            I::select(ki, I::mul_add(nsi, dx, xi), xi),
+            I::select(ki, I::mul_add(nsi, dy, yi), yi),
+            I::select(ki, I::mul_add(nsi, dz, zi), zi),
+            wi,
+        ],
+        [
+            I::select(kj, I::mul_add(nsj, dx, xj), xj),
+            I::select(kj, I::mul_add(nsj, dy, yj), yj),
+            I::select(kj, I::mul_add(nsj, dz, zj), zj),
+            wj,
+        ],
+        I::select(ok, I::add(lam, dl), lam),
+    )
+}
+
+/// Runs [`update`] on one part of a block, given the part's particles as loaded (one vector
+/// of `WIDTH / 4` particles per quad and side), the batch position `at` of its first lane and
+/// its multipliers `lam`; returns the particles to store.
+///
+/// # Safety
+/// `at + WIDTH` lies within the batch's padded arrays and `lam` points to `WIDTH` multipliers.
+#[inline(always)]
+unsafe fn update_part<I: Isa>(
+    b: &EdgeBatch,
+    at: usize,
+    lam: *mut f32,
+    qi: [I::V; 4],
+    qj: [I::V; 4],
+    c: Params<I::V>,
+) -> ([I::V; 4], [I::V; 4]) {
+    let rest = I::load(b.rest.as_ptr().add(at));
+    let compliance = I::load(b.compliance.as_ptr().add(at));
+    let (pi, pj, new) = update::<I>(
+        I::transpose(qi),
+        I::transpose(qj),
+        rest,
+        compliance,
+        I::load(lam),
+        c,
+    );
+    I::store(lam, new);
+    (I::transpose(pi), I::transpose(pj))
+}
+
+/// A full block whose quads are of kind `KIND` (`MIXED`: of the kinds `kinds`).
+///
+/// # Safety
+/// See [`project_range`].
+#[inline(always)]
+unsafe fn full_block<I: Isa, const KIND: u8>(
+    x: *mut f32,
+    b: &EdgeBatch,
+    base: usize,
+    kinds: [u8; QUAD],
+    lambda: *mut f32,
+    c: Params<I::V>,
+) {
+    for part in 0..LANES / I::WIDTH {
+        let q: [(I::V, I::V); QUAD] =
+            core::array::from_fn(|m| load_quad::<I, KIND>(x, b, base, m, part, kinds[m]));
+        let at = base + part * I::WIDTH;
+        let (pi, pj) = update_part::<I>(b, at, lambda.add(at), q.map(|q| q.0), q.map(|q| q.1), c);
+        for m in 0..QUAD {
+            store_quad::<I, KIND>(x, b, base, m, part, kinds[m], pi[m], pj[m]);
+        }
+    }
+}
+
+/// A block with constraints at lanes `0..count` only (the batch's partial last block, or a
+/// block cut by the end of a range): gathered lane by lane through a stack buffer laid out
+/// like run quads. Lanes past `count` hold zeros, so [`update`] leaves them alone; each lane's
+/// result is the same as in a full block.
+///
+/// # Safety
+/// See [`project_range`]; `count <= LANES` and lanes `0..count` of the block exist.
+#[inline(always)]
+unsafe fn partial_block<I: Isa>(
+    x: *mut Packed4,
+    b: &EdgeBatch,
+    base: usize,
+    count: usize,
+    lambda: *mut f32,
+    c: Params<I::V>,
+) {
+    // Row m holds quad m's slots (lane 4s + m at column s): side i, then side j at QUAD + m.
+    let mut buf = [[Packed4::default(); QUAD]; 2 * QUAD];
+    for l in 0..count {
+        buf[l % QUAD][l / QUAD] = *x.add(*b.i.get_unchecked(base + l) as usize);
+        buf[QUAD + l % QUAD][l / QUAD] = *x.add(*b.j.get_unchecked(base + l) as usize);
+    }
+    let mut lam = [0.0f32; LANES];
+    lam[..count].copy_from_slice(std::slice::from_raw_parts(lambda.add(base), count));
+    let rows = buf.as_mut_ptr().cast::<f32>();
+    for part in 0..LANES / I::WIDTH {
+        let row = |r: usize| rows.add(4 * QUAD * r + part * I::WIDTH);
+        let qi = core::array::from_fn(|m| I::load(row(m)));
+        let qj = core::array::from_fn(|m| I::load(row(QUAD + m)));
+        let lam = lam.as_mut_ptr().add(part * I::WIDTH);
+        let (pi, pj) = update_part::<I>(b, base + part * I::WIDTH, lam, qi, qj, c);
+        for m in 0..QUAD {
+            I::store(row(m), pi[m]);
+            I::store(row(QUAD + m), pj[m]);
+        }
+    }
+    std::slice::from_raw_parts_mut(lambda.add(base), count).copy_from_slice(&lam[..count]);
+    for l in 0..count {
+        *x.add(*b.i.get_unchecked(base + l) as usize) = buf[l % QUAD][l / QUAD];
+        *x.add(*b.j.get_unchecked(base + l) as usize) = buf[QUAD + l % QUAD][l / QUAD];
+    }
+}
+
+/// One call's work: positions `range` of batch `b`, particles `x`, multipliers `lambda`
+/// (indexed like the batch), α̃ scale and stiffness.
+pub(super) struct Job<'a> {
+    pub x: *mut Packed4,
+    pub b: &'a EdgeBatch,
+    pub range: Range<usize>,
+    pub lambda: *mut f32,
+    pub inv_dt2: f32,
+    pub k: f32,
+}
+
+/// The vector body of [`super::project_distance_batch_range`] on instruction set `I`.
+///
+/// # Safety
+/// `I`'s instructions are available; `range.start` is a multiple of `LANES`,
+/// `range.end <= b.len()`; `x` points to at least `b.particles_needed()` particles and
+/// `lambda` to at least `range.end` multipliers, none of which another thread touches during
+/// the call.
+#[inline(always)]
+pub(super) unsafe fn project_range<I: Isa>(job: Job) {
+    let Job {
+        x,
+        b,
+        range,
+        lambda,
+        inv_dt2,
+        k,
+    } = job;
+    debug_assert!(range.start.is_multiple_of(LANES) && range.end <= b.len());
+    let xf = x.cast::<f32>();
+    let c = Params {
+        inv_dt2: I::splat(inv_dt2),
+        k: I::splat(k),
+    };
+    let none = [0; QUAD];
+    let mut base = range.start;
+    while base < range.end {
+        let count = range.end - base;
+        match *b.blocks.get_unchecked(base / LANES) {
+            _ if count < LANES => partial_block::<I>(x, b, base, count, lambda, c),
+            BlockKind::Partial => partial_block::<I>(x, b, base, count, lambda, c),
+            BlockKind::Uniform(RUN) => full_block::<I, RUN>(xf, b, base, none, lambda, c),
+            BlockKind::Uniform(PAIR) => full_block::<I, PAIR>(xf, b, base, none, lambda, c),
+            BlockKind::Uniform(STRIDE2) => full_block::<I, STRIDE2>(xf, b, base, none, lambda, c),
+            BlockKind::Uniform(_) => full_block::<I, GATHER>(xf, b, base, none, lambda, c),
+            BlockKind::Mixed(kinds) => full_block::<I, MIXED>(xf, b, base, kinds, lambda, c),
+        }
+        base += LANES;
+    }
+}
