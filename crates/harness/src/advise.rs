@@ -56,6 +56,7 @@ pub struct AdviseArgs {
     /// Rayon threads.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
     #[command(flatten)]
     pub tuning: Tuning,
     /// Output directory (advise.csv).
@@ -66,13 +67,21 @@ pub struct AdviseArgs {
 /// One trial.
 #[derive(Serialize, Debug, Clone)]
 pub struct Trial {
+    /// Solver name.
     pub solver: String,
+    /// Solver iterations per substep.
     pub iterations: usize,
+    /// Substeps per step.
     pub substeps: usize,
+    /// Mean over the run of the mean structural stretch, as a fraction (NaN: did not run).
     pub stretch_mean_avg: f64,
+    /// Median step time after the first tenth of the steps, in ms (NaN when the trial did not run).
     pub ms_per_step_median: f64,
+    /// Whether the trial ran and its mean stretch is at most `--max-stretch`.
     pub meets_stretch: bool,
+    /// Whether the trial ran and its median step time is at most `--budget-ms`.
     pub within_budget: bool,
+    /// `ok`, `diverged: ...`, or why the solver refused the body.
     pub status: String,
 }
 

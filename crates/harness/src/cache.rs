@@ -73,8 +73,10 @@ pub struct CacheArgs {
     /// Skip the cachegrind runs.
     #[arg(long)]
     pub no_cachegrind: bool,
+    /// How long the sweep may take: steps per point, time-outs and the overall budget.
     #[command(flatten)]
     pub budget: Budget,
+    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
     #[command(flatten)]
     pub tuning: Tuning,
     /// Output directory.
@@ -85,18 +87,31 @@ pub struct CacheArgs {
 /// One row of cache_misses.csv.
 #[derive(Serialize, Debug, Clone)]
 pub struct MissRow {
+    /// Scene name.
     pub scene: String,
+    /// Size parameter of the scene.
     pub n: usize,
+    /// Particle count of the body (0 when the cachegrind run failed).
     pub vertices: usize,
+    /// Solver name.
     pub solver: String,
+    /// Particle ordering.
     pub ordering: String,
+    /// Timed steps of the shorter cachegrind run.
     pub steps_low: usize,
+    /// Timed steps of the longer cachegrind run.
     pub steps_high: usize,
+    /// Projections per step: constraints x iterations x substeps (0 when the run failed).
     pub projections_per_step: usize,
+    /// Marginal data references per projection (NaN when the run failed).
     pub d_refs_per_projection: f64,
+    /// Marginal D1 data-cache misses per projection (NaN when the run failed).
     pub d1_misses_per_projection: f64,
+    /// Marginal last-level data-cache misses per projection (NaN when the run failed).
     pub lld_misses_per_projection: f64,
+    /// Path of the wobble binary run under valgrind.
     pub binary: String,
+    /// `ok`, or why the cachegrind run gave no counts.
     pub status: String,
 }
 

@@ -69,6 +69,7 @@ pub struct ConvergeArgs {
     /// Particle ordering.
     #[arg(long, default_value = "natural")]
     pub ordering: String,
+    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
     #[command(flatten)]
     pub tuning: Tuning,
     /// Output directory.
@@ -89,25 +90,40 @@ pub const CONVERGE_HEADER: &[&str] = &[
 /// One row of converge.csv.
 #[derive(Serialize, Debug, Clone)]
 pub struct ConvergeRow {
+    /// Scene name.
     pub scene: String,
+    /// Size parameter of the scene.
     pub n: usize,
+    /// Solver name.
     pub solver: String,
+    /// Iterations done in the step (0: the predicted positions, before any iteration).
     pub iteration: usize,
+    /// Residual after `iteration` iterations: RMS of C over the mean rest length.
     pub residual: f64,
+    /// Time of one step with `iteration` iterations, median over `--reps`, in µs (NaN: untimed).
     pub elapsed_us: f64,
 }
 
 /// One row of converge_stretch.csv.
 #[derive(Serialize, Debug, Clone)]
 pub struct StretchRow {
+    /// Scene name.
     pub scene: String,
+    /// Size parameter of the scene.
     pub n: usize,
+    /// Solver name.
     pub solver: String,
+    /// Solver iterations per step.
     pub iterations: usize,
+    /// Steps completed from rest (fewer than asked when the run diverged).
     pub steps: usize,
+    /// Mean over the steps of the mean structural stretch `|l - l0| / l0`, as a fraction.
     pub stretch_mean_avg: f64,
+    /// Largest structural stretch after the last step, as a fraction.
     pub stretch_max_final: f64,
+    /// Median step time over the run, in ms.
     pub ms_per_step_median: f64,
+    /// `ok`, `diverged: ...`, or why the solver refused the body.
     pub status: String,
 }
 

@@ -30,6 +30,7 @@ pub struct ReportArgs {
     /// Do not build an x86-64-v3 binary for cachegrind (full mode builds one when needed).
     #[arg(long)]
     pub no_build: bool,
+    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
     #[command(flatten)]
     pub tuning: Tuning,
     /// Output directory.

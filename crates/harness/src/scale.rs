@@ -60,8 +60,10 @@ pub struct ScaleArgs {
     /// Particle ordering.
     #[arg(long, default_value = "natural")]
     pub ordering: String,
+    /// How long the sweep may take: steps per point, time-outs and the overall budget.
     #[command(flatten)]
     pub budget: Budget,
+    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
     #[command(flatten)]
     pub tuning: Tuning,
     /// Output directory.
@@ -153,20 +155,35 @@ pub const SCALE_HEADER: &[&str] = &[
 /// One row of scale.csv.
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct ScaleRow {
+    /// Scene name.
     pub scene: String,
+    /// Size parameter of the scene.
     pub n: usize,
+    /// Particle count of the body.
     pub vertices: usize,
+    /// Constraint count of the body.
     pub constraints: usize,
+    /// Solver name, as the solver reports it.
     pub solver: String,
+    /// Threads the solver ran on (1 for serial solvers).
     pub threads: usize,
+    /// Solver iterations per substep.
     pub iterations: usize,
+    /// Substeps per step.
     pub substeps: usize,
+    /// Particle ordering.
     pub ordering: String,
+    /// Median step time over the timed steps, in ms.
     pub ms_per_step_median: f64,
+    /// 10th percentile of the step time, in ms.
     pub ms_per_step_p10: f64,
+    /// 90th percentile of the step time, in ms.
     pub ms_per_step_p90: f64,
+    /// Median step time per projection (constraints x iterations x substeps a step), in ns.
     pub ns_per_projection: f64,
+    /// Mean structural stretch averaged over every step, warm-up included, as a fraction.
     pub stretch_mean_avg: f64,
+    /// Peak resident set size of the child process that ran the point, in MiB.
     pub peak_rss_mb: f64,
 }
 
@@ -178,12 +195,19 @@ pub const RUNS_HEADER: &[&str] = &[
 /// One point of a sweep.
 #[derive(Debug, Clone)]
 pub struct Point {
+    /// Scene name.
     pub scene: String,
+    /// Size parameter of the scene.
     pub n: usize,
+    /// Solver name.
     pub solver: String,
+    /// Thread count asked for (the child's `--threads`).
     pub threads: usize,
+    /// Solver iterations per substep.
     pub iterations: usize,
+    /// Substeps per step.
     pub substeps: usize,
+    /// Particle ordering.
     pub ordering: String,
 }
 

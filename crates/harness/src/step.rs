@@ -87,29 +87,53 @@ pub struct StepArgs {
 /// What `wobble step` prints (read back by sweeps that run `wobble step` as a child).
 #[derive(Serialize, Deserialize, Debug, Clone)]
 pub struct StepReport {
+    /// Scene name.
     pub scene: String,
+    /// Size parameter of the scene.
     pub n: usize,
+    /// Particle count of the body.
     pub vertices: usize,
+    /// Constraint count of the body.
     pub constraints: usize,
+    /// Solver name, as the solver reports it (`mass-spring/<integrator>` for mass-spring).
     pub solver: String,
+    /// Solver iterations per substep.
     pub iterations: usize,
+    /// Substeps per step.
     pub substeps: usize,
+    /// Time step, in s.
     pub dt: f32,
+    /// Threads the solver ran on (1 for serial solvers and for mass-spring).
     pub threads: usize,
+    /// Untimed steps before the timed ones.
     pub warmup: usize,
+    /// Timed steps.
     pub steps: usize,
+    /// Median time of one whole step over the timed steps, in ms.
     pub ms_per_step_median: f64,
+    /// 10th percentile of the step time, in ms.
     pub ms_per_step_p10: f64,
+    /// 90th percentile of the step time, in ms.
     pub ms_per_step_p90: f64,
+    /// Median step time per constraint projection, in ns (mass-spring: per spring evaluation).
     pub ns_per_projection: f64,
+    /// Mean structural stretch `|l - l0| / l0` after the last step, as a fraction.
     pub stretch_mean: f32,
+    /// Largest structural stretch after the last step, as a fraction.
     pub stretch_max: f32,
+    /// Mean structural stretch averaged over every step, warm-up included, as a fraction.
     pub stretch_mean_avg: f64,
+    /// Kinetic plus gravitational energy of the unpinned particles after the last step, in J.
     pub energy: f64,
+    /// Current over rest volume after the last step (`null` for open meshes).
     pub volume_ratio: Option<f64>,
+    /// Whether every position and velocity is finite after the last step.
     pub finite: bool,
+    /// FNV-1a hash of the final positions' bits, 16 hex digits (equal: bitwise-equal states).
     pub state_hash: String,
+    /// Colors the solver sweeps (`null` for solvers that color none).
     pub colors: Option<usize>,
+    /// Particle ordering the body was built with.
     pub ordering: String,
     /// The distance kernel the solver ran (`null` for solvers that run none).
     pub kernel: Option<String>,

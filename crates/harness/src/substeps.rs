@@ -41,6 +41,7 @@ pub struct SubstepsArgs {
     /// Rayon threads.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
     #[command(flatten)]
     pub tuning: Tuning,
     /// Output directory.
@@ -66,16 +67,27 @@ pub const SPLIT_HEADER: &[&str] = &[
 /// One row of substeps.csv.
 #[derive(Serialize, Debug, Clone)]
 pub struct SplitRow {
+    /// Scene name.
     pub scene: String,
+    /// Size parameter of the scene.
     pub n: usize,
+    /// Solver name.
     pub solver: String,
+    /// Solver iterations per step in all, substeps x iterations (the total the splits share).
     pub total: usize,
+    /// Substeps per step.
     pub substeps: usize,
+    /// Solver iterations per substep.
     pub iterations: usize,
+    /// Steps completed from rest (0 when the solver refused; fewer than asked when it diverged).
     pub steps: usize,
+    /// Mean over the steps of the mean structural stretch, as a fraction (NaN when not run).
     pub stretch_mean_avg: f64,
+    /// Largest structural stretch after the last step, as a fraction (NaN when not run).
     pub stretch_max_final: f64,
+    /// Median step time after the first tenth of the steps, in ms (NaN when not run).
     pub ms_per_step_median: f64,
+    /// `ok`, `diverged: ...`, or why the solver refused the body.
     pub status: String,
 }
 

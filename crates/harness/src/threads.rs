@@ -63,9 +63,13 @@ pub struct ThreadsArgs {
 /// One thread count's timings.
 #[derive(Serialize, Debug, Clone)]
 pub struct CountTiming {
+    /// Thread count.
     pub threads: usize,
+    /// Median step time over this count's timed steps, in ms.
     pub ms_per_step_median: f64,
+    /// 10th percentile of the step time, in ms.
     pub ms_per_step_p10: f64,
+    /// 90th percentile of the step time, in ms.
     pub ms_per_step_p90: f64,
     /// The first count's median over this one's.
     pub speedup: f64,
@@ -76,15 +80,25 @@ pub struct CountTiming {
 /// What `wobble threads` prints.
 #[derive(Serialize, Debug, Clone)]
 pub struct ThreadsReport {
+    /// Scene name.
     pub scene: String,
+    /// Size parameter of the scene.
     pub n: usize,
+    /// Particle count of the body.
     pub vertices: usize,
+    /// Constraint count of the body.
     pub constraints: usize,
+    /// Solver name, as the solver reports it.
     pub solver: String,
+    /// Solver iterations per step.
     pub iterations: usize,
+    /// Particle ordering the body was built with.
     pub ordering: String,
+    /// Timed steps per thread count (`--steps` rounded up to whole turns).
     pub steps: usize,
+    /// Timed steps per turn.
     pub turn: usize,
+    /// Timings per thread count, in `--threads` order (speed-ups are against the first).
     pub counts: Vec<CountTiming>,
     /// The distance kernel the solver ran (`null` for solvers that run none).
     pub kernel: Option<String>,

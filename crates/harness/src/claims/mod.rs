@@ -41,6 +41,7 @@ pub struct ClaimsArgs {
     /// Build an x86-64-v3 binary for cachegrind when valgrind cannot run this one (C3).
     #[arg(long)]
     pub build_cachegrind_bin: bool,
+    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
     #[command(flatten)]
     pub tuning: Tuning,
     /// Output directory (CLAIMS.md goes here, data under claims/).
