@@ -110,8 +110,6 @@ impl Default for SolverReport {
 /// hand-back, from one of its own threads a fraction of that; a step has dozens of such
 /// sections, so the step loop runs the whole step on one of the executor's threads.
 pub trait Executor: Send + Sync {
-    /// Number of threads.
-    fn threads(&self) -> usize;
     /// Runs `f` to completion on one of the threads, blocking the caller meanwhile.
     fn run_home(&self, f: &mut (dyn FnMut() + Send));
     /// Runs `f(block)` for every block in `0..blocks`, in any order, possibly at once. Blocks
@@ -124,9 +122,6 @@ pub trait Executor: Send + Sync {
 pub struct Serial;
 
 impl Executor for Serial {
-    fn threads(&self) -> usize {
-        1
-    }
     fn run_home(&self, f: &mut (dyn FnMut() + Send)) {
         f()
     }

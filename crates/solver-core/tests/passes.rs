@@ -15,9 +15,6 @@ struct Scrambler {
 }
 
 impl Executor for Scrambler {
-    fn threads(&self) -> usize {
-        2
-    }
     fn run_home(&self, f: &mut (dyn FnMut() + Send)) {
         f()
     }

@@ -48,12 +48,9 @@ impl Pool {
         } else {
             None
         };
-        let executor = pool.as_ref().map(|p| {
-            Arc::new(PoolExecutor {
-                pool: p.clone(),
-                threads,
-            })
-        });
+        let executor = pool
+            .as_ref()
+            .map(|p| Arc::new(PoolExecutor { pool: p.clone() }));
         Ok(Pool {
             pool,
             executor,
@@ -167,14 +164,9 @@ impl Pool {
 #[derive(Debug)]
 struct PoolExecutor {
     pool: Arc<rayon::ThreadPool>,
-    threads: usize,
 }
 
 impl Executor for PoolExecutor {
-    fn threads(&self) -> usize {
-        self.threads
-    }
-
     fn run_home(&self, f: &mut (dyn FnMut() + Send)) {
         self.pool.install(f)
     }
