@@ -6,7 +6,8 @@
 //! (solver-core), a solver by name (sparse), runs it, and prints or writes its figures.
 //!
 //! - [`setup`]: scene, ordering and solver from command-line arguments; argument checks.
-//! - [`stats`]: medians, percentiles and least-squares fits.
+//! - [`stats`]: medians, percentiles and least-squares fits; [`paired`]: interleaved timing of
+//!   alternatives, with intervals for medians and paired ratios.
 //! - [`sim`]: in-process runs with per-step figures.
 //! - [`child`]: `wobble step` (or valgrind) as a child process, with its peak RSS.
 //! - [`csv`]: CSV written row by row; [`plot`]: SVG + PNG plots; [`machine`]: CPU and caches.
@@ -21,6 +22,7 @@ pub mod claims;
 pub mod converge;
 pub mod csv;
 pub mod machine;
+pub mod paired;
 pub mod plot;
 pub mod progress;
 pub mod render;

@@ -150,24 +150,19 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         }
     }
     let turns = args.steps.div_ceil(args.turn);
-    let mut times = vec![Vec::with_capacity(turns * args.turn); counts.len()];
-    let mut turn_medians = vec![Vec::with_capacity(turns); counts.len()];
-    for round in 0..turns {
-        for k in 0..counts.len() {
-            let c = (k + round) % counts.len();
-            let s = solvers[c].as_mut();
-            // The first step of a turn wakes the pool and brings this solver's data back.
+    let m = crate::paired::interleave(counts.len(), turns, |c| {
+        let s = solvers[c].as_mut();
+        // The first step of a turn wakes the pool and brings this solver's data back.
+        step(&mut body, &params, s, None)?;
+        let mut turn = Vec::with_capacity(args.turn);
+        for _ in 0..args.turn {
+            let t0 = Instant::now();
             step(&mut body, &params, s, None)?;
-            let mut turn = Vec::with_capacity(args.turn);
-            for _ in 0..args.turn {
-                let t0 = Instant::now();
-                step(&mut body, &params, s, None)?;
-                turn.push(t0.elapsed().as_secs_f64() * 1e3);
-            }
-            turn_medians[c].push(quantile(&turn, 0.5));
-            times[c].extend(turn);
+            turn.push(t0.elapsed().as_secs_f64() * 1e3);
         }
-    }
+        Ok::<_, Error>(turn)
+    })?;
+    let (times, turn_medians) = (&m.samples, &m.turn_medians);
     let same_bits = same_bits(&body, &params, &mut solvers)?;
     let base_median = quantile(&times[0], 0.5);
     let timings = counts
