@@ -13,7 +13,7 @@
 //! - [`csv`]: CSV written row by row; [`plot`]: SVG + PNG plots; [`machine`]: CPU and caches.
 //! - [`section`]: what a subcommand hands to the report.
 //! - subcommands: [`step`], [`converge`], [`scale`], [`cache`], [`substeps`], [`claims`],
-//!   [`advise`], [`render`], [`tethers`], [`threads`], [`report`].
+//!   [`advise`], [`render`], [`tethers`], [`threads`], [`hitch`], [`report`].
 
 pub mod advise;
 pub mod cache;
@@ -21,6 +21,7 @@ pub mod child;
 pub mod claims;
 pub mod converge;
 pub mod csv;
+pub mod hitch;
 pub mod machine;
 pub mod paired;
 pub mod plot;
@@ -70,6 +71,8 @@ enum Command {
     Tethers(tethers::TethersArgs),
     /// One parallel solver's step time at several thread counts, measured in turns on one body.
     Threads(threads::ThreadsArgs),
+    /// What a grab or a release costs its frame, against the frames before it.
+    Hitch(hitch::HitchArgs),
     /// The main job: run converge, scale, cache, substeps, claims and render; write REPORT.md.
     Report(report::ReportArgs),
 }
@@ -89,6 +92,7 @@ pub fn cli_main() -> ExitCode {
         Command::Render(args) => render::run(&args).map(|s| s.print_files()),
         Command::Tethers(args) => tethers::run(&args).map(|s| s.print_files()),
         Command::Threads(args) => threads::run(&args),
+        Command::Hitch(args) => hitch::run(&args),
         Command::Report(args) => report::run(&args).map(|s| {
             println!("wrote {} files", s.files.len());
         }),

@@ -1,5 +1,6 @@
 //! `wobble threads`: one solver's step time at several thread counts, measured in turns on one
-//! body, and the speed-ups.
+//! body (or on several bodies, one solver each, sharing one pool per thread count, as a game
+//! steps its bodies), and the speed-ups.
 //!
 //! `wobble step` and criterion time one thread count after the other; on a shared virtual
 //! machine the speed of the same single-thread run drifts by tens of percent between such
@@ -46,6 +47,13 @@ pub struct ThreadsArgs {
     /// is refused).
     #[arg(long, default_value = "auto")]
     pub kernel: Kernel,
+    /// Bodies stepped one after the other per timed step, each with its own solver, all the
+    /// solvers of a thread count sharing one pool (`SolverOptions::pool`).
+    #[arg(long, default_value_t = 1)]
+    pub bodies: usize,
+    /// Smallest color (colored) or constraint count (Jacobi family) split across threads.
+    #[arg(long, default_value_t = SolverOptions::default().parallel_threshold)]
+    pub parallel_threshold: usize,
     /// Untimed steps per thread count before the timed ones.
     #[arg(long, default_value_t = 10)]
     pub warmup: usize,
@@ -65,7 +73,7 @@ pub struct ThreadsArgs {
 pub struct CountTiming {
     /// Thread count.
     pub threads: usize,
-    /// Median step time over this count's timed steps, in ms.
+    /// Median time of a timed step (all bodies) over this count's timed steps, in ms.
     pub ms_per_step_median: f64,
     /// 10th percentile of the step time, in ms.
     pub ms_per_step_p10: f64,
@@ -84,8 +92,12 @@ pub struct ThreadsReport {
     pub scene: String,
     /// Size parameter of the scene.
     pub n: usize,
-    /// Particle count of the body.
+    /// Particle count of one body.
     pub vertices: usize,
+    /// Bodies per timed step (each with its own solver; one pool per thread count).
+    pub bodies: usize,
+    /// The parallel threshold the solvers ran with.
+    pub parallel_threshold: usize,
     /// Constraint count of the body.
     pub constraints: usize,
     /// Solver name, as the solver reports it.
@@ -113,57 +125,79 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         return Err(Error::Arg("--steps and --turn must be at least 1".into()));
     }
     let counts = parse_counts(&args.threads, "threads")?;
-    let mut solvers = Vec::with_capacity(counts.len());
+    if args.bodies == 0 || args.bodies > 64 {
+        return Err(Error::Arg(format!(
+            "--bodies {}: give 1 to 64 bodies",
+            args.bodies
+        )));
+    }
+    // Per thread count, one solver per body, all on one pool.
+    let mut solvers: Vec<Vec<Box<dyn Solver>>> = Vec::with_capacity(counts.len());
     for &threads in &counts {
         let opts = SolverOptions {
             threads,
             tile_particles: args.tile,
             kernel: args.kernel,
+            parallel_threshold: args.parallel_threshold,
             ..Default::default()
         };
-        let solver = build_solver(&args.solver, &opts)?;
-        if solver.report().threads != threads {
+        let opts = SolverOptions {
+            pool: Some(opts.make_pool()?),
+            ..opts
+        };
+        let group = (0..args.bodies)
+            .map(|_| build_solver(&args.solver, &opts))
+            .collect::<Result<Vec<_>, _>>()?;
+        if group[0].report().threads != threads {
             return Err(Error::Arg(format!(
                 "solver '{}' runs on {} thread(s), not {threads}: `wobble threads` compares the \
                  parallel solvers (colored, jacobi, chebyshev)",
                 args.solver,
-                solver.report().threads
+                group[0].report().threads
             )));
         }
-        solvers.push(solver);
+        solvers.push(group);
     }
-    let (mut body, ordering) = build_body_with(
+    let (body, ordering) = build_body_with(
         &args.scene,
         args.n,
         None,
         &args.ordering,
         &MeshOptions::default(),
     )?;
+    let mut bodies = vec![body; args.bodies];
     let params = StepParams {
         iterations: args.iterations,
         ..Default::default()
     };
     params.validate()?;
+    let mut frame = |group: &mut Vec<Box<dyn Solver>>| -> Result<(), Error> {
+        for (body, s) in bodies.iter_mut().zip(group.iter_mut()) {
+            step(body, &params, s.as_mut(), None)?;
+        }
+        Ok(())
+    };
     for _ in 0..args.warmup {
-        for s in solvers.iter_mut() {
-            step(&mut body, &params, s.as_mut(), None)?;
+        for group in solvers.iter_mut() {
+            frame(group)?;
         }
     }
     let turns = args.steps.div_ceil(args.turn);
     let m = crate::paired::interleave(counts.len(), turns, |c| {
-        let s = solvers[c].as_mut();
         // The first step of a turn wakes the pool and brings this solver's data back.
-        step(&mut body, &params, s, None)?;
+        frame(&mut solvers[c])?;
         let mut turn = Vec::with_capacity(args.turn);
         for _ in 0..args.turn {
             let t0 = Instant::now();
-            step(&mut body, &params, s, None)?;
+            frame(&mut solvers[c])?;
             turn.push(t0.elapsed().as_secs_f64() * 1e3);
         }
         Ok::<_, Error>(turn)
     })?;
     let (times, turn_medians) = (&m.samples, &m.turn_medians);
-    let same_bits = same_bits(&body, &params, &mut solvers)?;
+    let body = &bodies[0];
+    let mut firsts: Vec<Box<dyn Solver>> = solvers.iter_mut().map(|g| g.swap_remove(0)).collect();
+    let same_bits = same_bits(body, &params, &mut firsts)?;
     let base_median = quantile(&times[0], 0.5);
     let timings = counts
         .iter()
@@ -189,14 +223,16 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         scene: args.scene.clone(),
         n: args.n,
         vertices: body.len(),
+        bodies: args.bodies,
+        parallel_threshold: args.parallel_threshold,
         constraints: body.constraints.len(),
-        solver: solvers[0].name(),
+        solver: firsts[0].name(),
         iterations: args.iterations,
         ordering: ordering.name().to_string(),
         steps: turns * args.turn,
         turn: args.turn,
         counts: timings,
-        kernel: solvers[0].report().kernel.map(|k| k.name().to_string()),
+        kernel: firsts[0].report().kernel.map(|k| k.name().to_string()),
         same_bits,
     })
 }

@@ -38,10 +38,18 @@ impl SolveState<'_> {
 /// The step loop calls [`Solver::prepare`] whenever the body's topology id differs from the one
 /// the solver last prepared for, then per substep [`Solver::begin`] once and
 /// [`Solver::iterate`] `iterations` times. After each iteration the step loop itself projects
-/// the global kinds ([`project_global_kinds`]: a closed surface's volume, which couples every
-/// particle and so is neither colored nor assembled), then contacts, and, when asked, measures
-/// the residual; so a solver projects only the constraints of non-global kinds and never pays
-/// for figures nobody reads.
+/// the kinds it owns ([`project_step_loop_kinds`]: a closed surface's volume, which couples every
+/// particle and so is neither colored nor assembled, and the drag of a grab, which comes and
+/// goes from frame to frame), then contacts, and, when asked, measures the residual; so a
+/// solver projects only the other kinds' constraints and never pays for figures nobody reads.
+///
+/// What makes the step loop call `prepare` again is a new topology id: adding or removing
+/// constraints of a solver's kinds, renumbering particles, tearing, plasticity's rebuilt rest
+/// state. Grabbing and releasing (while the drag table is the last kind, as
+/// `interaction::picking::grab` leaves it), moving a grab, pinning, attaching and moving an
+/// attachment change no structure a solver builds, so they cost no re-prepare. One solver may
+/// step several bodies in turn, but it re-prepares every time the body changes; give each body
+/// its own solver (the parallel ones can share one thread pool).
 pub trait Solver: Send {
     /// The name the CLI knows it by.
     fn name(&self) -> String;
@@ -63,7 +71,7 @@ pub trait Solver: Send {
     /// Runs one iteration (`iteration` counts from 0) over the non-global constraints.
     fn iterate(&mut self, state: &mut SolveState, iteration: usize);
     /// Runs all `state.iterations` iterations in one call; the step loop uses it for a substep
-    /// that looks at nothing between iterations (no contacts, no residuals, no global kinds,
+    /// that looks at nothing between iterations (no contacts, no residuals, no step-loop kinds,
     /// no NaN-guard replay). Must leave exactly the state that [`Solver::iterate`] for each
     /// iteration in turn leaves, bit for bit (the guard's replay calls those); the default does
     /// just that.
@@ -130,12 +138,13 @@ impl Executor for Serial {
     }
 }
 
-/// Projects every constraint of the global kinds once, in order, Gauss-Seidel style: the step
-/// loop calls it after every solver iteration.
-pub fn project_global_kinds(s: &mut SolveState) {
+/// Projects every constraint of the kinds the step loop owns
+/// ([`crate::constraints::ConstraintKind::projected_by_step_loop`]) once, in order,
+/// Gauss-Seidel style: the step loop calls it after every solver iteration.
+pub fn project_step_loop_kinds(s: &mut SolveState) {
     let mut g = s.constraints.distance.len();
     for kind in &s.constraints.extra {
-        if kind.is_global() {
+        if kind.projected_by_step_loop() {
             for c in 0..kind.len() {
                 let alpha = kind.compliance(c) * s.inv_dt2;
                 project_generic(
@@ -166,7 +175,9 @@ impl GaussSeidel {
         Self::default()
     }
 
-    /// A solver that visits constraints in the given order (a permutation of global ids).
+    /// A solver that visits constraints in the given order: a permutation of
+    /// [`Constraints::solver_ids`] (the ids of kinds the step loop projects may be in it too;
+    /// they are skipped).
     pub fn with_order(order: Vec<u32>) -> Self {
         GaussSeidel {
             prepared: None,
@@ -187,7 +198,8 @@ impl Solver for GaussSeidel {
         topology_id: u64,
     ) -> Result<()> {
         if let Some(order) = &self.order {
-            if order.len() != constraints.len() {
+            let owned = constraints.solver_ids().len();
+            if order.len() < owned || order.len() > constraints.len() {
                 return Err(crate::WobbleError::BadCount {
                     name: "Gauss-Seidel order length",
                     value: order.len() as u64,
@@ -217,7 +229,7 @@ impl Solver for GaussSeidel {
                 );
                 let mut g = nd;
                 for kind in &s.constraints.extra {
-                    if !kind.is_global() {
+                    if !kind.projected_by_step_loop() {
                         for c in 0..kind.len() {
                             let a = kind.compliance(c) * s.inv_dt2;
                             let lambda = &mut s.lambda[g + c];
@@ -241,7 +253,7 @@ impl Solver for GaussSeidel {
                         );
                     } else {
                         let (kind, c) = s.constraints.locate(g);
-                        if !kind.is_global() {
+                        if !kind.projected_by_step_loop() {
                             let a = kind.compliance(c) * s.inv_dt2;
                             project_generic(kind, c, s.x, &mut s.lambda[g], a, s.stiffness);
                         }

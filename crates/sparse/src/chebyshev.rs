@@ -81,6 +81,9 @@ pub struct Chebyshev {
     prev_lambda: Vec<f32>,
     /// λ⁽ᵏ⁾ during an iteration.
     lambda_k: Vec<f32>,
+    /// Global-id ranges of the kinds this solver projects: only their multipliers are
+    /// extrapolated (the step loop owns the others).
+    owned: Vec<std::ops::Range<usize>>,
     /// Block partial sums of the squared Jacobi step.
     partials: Vec<f64>,
     /// The last two Jacobi step lengths of the probe substep.
@@ -110,6 +113,7 @@ impl Chebyshev {
             prev: Vec::new(),
             prev_lambda: Vec::new(),
             lambda_k: Vec::new(),
+            owned: Vec::new(),
             partials: Vec::new(),
             step_norms: [0.0; 2],
             probing: false,
@@ -189,6 +193,17 @@ impl Solver for Chebyshev {
         self.prev = vec![Packed4::default(); particles];
         self.prev_lambda = vec![0.0; constraints.len()];
         self.lambda_k = vec![0.0; constraints.len()];
+        let offsets = constraints.offsets();
+        self.owned = std::iter::once(0..offsets[1])
+            .chain(
+                constraints
+                    .extra
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, k)| !k.projected_by_step_loop())
+                    .map(|(t, _)| offsets[t + 1]..offsets[t + 2]),
+            )
+            .collect();
         self.partials = Vec::with_capacity(particles.div_ceil(self.core.chunk));
         self.rho = self.rho_given;
         self.prepared = Some(topology_id);
@@ -202,7 +217,10 @@ impl Solver for Chebyshev {
     fn begin(&mut self, s: &mut SolveState) {
         s.lambda.fill(0.0);
         self.prev.copy_from_slice(s.x);
-        self.prev_lambda.copy_from_slice(s.lambda);
+        // Kinds the step loop projects may have grown since `prepare` (a new grab's drag, at
+        // the end of the numbering): only the prepared prefix is this solver's.
+        let m = self.prev_lambda.len();
+        self.prev_lambda.copy_from_slice(&s.lambda[..m]);
         self.omega = 1.0;
         self.step_norms = [0.0; 2];
         self.probing = self.rho.is_none();
@@ -215,7 +233,8 @@ impl Solver for Chebyshev {
         // substep long) needs no history.
         let extrapolating = !self.probing && self.rho.is_some();
         if extrapolating {
-            self.lambda_k.copy_from_slice(s.lambda);
+            let m = self.lambda_k.len();
+            self.lambda_k.copy_from_slice(&s.lambda[..m]);
         }
         self.core.corrections(s);
         if self.probing {
@@ -277,8 +296,11 @@ impl Solver for Chebyshev {
         );
         if extrapolating {
             if omega != 1.0 {
-                for (l, &p) in s.lambda.iter_mut().zip(&self.prev_lambda) {
-                    *l = omega * (*l - p) + p;
+                for r in &self.owned {
+                    let prev = &self.prev_lambda[r.clone()];
+                    for (l, &p) in s.lambda[r.clone()].iter_mut().zip(prev) {
+                        *l = omega * (*l - p) + p;
+                    }
                 }
             }
             std::mem::swap(&mut self.prev_lambda, &mut self.lambda_k);

@@ -154,7 +154,7 @@ impl Colored {
     pub fn new(opts: &SolverOptions) -> Result<Self, WobbleError> {
         opts.validate()?;
         Ok(Colored {
-            pool: Pool::new(opts.threads)?,
+            pool: opts.make_pool()?,
             opts: opts.clone(),
             kernel: opts.kernel.resolve()?,
             prepared: None,
@@ -500,7 +500,7 @@ impl Solver for Colored {
             let g = g as usize;
             g >= nd && {
                 let t = offsets.partition_point(|&o| o <= g) - 2;
-                constraints.extra[t].is_global()
+                constraints.extra[t].projected_by_step_loop()
             }
         };
         let mut colors: Vec<Vec<u32>> = (0..coloring.colors())
@@ -565,7 +565,7 @@ impl Solver for Colored {
         let swept = self.work[self.sweep..]
             .iter()
             .any(|w| !w.batch.is_empty() || !w.generic.is_empty());
-        self.graph_is_iteration = !swept && !constraints.extra.iter().any(|k| k.is_global());
+        self.graph_is_iteration = !swept && !constraints.has_step_loop_kinds();
         self.report = coloring.report(nd);
         self.particles = particles;
         self.prepared = Some(topology_id);

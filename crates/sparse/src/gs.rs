@@ -51,7 +51,9 @@ impl Solver for ShuffledGaussSeidel {
                 max: u32::MAX as u64,
             });
         }
-        let mut order: Vec<u32> = (0..constraints.len() as u32).collect();
+        // Only the constraints this solver projects: a grab's drag, which the step loop
+        // projects, must not change the order of the others.
+        let mut order = constraints.solver_ids();
         order.shuffle(&mut Pcg64::seed_from_u64(self.seed));
         self.inner = GaussSeidel::with_order(order);
         self.inner.prepare(constraints, particles, topology_id)

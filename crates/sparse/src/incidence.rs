@@ -246,11 +246,11 @@ impl Incidence {
         offsets.push(0u32);
         let mut nnz = 0usize;
         for kind in constraints.kinds() {
-            // A global kind (a surface volume) couples every surface particle: it gets an empty
-            // row, so coloring, Jacobi gathering and Newton assembly leave it out; each solver
-            // the step loop projects it whole after every iteration
-            // (`solver_core::solver::project_global_kinds`).
-            let global = kind.is_global();
+            // A kind the step loop projects (a surface volume, which couples every surface
+            // particle; a grab's drag) gets an empty row, so coloring, Jacobi gathering and
+            // Newton assembly leave it out; the step loop projects it after every iteration
+            // (`solver_core::solver::project_step_loop_kinds`).
+            let global = kind.projected_by_step_loop();
             for c in 0..kind.len() {
                 if !global {
                     nnz += kind.particles(c).len();
@@ -262,7 +262,7 @@ impl Incidence {
             }
         }
         let mut indices = Vec::with_capacity(nnz);
-        for kind in constraints.kinds().filter(|k| !k.is_global()) {
+        for kind in constraints.kinds().filter(|k| !k.projected_by_step_loop()) {
             for c in 0..kind.len() {
                 indices.extend_from_slice(kind.particles(c));
             }

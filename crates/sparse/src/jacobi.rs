@@ -168,7 +168,7 @@ impl JacobiCore {
     pub fn new(opts: &SolverOptions) -> Result<Self, WobbleError> {
         opts.validate()?;
         Ok(JacobiCore {
-            pool: Pool::new(opts.threads)?,
+            pool: opts.make_pool()?,
             chunk: opts.chunk,
             threshold: opts.parallel_threshold,
             omega: opts.omega,
@@ -225,9 +225,10 @@ impl JacobiCore {
             self.particles,
             "Jacobi solver prepared for another body"
         );
-        assert_eq!(
-            s.lambda.len(),
-            self.inc.constraints(),
+        // More multipliers than prepared constraints: a drag added since, which the step loop
+        // projects (it sits at the end of the numbering).
+        assert!(
+            s.lambda.len() >= self.inc.constraints(),
             "one multiplier per constraint"
         );
         let x: &[Packed4] = s.x;
@@ -255,7 +256,7 @@ impl JacobiCore {
                         continue;
                     }
                     let kind = kind_at(constraints, t);
-                    if kind.is_global() {
+                    if kind.projected_by_step_loop() {
                         continue;
                     }
                     let distance = &constraints.distance;

@@ -68,8 +68,12 @@ pub enum ColoringMethod {
 /// Options shared by the solvers; each solver reads the ones that concern it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SolverOptions {
-    /// Rayon threads for parallel solvers (`colored`, `jacobi`, `chebyshev`; 1 = serial).
+    /// Rayon threads for parallel solvers (`colored`, `jacobi`, `chebyshev`; 1 = serial); each
+    /// such solver makes a pool of its own, unless [`SolverOptions::pool`] is given.
     pub threads: usize,
+    /// A pool to run on instead of a new one (then `threads` is not read): give the solvers
+    /// of several bodies one [`Pool`] so that they share its threads.
+    pub pool: Option<Pool>,
     /// Relaxation factor ω: of the Jacobi step (`jacobi`, `chebyshev`, in (0, 2]) and of the
     /// inner Jacobi sweeps of `newton-jacobi`.
     pub omega: f32,
@@ -112,6 +116,7 @@ impl Default for SolverOptions {
     fn default() -> Self {
         SolverOptions {
             threads: 1,
+            pool: None,
             omega: 1.0,
             inner: 4,
             seed: 1,
@@ -130,6 +135,15 @@ impl Default for SolverOptions {
 }
 
 impl SolverOptions {
+    /// The pool a parallel solver runs on: a handle to [`SolverOptions::pool`], or a new pool
+    /// of `threads` threads.
+    pub fn make_pool(&self) -> Result<Pool, WobbleError> {
+        match &self.pool {
+            Some(pool) => Ok(pool.clone()),
+            None => Pool::new(self.threads),
+        }
+    }
+
     /// Checks every option; [`make_solver`] calls it.
     pub fn validate(&self) -> Result<(), WobbleError> {
         if self.threads == 0 || self.threads > MAX_THREADS {

@@ -322,7 +322,7 @@ impl Newton {
         let mut g = 0;
         for k in 0..self.offsets.len() - 1 {
             let kind = kind_at(s.constraints, k);
-            if kind.is_global() {
+            if kind.projected_by_step_loop() {
                 g += kind.len();
                 continue;
             }
@@ -442,7 +442,7 @@ impl Newton {
         for t in 0..self.offsets.len() - 1 {
             let kind = kind_at(s.constraints, t);
             let unilateral = kind.unilateral();
-            if kind.is_global() {
+            if kind.projected_by_step_loop() {
                 // Empty rows (see `Incidence`): Δλ = 0 here, projected after the solve.
                 for _ in 0..kind.len() {
                     self.value[g] = 0.0;
@@ -792,7 +792,7 @@ impl Solver for Newton {
         self.accepted = t > 0.0;
         if t > 0.0 {
             self.x_accepted.copy_from_slice(s.x);
-            for (g, l) in s.lambda.iter_mut().enumerate() {
+            for (g, l) in s.lambda.iter_mut().enumerate().take(self.row_of.len()) {
                 *l += (t * self.dl[self.row_of[g] as usize]) as f32;
             }
         }

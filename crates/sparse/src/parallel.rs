@@ -1,4 +1,6 @@
-//! The thread pool a parallel solver owns.
+//! The thread pool of the parallel solvers: a cheap handle that several solvers (one per body)
+//! may share through [`crate::SolverOptions::pool`], so that a world of bodies runs on one set
+//! of threads instead of a pool per body.
 //!
 //! Work is always cut into blocks whose boundaries depend only on the problem (never on the
 //! thread count), and each block computes exactly what the serial loop over the same blocks
@@ -16,13 +18,30 @@ pub const MIN_PARALLEL_BLOCKS: usize = 4;
 /// Largest accepted thread count.
 pub const MAX_THREADS: usize = 1024;
 
-/// A private rayon pool with a fixed number of threads, or none for serial work.
-#[derive(Debug)]
+/// A rayon pool with a fixed number of threads, or none for serial work. Cloning it gives
+/// another handle to the same threads.
+///
+/// Solvers sharing a pool must be stepped one after the other (as a game loop steps its
+/// bodies), each step using all the threads; stepping two bodies at once from two threads on
+/// one pool is safe but makes them wait for each other.
+#[derive(Debug, Clone)]
 pub struct Pool {
     pool: Option<Arc<rayon::ThreadPool>>,
     /// The same pool as the step loop's executor, made once (a step asks for it every time).
     executor: Option<Arc<PoolExecutor>>,
     threads: usize,
+}
+
+impl PartialEq for Pool {
+    /// Two handles are equal when they run on the same threads.
+    fn eq(&self, other: &Self) -> bool {
+        self.threads == other.threads
+            && match (&self.pool, &other.pool) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            }
+    }
 }
 
 impl Pool {

@@ -56,6 +56,9 @@ impl ConstraintKind for Drag {
     fn scale(&self) -> f32 {
         1.0
     }
+    fn projected_by_step_loop(&self) -> bool {
+        true
+    }
     fn particle_indices_mut(&mut self) -> &mut [u32] {
         self.corners.as_flattened_mut()
     }

@@ -99,6 +99,14 @@ pub trait ConstraintKind: KindObject + Send + Sync + Debug {
     fn is_global(&self) -> bool {
         false
     }
+    /// True for a kind the step loop projects itself, once per iteration after the solver's
+    /// sweep, in storage order: the global kinds, and kinds that come and go from frame to
+    /// frame (the drag of a grab), so that adding or removing one never makes a solver rebuild
+    /// its colorings or patterns. Solvers skip these kinds, and the step loop zeroes their
+    /// multipliers at the start of each substep.
+    fn projected_by_step_loop(&self) -> bool {
+        self.is_global()
+    }
     /// The XPBD projection of global constraint `c` over all its particles; returns `Δλ`.
     /// Only global kinds implement it; the default does nothing.
     fn project_global(
@@ -213,6 +221,27 @@ impl Constraints {
     /// True when some kind is global (see [`ConstraintKind::is_global`]).
     pub fn has_global(&self) -> bool {
         self.extra.iter().any(|k| k.is_global())
+    }
+
+    /// Global ids, ascending, of the constraints a solver projects (those of kinds not
+    /// [`ConstraintKind::projected_by_step_loop`]).
+    pub fn solver_ids(&self) -> Vec<u32> {
+        let mut ids: Vec<u32> = (0..self.distance.len() as u32).collect();
+        let mut g = self.distance.len() as u32;
+        for kind in &self.extra {
+            let n = kind.len() as u32;
+            if !kind.projected_by_step_loop() {
+                ids.extend(g..g + n);
+            }
+            g += n;
+        }
+        ids
+    }
+
+    /// True when some kind is projected by the step loop (see
+    /// [`ConstraintKind::projected_by_step_loop`]).
+    pub fn has_step_loop_kinds(&self) -> bool {
+        self.extra.iter().any(|k| k.projected_by_step_loop())
     }
 
     /// The table of the given name, if any (distance included).

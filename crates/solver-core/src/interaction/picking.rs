@@ -461,7 +461,9 @@ pub(crate) fn drag_table(body: &mut Body) -> Option<(usize, &mut Drag)> {
 }
 
 /// Grabs the picked point: adds a drag constraint with `compliance` whose target starts at
-/// the point itself. Renews the body's topology id (the constraint count changed).
+/// the point itself. The step loop projects drags itself, outside the solvers' colorings, so
+/// while the drag table is the body's last kind (it is put there when the first grab makes it)
+/// no solver needs to rebuild; otherwise the topology id is renewed.
 pub fn grab(body: &mut Body, hit: &Hit, compliance: f32) -> Result<GrabId> {
     check_compliance(compliance)?;
     crate::constraints::check_particles("drag", 0, &hit.corners, body.len())?;
@@ -478,13 +480,16 @@ pub fn grab(body: &mut Body, hit: &Hit, compliance: f32) -> Result<GrabId> {
     if drag_table(body).is_none() {
         body.constraints.push_kind(Box::new(Drag::default()));
     }
-    let (_, d) = drag_table(body).expect("just added");
+    let kinds = body.constraints.extra.len();
+    let (k, d) = drag_table(body).expect("just added");
     d.ids.push(id);
     d.corners.push(hit.corners);
     d.weights.push(b);
     d.targets.push(target);
     d.compliance.push(compliance);
-    body.topology_changed();
+    if k + 1 != kinds {
+        body.topology_changed();
+    }
     Ok(id)
 }
 
@@ -496,8 +501,10 @@ pub fn move_grab(body: &mut Body, id: GrabId, target: Vec3) -> Result<()> {
     Ok(())
 }
 
-/// Releases a grab (the drag constraint goes; the body's topology id is renewed).
+/// Releases a grab (the drag constraint goes; as for [`grab`], the topology id is renewed only
+/// when the drag table is not the body's last kind).
 pub fn release(body: &mut Body, id: GrabId) -> Result<()> {
+    let kinds = body.constraints.extra.len();
     let (k, d, c) = active_grab(body, id)?;
     d.ids.remove(c);
     d.corners.remove(c);
@@ -507,7 +514,9 @@ pub fn release(body: &mut Body, id: GrabId) -> Result<()> {
     if d.ids.is_empty() {
         body.constraints.extra.remove(k);
     }
-    body.topology_changed();
+    if k + 1 != kinds {
+        body.topology_changed();
+    }
     Ok(())
 }
 

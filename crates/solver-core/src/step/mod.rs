@@ -34,7 +34,7 @@ use crate::collide::{apply_friction, apply_restitution, find_contacts, project_c
 use crate::constraints::Constraints;
 use crate::error::{check_count, check_dt, Result, WobbleError};
 use crate::figures::residual;
-use crate::solver::{project_global_kinds, Executor, Serial, SolveState, Solver};
+use crate::solver::{project_step_loop_kinds, Executor, Serial, SolveState, Solver};
 use crate::step::diagnose::Finding;
 use glam::Vec3;
 use passes::Motion;
@@ -243,6 +243,17 @@ pub(crate) fn diverged_at(x: Packed4, v: Packed4) -> Option<Option<f32>> {
     (speed > MAX_SPEED).then_some(Some(speed))
 }
 
+/// Zeroes the multipliers of the kinds the step loop projects: a solver's `begin` need not know
+/// them (a drag table may have grown since it prepared).
+fn zero_step_loop_multipliers(state: &mut SolveState) {
+    let offsets = state.constraints.offsets();
+    for (t, kind) in state.constraints.extra.iter().enumerate() {
+        if kind.projected_by_step_loop() {
+            state.lambda[offsets[t + 1]..offsets[t + 2]].fill(0.0);
+        }
+    }
+}
+
 /// Validates the parameters, colliders and wind, and prepares the solver for the body's topology.
 pub(crate) fn prepare_step(
     body: &mut Body,
@@ -397,7 +408,7 @@ pub(crate) fn advance<C: StageCheck>(
     let mut forces = false;
     let executor = solver.executor();
     let executor = executor_or_serial(&executor);
-    let global_kinds = constraints.has_global();
+    let step_loop_kinds = constraints.has_step_loop_kinds();
 
     for s in 0..params.substeps {
         if let Some(w) = wind {
@@ -448,13 +459,17 @@ pub(crate) fn advance<C: StageCheck>(
             iterations: params.iterations,
         };
         solver.begin(&mut state);
+        if step_loop_kinds {
+            zero_step_loop_multipliers(&mut state);
+        }
         check.stage(state.x, &p.v, &|| {
             // The name is asked for only when a checker reports (it allocates).
             format!("solver '{}' begin, substep {s}", solver.name())
         })?;
         // Nothing to do between iterations: the solver may run them all in one go (the NaN
         // guard's replay, which checks between iterations, takes the loop: same bits).
-        let quiet = C::PLAIN && residuals.is_none() && scratch.contacts.is_empty() && !global_kinds;
+        let quiet =
+            C::PLAIN && residuals.is_none() && scratch.contacts.is_empty() && !step_loop_kinds;
         let looped = if quiet {
             solver.iterate_all(&mut state);
             0
@@ -464,8 +479,8 @@ pub(crate) fn advance<C: StageCheck>(
         for it in 0..looped {
             check.before_iteration(state.x, state.lambda);
             solver.iterate(&mut state, it);
-            if global_kinds {
-                project_global_kinds(&mut state);
+            if step_loop_kinds {
+                project_step_loop_kinds(&mut state);
             }
             check.iteration(
                 constraints,

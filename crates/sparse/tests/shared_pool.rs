@@ -1,0 +1,50 @@
+//! Solvers of several bodies sharing one pool (`SolverOptions::pool`) give each body exactly
+//! the bits it gets from a serial solver of its own.
+
+use solver_core::figures::state_hash;
+use solver_core::{scenes, step, StepParams};
+use sparse::{make_solver, Pool, SolverOptions};
+
+#[test]
+fn bodies_on_one_shared_pool_match_their_serial_runs() {
+    let params = StepParams::default();
+    let pool = Pool::new(2).unwrap();
+    for name in ["colored", "jacobi", "chebyshev"] {
+        let shared = SolverOptions {
+            pool: Some(pool.clone()),
+            chunk: 16,
+            parallel_threshold: 1,
+            ..Default::default()
+        };
+        let serial = SolverOptions {
+            threads: 1,
+            ..shared.clone()
+        };
+        let serial = SolverOptions {
+            pool: None,
+            ..serial
+        };
+        let mut bodies = vec![scenes::cloth(12).unwrap(), scenes::flag(8).unwrap()];
+        let mut twins = bodies.clone();
+        let mut on_pool: Vec<_> = (0..2)
+            .map(|_| make_solver(name, &shared).unwrap())
+            .collect();
+        let mut alone: Vec<_> = (0..2)
+            .map(|_| make_solver(name, &serial).unwrap())
+            .collect();
+        assert_eq!(on_pool[0].report().threads, 2, "{name}");
+        for _ in 0..15 {
+            for k in 0..2 {
+                step(&mut bodies[k], &params, on_pool[k].as_mut(), None).unwrap();
+                step(&mut twins[k], &params, alone[k].as_mut(), None).unwrap();
+            }
+        }
+        for k in 0..2 {
+            assert_eq!(
+                state_hash(&bodies[k].particles.x),
+                state_hash(&twins[k].particles.x),
+                "{name}: body {k}"
+            );
+        }
+    }
+}
