@@ -46,6 +46,10 @@ fn run(scene: &str, n: usize, solver: &str, threads: usize) -> Result<u64, Strin
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "parallel"),
+    ignore = "needs the `parallel` feature (threads)"
+)]
 fn parallel_solvers_match_serial_bit_for_bit_and_repeat() {
     let (mut compared, mut serial_only) = (Vec::new(), Vec::new());
     for &name in SOLVER_NAMES {
@@ -223,7 +227,7 @@ fn every_kernel_and_thread_count_gives_the_same_state_hash() {
     for (scene, n) in SCENES {
         let mut hashes = Vec::new();
         for &kernel in &kernels {
-            for threads in [1, 2] {
+            for threads in sparse::thread_counts(&[1, 2]) {
                 let b = run_kernel(scene, n, kernel, threads, 500);
                 hashes.push((kernel, threads, figures::state_hash(&b.particles.x)));
             }

@@ -39,7 +39,13 @@ pub fn configs() -> Vec<Config> {
             options: SolverOptions::default(),
         })
         .collect();
-    for solver in ["colored", "jacobi", "chebyshev"] {
+    let threaded: &[&str] = if sparse::PARALLEL {
+        &["colored", "jacobi", "chebyshev"]
+    } else {
+        eprintln!("skipped the two-thread configurations: built without the `parallel` feature");
+        &[]
+    };
+    for &solver in threaded {
         v.push(Config {
             label: format!("{solver} threads=2"),
             solver,

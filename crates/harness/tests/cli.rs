@@ -426,6 +426,10 @@ fn step_runs_the_mass_spring_model_and_mesh_repair_or_strict_refusal() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "parallel"),
+    ignore = "needs the `parallel` feature (threads)"
+)]
 fn threads_times_every_count_in_turns_and_checks_the_bits() {
     let o = ok(&[
         "threads",

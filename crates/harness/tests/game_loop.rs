@@ -39,6 +39,10 @@ fn grabs_and_releases_keep_the_topology_unless_asked() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "parallel"),
+    ignore = "needs the `parallel` feature (threads)"
+)]
 fn bodies_sharing_a_pool_give_the_same_bits_on_every_thread_count() {
     let args = ThreadsArgs {
         scene: "cloth".into(),

@@ -47,6 +47,7 @@ pub mod figures;
 pub mod interaction;
 pub mod mass_spring;
 pub mod mesh;
+mod par;
 pub mod scenes;
 pub mod shared_mut;
 pub mod simd;

@@ -134,6 +134,23 @@ impl Default for SolverOptions {
     }
 }
 
+/// Whether this build has threads (the `parallel` feature).
+pub const PARALLEL: bool = cfg!(feature = "parallel");
+
+/// The thread counts of `wanted` that this build can run: all of them with the `parallel`
+/// feature, else only the counts of 1 (tests loop over it, and say what they skipped).
+pub fn thread_counts(wanted: &[usize]) -> Vec<usize> {
+    let runnable: Vec<usize> = wanted
+        .iter()
+        .copied()
+        .filter(|&t| PARALLEL || t == 1)
+        .collect();
+    if runnable.len() < wanted.len() {
+        eprintln!("skipped thread counts above 1: built without the `parallel` feature");
+    }
+    runnable
+}
+
 impl SolverOptions {
     /// The pool a parallel solver runs on: a handle to [`SolverOptions::pool`], or a new pool
     /// of `threads` threads.

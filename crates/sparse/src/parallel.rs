@@ -6,7 +6,7 @@
 //! thread count), and each block computes exactly what the serial loop over the same blocks
 //! computes; so 1, 2 or N threads give bitwise-identical results.
 
-use rayon::prelude::*;
+pub(crate) use backend::Rayon;
 use solver_core::{Executor, WobbleError};
 use std::sync::Arc;
 
@@ -26,7 +26,7 @@ pub const MAX_THREADS: usize = 1024;
 /// one pool is safe but makes them wait for each other.
 #[derive(Debug, Clone)]
 pub struct Pool {
-    pool: Option<Arc<rayon::ThreadPool>>,
+    pool: Option<Arc<Rayon>>,
     /// The same pool as the step loop's executor, made once (a step asks for it every time).
     executor: Option<Arc<PoolExecutor>>,
     threads: usize,
@@ -55,15 +55,7 @@ impl Pool {
             });
         }
         let pool = if threads > 1 {
-            Some(Arc::new(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .map_err(|e| WobbleError::ThreadPool {
-                        threads,
-                        detail: e.to_string(),
-                    })?,
-            ))
+            Some(Arc::new(backend::build(threads)?))
         } else {
             None
         };
@@ -83,7 +75,7 @@ impl Pool {
     }
 
     /// The rayon pool (`None` when serial).
-    pub(crate) fn rayon(&self) -> Option<&rayon::ThreadPool> {
+    pub(crate) fn rayon(&self) -> Option<&Rayon> {
         self.pool.as_deref()
     }
 
@@ -101,9 +93,7 @@ impl Pool {
     #[inline]
     pub fn for_each_block(&self, blocks: usize, parallel: bool, f: impl Fn(usize) + Sync + Send) {
         match &self.pool {
-            Some(pool) if parallel && blocks > 1 => {
-                pool.install(|| (0..blocks).into_par_iter().with_max_len(1).for_each(f))
-            }
+            Some(pool) if parallel && blocks > 1 => backend::blocks(pool, blocks, &f),
             _ => (0..blocks).for_each(f),
         }
     }
@@ -120,11 +110,9 @@ impl Pool {
         f: impl Fn(usize, &mut [T]) + Sync + Send,
     ) {
         match &self.pool {
-            Some(pool) if parallel && data.len() > chunk => pool.install(|| {
-                data.par_chunks_mut(chunk)
-                    .enumerate()
-                    .for_each(|(b, d)| f(b, d))
-            }),
+            Some(pool) if parallel && data.len() > chunk => {
+                backend::chunks_mut(pool, data, chunk, &f)
+            }
             _ => data
                 .chunks_mut(chunk)
                 .enumerate()
@@ -144,12 +132,9 @@ impl Pool {
     ) {
         assert_eq!(a.len(), b.len(), "slices cut alike");
         match &self.pool {
-            Some(pool) if parallel && a.len() > chunk => pool.install(|| {
-                a.par_chunks_mut(chunk)
-                    .zip(b.par_chunks_mut(chunk))
-                    .enumerate()
-                    .for_each(|(k, (da, db))| f(k, da, db))
-            }),
+            Some(pool) if parallel && a.len() > chunk => {
+                backend::chunks_mut2(pool, a, b, chunk, &f)
+            }
             _ => a
                 .chunks_mut(chunk)
                 .zip(b.chunks_mut(chunk))
@@ -168,9 +153,7 @@ impl Pool {
         f: impl Fn(usize) -> f64 + Sync + Send,
     ) {
         match &self.pool {
-            Some(pool) if parallel && blocks > 1 => {
-                pool.install(|| (0..blocks).into_par_iter().map(f).collect_into_vec(out))
-            }
+            Some(pool) if parallel && blocks > 1 => backend::map(pool, blocks, out, &f),
             _ => {
                 out.clear();
                 out.extend((0..blocks).map(f));
@@ -182,19 +165,18 @@ impl Pool {
 /// A pool as the step loop's [`Executor`].
 #[derive(Debug)]
 struct PoolExecutor {
-    pool: Arc<rayon::ThreadPool>,
+    pool: Arc<Rayon>,
 }
 
 impl Executor for PoolExecutor {
     fn run_home(&self, f: &mut (dyn FnMut() + Send)) {
-        self.pool.install(f)
+        backend::install(&self.pool, f)
     }
 
     /// On the threads when there are enough blocks to be worth a hand-off, one task per block.
     fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
         if blocks >= MIN_PARALLEL_BLOCKS {
-            self.pool
-                .install(|| (0..blocks).into_par_iter().with_max_len(1).for_each(f))
+            backend::blocks(&self.pool, blocks, f)
         } else {
             (0..blocks).for_each(f)
         }
@@ -202,3 +184,117 @@ impl Executor for PoolExecutor {
 }
 
 pub(crate) use solver_core::shared_mut::SharedMut;
+
+/// The threads themselves: rayon with the `parallel` feature.
+#[cfg(feature = "parallel")]
+mod backend {
+    use rayon::prelude::*;
+    use solver_core::WobbleError;
+
+    /// A rayon pool.
+    pub(crate) type Rayon = rayon::ThreadPool;
+
+    pub(super) fn build(threads: usize) -> Result<Rayon, WobbleError> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| WobbleError::ThreadPool {
+                threads,
+                detail: e.to_string(),
+            })
+    }
+
+    pub(super) fn install(pool: &Rayon, f: &mut (dyn FnMut() + Send)) {
+        pool.install(f)
+    }
+
+    pub(super) fn blocks(pool: &Rayon, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
+        pool.install(|| (0..blocks).into_par_iter().with_max_len(1).for_each(f))
+    }
+
+    pub(super) fn chunks_mut<T: Send>(
+        pool: &Rayon,
+        data: &mut [T],
+        chunk: usize,
+        f: &(dyn Fn(usize, &mut [T]) + Sync),
+    ) {
+        pool.install(|| {
+            data.par_chunks_mut(chunk)
+                .enumerate()
+                .for_each(|(b, d)| f(b, d))
+        })
+    }
+
+    pub(super) fn chunks_mut2<A: Send, B: Send>(
+        pool: &Rayon,
+        a: &mut [A],
+        b: &mut [B],
+        chunk: usize,
+        f: &(dyn Fn(usize, &mut [A], &mut [B]) + Sync),
+    ) {
+        pool.install(|| {
+            a.par_chunks_mut(chunk)
+                .zip(b.par_chunks_mut(chunk))
+                .enumerate()
+                .for_each(|(k, (da, db))| f(k, da, db))
+        })
+    }
+
+    pub(super) fn map(
+        pool: &Rayon,
+        blocks: usize,
+        out: &mut Vec<f64>,
+        f: &(dyn Fn(usize) -> f64 + Sync),
+    ) {
+        pool.install(|| (0..blocks).into_par_iter().map(f).collect_into_vec(out))
+    }
+}
+
+/// No threads without the `parallel` feature: a pool of more than one thread is refused, so the
+/// pool type is uninhabited and every parallel branch unreachable.
+#[cfg(not(feature = "parallel"))]
+mod backend {
+    use solver_core::WobbleError;
+
+    /// No pool can exist.
+    #[derive(Debug)]
+    pub(crate) enum Rayon {}
+
+    pub(super) fn build(threads: usize) -> Result<Rayon, WobbleError> {
+        Err(WobbleError::ThreadPool {
+            threads,
+            detail: "this build has no threads: enable the `parallel` cargo feature".into(),
+        })
+    }
+
+    pub(super) fn install(pool: &Rayon, _: &mut (dyn FnMut() + Send)) {
+        match *pool {}
+    }
+
+    pub(super) fn blocks(pool: &Rayon, _: usize, _: &(dyn Fn(usize) + Sync)) {
+        match *pool {}
+    }
+
+    pub(super) fn chunks_mut<T: Send>(
+        pool: &Rayon,
+        _: &mut [T],
+        _: usize,
+        _: &(dyn Fn(usize, &mut [T]) + Sync),
+    ) {
+        match *pool {}
+    }
+
+    pub(super) fn chunks_mut2<A: Send, B: Send>(
+        pool: &Rayon,
+        _: &mut [A],
+        _: &mut [B],
+        _: usize,
+        _: &(dyn Fn(usize, &mut [A], &mut [B]) + Sync),
+    ) {
+        match *pool {}
+    }
+
+    pub(super) fn map(pool: &Rayon, _: usize, _: &mut Vec<f64>, _: &(dyn Fn(usize) -> f64 + Sync)) {
+        match *pool {}
+    }
+}

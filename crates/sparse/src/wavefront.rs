@@ -133,7 +133,19 @@ impl Wavefront {
         self.ready = ready;
     }
 
+    /// No threads in this build: a pool of one thread never reaches here.
+    #[cfg(not(feature = "parallel"))]
+    fn run_parallel(
+        &self,
+        rayon: &crate::parallel::Rayon,
+        _: usize,
+        _: &(dyn Fn(usize, usize) + Sync),
+    ) {
+        match *rayon {}
+    }
+
     /// [`Wavefront::run`] on the pool's threads.
+    #[cfg(feature = "parallel")]
     fn run_parallel(
         &self,
         rayon: &rayon::ThreadPool,
@@ -157,12 +169,14 @@ impl Wavefront {
 }
 
 /// One solve's view of the graph.
+#[cfg(feature = "parallel")]
 struct Graph<'a> {
     wave: &'a Wavefront,
     iterations: usize,
     run: &'a (dyn Fn(usize, usize) + Sync),
 }
 
+#[cfg(feature = "parallel")]
 impl<'a> Graph<'a> {
     /// Runs task `x` of iteration `k`, then releases what waits for it: one ready task runs
     /// next on this thread (its data is likely in this core's cache), the others are spawned

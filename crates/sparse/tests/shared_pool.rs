@@ -6,6 +6,10 @@ use solver_core::{scenes, step, StepParams};
 use sparse::{make_solver, Pool, SolverOptions};
 
 #[test]
+#[cfg_attr(
+    not(feature = "parallel"),
+    ignore = "needs the `parallel` feature (threads)"
+)]
 fn bodies_on_one_shared_pool_match_their_serial_runs() {
     let params = StepParams::default();
     let pool = Pool::new(2).unwrap();

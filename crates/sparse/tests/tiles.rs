@@ -104,6 +104,10 @@ fn a_tiled_iteration_is_gauss_seidel_in_tile_order() {
 }
 
 #[test]
+#[cfg_attr(
+    not(feature = "parallel"),
+    ignore = "needs the `parallel` feature (threads)"
+)]
 fn tiled_colored_gives_the_same_bits_for_1_2_and_3_threads() {
     let run = |threads: usize| {
         let mut body = scenes::cloth(32).unwrap();
@@ -245,7 +249,7 @@ fn seam_tiles_beside_empty_tiles_run_and_keep_the_order() {
     let (_, x_gs) = solve(&body, &mut gs, 3);
     let max_diff = max_abs_diff(&x, &x_gs);
     assert!(max_diff < 1e-6, "max |Δx| = {max_diff}");
-    for threads in [2, 3] {
+    for threads in sparse::thread_counts(&[2, 3]) {
         let mut parallel = Colored::new(&opts(threads)).unwrap();
         let (_, xt) = solve(&body, &mut parallel, 3);
         assert_eq!(
@@ -278,7 +282,7 @@ fn iterations_run_as_one_task_graph_give_the_iteration_by_iteration_bits() {
     for (scene, body, tile) in cases {
         let mut serial = Colored::new(&tiled(tile, 1)).unwrap();
         let (_, x, lambda) = solve_with_multipliers(&body, &mut serial, 8);
-        for threads in [1, 2, 3] {
+        for threads in sparse::thread_counts(&[1, 2, 3]) {
             let mut graph = Colored::new(&tiled(tile, threads)).unwrap();
             let (x_all, lambda_all) = solve_all_at_once(&body, &mut graph, 8);
             assert_eq!(

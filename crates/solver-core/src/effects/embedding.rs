@@ -17,8 +17,8 @@
 use crate::body::particles::Packed4;
 use crate::constraints::volume::signed_tet_volume;
 use crate::error::{check_finite, Result, WobbleError};
+use crate::par::*;
 use glam::Vec3;
-use rayon::prelude::*;
 use std::collections::HashMap;
 
 /// Render vertices per parallel work item.

@@ -20,8 +20,8 @@
 
 use crate::body::particles::Packed4;
 use crate::error::{check_dt, check_finite, Result, WobbleError};
+use crate::par::*;
 use glam::Vec3;
-use rayon::prelude::*;
 
 /// Vertices per parallel work item.
 const CHUNK: usize = 4096;

@@ -26,8 +26,8 @@ use crate::body::Body;
 use crate::constraints::check_compliance;
 pub use crate::constraints::drag::{Drag, GrabId};
 use crate::error::{check_finite, Result, WobbleError};
+use crate::par::*;
 use glam::{Vec3, Vec3A, Vec4};
-use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Most triangles in one BVH leaf.
