@@ -5,31 +5,38 @@
 //! This package re-exports the workspace's crates for users:
 //! - [`core`] (`solver-core`): particles, constraints, the step loop, SIMD kernels, scenes;
 //! - [`sparse`]: the solvers compared (Gauss-Seidel, colored parallel Gauss-Seidel, Jacobi,
-//!   Chebyshev, Newton on CSR), built by name with [`sparse::make_solver`].
+//!   Chebyshev, Newton on CSR), built by name with [`make_solver`];
+//!
+//! and, at the root, what a game loop needs: the builders ([`Cloth`], [`Flag`], [`Rope`],
+//! [`SoftBody`], [`TetBody`]), [`step()`] with its [`StepParams`], the solvers, [`Collider`]
+//! constructors, read-back ([`core::Particles::positions_into`], [`vertex_normals_into`]) and
+//! [`picking`] (a [`Picker`], grabs and [`picking::grab_state`]).
 //!
 //! A cloth pinned at two corners, hanging under gravity for one second:
 //!
 //! ```
-//! use wobble::core::{figures, scenes, step, GaussSeidel, StepParams};
+//! use wobble::{figures, glam::Vec3, step, Cloth, GaussSeidel, StepParams};
 //!
-//! let mut cloth = scenes::cloth(16)?; // 16 x 16 particles, pinned at two corners
-//! let mut solver = GaussSeidel::new(); // or wobble::sparse::make_solver("colored", &opts)?
-//! let params = StepParams::default(); // 60 frames per second, gravity, 8 iterations
+//! let mut cloth = Cloth::new().resolution(16, 16).at(Vec3::Y).pin_corners().build()?;
+//! let mut solver = GaussSeidel::new(); // or wobble::make_solver("colored", &Default::default())?
 //! for _ in 0..60 {
-//!     step(&mut cloth, &params, &mut solver, None)?;
+//!     step(&mut cloth, &StepParams::default(), &mut solver, None)?; // 1/60 s, gravity
 //! }
-//! let (mean_stretch, _max) = figures::stretch(&cloth);
-//! assert!(figures::lowest_y(&cloth) < 0.5, "it fell and hangs from its pins");
-//! assert!(mean_stretch < 0.1, "and it is still a cloth");
-//! # Ok::<(), wobble::core::WobbleError>(())
+//! let mut vertices = vec![[0.0f32; 3]; cloth.len()]; // what a vertex buffer holds
+//! cloth.particles.positions_into(&mut vertices)?;
+//! assert!(vertices.iter().all(|v| v[1] <= 1.0), "it fell and hangs from its pins");
+//! assert!(figures::stretch(&cloth).0 < 0.1, "and it is still a cloth");
+//! # Ok::<(), wobble::WobbleError>(())
 //! ```
 //!
 //! The examples in `examples/` show what a game does next (`cargo run --release --example NAME`):
-//! - `flag`: the flag scene in the wind with the colored solver;
+//! - `flag`: a flag on a pole in the wind, stepped with the colored solver, read back with
+//!   normals every frame;
 //! - `drag_cloth`: a ray picks a hanging cloth, a grab drags it, it swings back when released;
 //! - `jelly_deformer`: the Unity-style jelly deformer on a sphere, poked and springing back;
-//! - `embedded_mesh`: a high-resolution render mesh riding on a low-resolution body, with normals.
-//! - `custom_solver`: a damped Jacobi solver written outside the crates, beside Gauss-Seidel.
+//! - `embedded_mesh`: a high-resolution render mesh riding on a low-resolution soft body, with
+//!   normals;
+//! - `custom_solver`: a damped Jacobi solver written outside the crates.
 //!
 //! Feature `serde` (off by default): [`core::BodyState`], what [`core::Body::state`] saves and
 //! [`core::Body::restore`] puts back (to rewind in memory, with or without the feature), is
@@ -38,3 +45,11 @@
 pub use glam;
 pub use solver_core as core;
 pub use sparse;
+
+pub use solver_core::build::{Bending, Cloth, Flag, Rope, SoftBody, TetBody};
+pub use solver_core::figures;
+pub use solver_core::interaction::picking;
+pub use solver_core::interaction::picking::{GrabId, GrabState, Hit, Picker};
+pub use solver_core::mesh::vertex_normals_into;
+pub use solver_core::{step, Body, Collider, GaussSeidel, Solver, StepParams, Wind, WobbleError};
+pub use sparse::{make_solver, SolverOptions};

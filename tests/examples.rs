@@ -52,7 +52,14 @@ fn runs_and_prints(name: &str, expected: &[&str]) {
 
 #[test]
 fn flag_runs() {
-    runs_and_prints("flag", &["solver 'colored'", "free edge moved"]);
+    runs_and_prints(
+        "flag",
+        &[
+            "solver 'colored'",
+            "free edge moved",
+            "all of unit length: true",
+        ],
+    );
 }
 
 #[test]
@@ -75,6 +82,7 @@ fn embedded_mesh_runs() {
         &[
             "render mesh: 2562 vertices",
             "simulation body: 42 particles",
+            "2562 of 2562 normals point outward",
         ],
     );
 }

@@ -1,4 +1,5 @@
-//! Colliders (plane, sphere, capsule, box) and contact resolution as position constraints.
+//! Colliders (plane, sphere, capsule, box, each with a checked constructor such as
+//! [`Collider::sphere`]) and contact resolution as position constraints.
 //!
 //! Theory: a contact is the inequality `C(x) = sdf(x) >= 0`. A collider is kinematic (infinite
 //! mass), so projecting it moves only the particle: `x += -min(sdf(x), 0) n`. It is projected
@@ -178,6 +179,93 @@ impl Collider {
         }
     }
 
+    /// A collider of `shape` with the standard scenes' ground contact: friction 0.5,
+    /// restitution 0; the shape and coefficients are checked.
+    fn checked(shape: Shape) -> Result<Self> {
+        let c = Collider {
+            shape,
+            friction: 0.5,
+            restitution: 0.0,
+        };
+        c.validate(0)?;
+        Ok(c)
+    }
+
+    /// The half-space `normal · x >= offset` is free (`normal` need not be unit length; it is
+    /// normalised). Friction 0.5, restitution 0 (change them with
+    /// [`Collider::with_friction`] and [`Collider::with_restitution`]).
+    pub fn plane(normal: Vec3, offset: f32) -> Result<Self> {
+        let len = normal.length();
+        if !(len.is_finite() && len > 0.0) {
+            return Err(WobbleError::BadParameter {
+                name: "plane normal length",
+                value: len as f64,
+                reason: "a plane needs a finite, non-zero normal",
+            });
+        }
+        Self::checked(Shape::Plane {
+            normal: normal / len,
+            offset: offset / len,
+        })
+    }
+
+    /// A solid sphere; friction 0.5, restitution 0.
+    pub fn sphere(center: Vec3, radius: f32) -> Result<Self> {
+        check_radius("sphere radius", radius)?;
+        Self::checked(Shape::Sphere { center, radius })
+    }
+
+    /// A solid capsule of `radius` around the segment `a`-`b`; friction 0.5, restitution 0.
+    pub fn capsule(a: Vec3, b: Vec3, radius: f32) -> Result<Self> {
+        check_radius("capsule radius", radius)?;
+        Self::checked(Shape::Capsule { a, b, radius })
+    }
+
+    /// A solid box of half extents `half` about `center`, turned by `rotation` (normalised);
+    /// friction 0.5, restitution 0.
+    pub fn cuboid(center: Vec3, half: Vec3, rotation: Quat) -> Result<Self> {
+        let len = rotation.length();
+        if !(len.is_finite() && len > 0.0) {
+            return Err(WobbleError::BadParameter {
+                name: "box rotation length",
+                value: len as f64,
+                reason: "a box needs a finite, non-zero rotation quaternion",
+            });
+        }
+        if !(half.is_finite() && half.min_element() > 0.0) {
+            return Err(WobbleError::BadParameter {
+                name: "box half extent",
+                value: half.min_element() as f64,
+                reason: "every half extent must be finite and > 0 (metres)",
+            });
+        }
+        Self::checked(Shape::Cuboid {
+            center,
+            half,
+            rotation: rotation / len,
+        })
+    }
+
+    /// The same collider with Coulomb friction `mu` (finite, >= 0).
+    pub fn with_friction(self, mu: f32) -> Result<Self> {
+        let c = Collider {
+            friction: mu,
+            ..self
+        };
+        c.validate(0)?;
+        Ok(c)
+    }
+
+    /// The same collider with restitution `e` (in [0, 1]).
+    pub fn with_restitution(self, e: f32) -> Result<Self> {
+        let c = Collider {
+            restitution: e,
+            ..self
+        };
+        c.validate(0)?;
+        Ok(c)
+    }
+
     /// Checks shape and coefficients.
     pub fn validate(&self, index: usize) -> Result<()> {
         self.shape.validate(index)?;
@@ -196,6 +284,18 @@ impl Collider {
             });
         }
         Ok(())
+    }
+}
+
+fn check_radius(name: &'static str, radius: f32) -> Result<()> {
+    if radius.is_finite() && radius > 0.0 {
+        Ok(())
+    } else {
+        Err(WobbleError::BadParameter {
+            name,
+            value: radius as f64,
+            reason: "must be finite and > 0 (metres)",
+        })
     }
 }
 
@@ -297,5 +397,55 @@ pub fn apply_restitution(
         let vn = vel.dot(n);
         let target = -col.restitution * c.approach;
         v[i].set_xyz(vel + n * (target - vn));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn constructors_build_every_shape_and_refuse_bad_ones() {
+        let plane = Collider::plane(Vec3::new(0.0, 2.0, 0.0), 1.0).unwrap();
+        assert_eq!(plane.shape.signed_distance(Vec3::new(3.0, 1.5, 0.0)).0, 1.0);
+        let sphere = Collider::sphere(Vec3::Y, 0.5).unwrap();
+        assert_eq!(sphere.shape.signed_distance(Vec3::ZERO).0, 0.5);
+        let capsule = Collider::capsule(Vec3::ZERO, Vec3::X, 0.25).unwrap();
+        assert_eq!(
+            capsule.shape.signed_distance(Vec3::new(0.5, 1.0, 0.0)).0,
+            0.75
+        );
+        let turned = Quat::from_rotation_z(std::f32::consts::FRAC_PI_2) * 3.0;
+        let cuboid = Collider::cuboid(Vec3::ZERO, Vec3::new(2.0, 1.0, 1.0), turned).unwrap();
+        // Turned a quarter about z, the long axis runs along y.
+        assert!((cuboid.shape.signed_distance(Vec3::new(0.0, 2.5, 0.0)).0 - 0.5).abs() < 1e-5);
+        let slick = sphere
+            .with_friction(0.0)
+            .unwrap()
+            .with_restitution(1.0)
+            .unwrap();
+        assert_eq!((slick.friction, slick.restitution), (0.0, 1.0));
+
+        let err = |r: Result<Collider>| r.unwrap_err().to_string();
+        assert!(err(Collider::plane(Vec3::ZERO, 0.0)).contains("plane normal"));
+        assert!(err(Collider::plane(Vec3::Y, f32::NAN)).contains("plane"));
+        assert!(err(Collider::sphere(Vec3::ZERO, -1.0)).contains("sphere radius"));
+        assert!(err(Collider::sphere(Vec3::NAN, 1.0)).contains("sphere"));
+        assert!(err(Collider::capsule(Vec3::ZERO, Vec3::INFINITY, 1.0)).contains("capsule"));
+        assert!(err(Collider::capsule(Vec3::ZERO, Vec3::X, 0.0)).contains("capsule radius"));
+        assert!(err(Collider::cuboid(
+            Vec3::ZERO,
+            Vec3::ONE,
+            Quat::from_xyzw(0.0, 0.0, 0.0, 0.0)
+        ))
+        .contains("rotation"));
+        assert!(err(Collider::cuboid(
+            Vec3::ZERO,
+            Vec3::new(1.0, 0.0, 1.0),
+            Quat::IDENTITY
+        ))
+        .contains("half extent"));
+        assert!(err(sphere.with_friction(-0.1)).contains("friction"));
+        assert!(err(sphere.with_restitution(1.5)).contains("restitution"));
     }
 }

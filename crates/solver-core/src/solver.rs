@@ -263,3 +263,37 @@ impl Solver for GaussSeidel {
         }
     }
 }
+
+/// A boxed solver (what `sparse::make_solver` returns) is a solver: `&mut boxed` goes
+/// wherever a `&mut dyn Solver` does, such as [`crate::step()`].
+impl<S: Solver + ?Sized> Solver for Box<S> {
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn prepare(
+        &mut self,
+        constraints: &Constraints,
+        particles: usize,
+        topology_id: u64,
+    ) -> Result<()> {
+        (**self).prepare(constraints, particles, topology_id)
+    }
+    fn prepared_for(&self) -> Option<u64> {
+        (**self).prepared_for()
+    }
+    fn begin(&mut self, state: &mut SolveState) {
+        (**self).begin(state)
+    }
+    fn iterate(&mut self, state: &mut SolveState, iteration: usize) {
+        (**self).iterate(state, iteration)
+    }
+    fn iterate_all(&mut self, state: &mut SolveState) {
+        (**self).iterate_all(state)
+    }
+    fn executor(&self) -> Option<Arc<dyn Executor>> {
+        (**self).executor()
+    }
+    fn report(&self) -> SolverReport {
+        (**self).report()
+    }
+}

@@ -201,4 +201,109 @@ impl Particles {
     pub fn positions(&self) -> Vec<Vec3> {
         self.x.iter().map(|p| p.xyz()).collect()
     }
+
+    /// Writes every position into `out` (one entry per particle, as `[f32; 3]`, `Vec3` or
+    /// `Vec3A`): the read-back a renderer does every frame, without allocating.
+    pub fn positions_into<P: Xyz>(&self, out: &mut [P]) -> Result<()> {
+        read_back("position read-back buffer", &self.x, out)
+    }
+
+    /// Writes every velocity into `out` (one entry per particle), like
+    /// [`Particles::positions_into`].
+    pub fn velocities_into<P: Xyz>(&self, out: &mut [P]) -> Result<()> {
+        read_back("velocity read-back buffer", &self.v, out)
+    }
+}
+
+/// A three-component vector a read-back writes into: `[f32; 3]` (what vertex buffers hold),
+/// glam's `Vec3` and `Vec3A`.
+pub trait Xyz: Copy {
+    /// The vector as glam's `Vec3`.
+    fn get(self) -> Vec3;
+    /// Overwrites the vector.
+    fn set(&mut self, v: Vec3);
+}
+
+impl Xyz for [f32; 3] {
+    #[inline]
+    fn get(self) -> Vec3 {
+        Vec3::from_array(self)
+    }
+    #[inline]
+    fn set(&mut self, v: Vec3) {
+        *self = v.to_array();
+    }
+}
+
+impl Xyz for Vec3 {
+    #[inline]
+    fn get(self) -> Vec3 {
+        self
+    }
+    #[inline]
+    fn set(&mut self, v: Vec3) {
+        *self = v;
+    }
+}
+
+impl Xyz for glam::Vec3A {
+    #[inline]
+    fn get(self) -> Vec3 {
+        self.into()
+    }
+    #[inline]
+    fn set(&mut self, v: Vec3) {
+        *self = v.into();
+    }
+}
+
+/// Checks that a read-back buffer holds `len` entries.
+pub(crate) fn check_buffer(what: &'static str, found: usize, len: usize) -> Result<()> {
+    if found == len {
+        Ok(())
+    } else {
+        Err(WobbleError::InvalidStructure {
+            what,
+            detail: format!(
+                "the buffer holds {found} entries for {len} particles; it needs one per particle"
+            ),
+        })
+    }
+}
+
+fn read_back<P: Xyz>(what: &'static str, from: &[Packed4], out: &mut [P]) -> Result<()> {
+    check_buffer(what, out.len(), from.len())?;
+    for (o, p) in out.iter_mut().zip(from) {
+        o.set(p.xyz());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_back_fills_every_layout_and_refuses_a_wrong_length() {
+        let pos = [Vec3::new(1.0, 2.0, 3.0), Vec3::new(-4.0, 5.0, 0.5)];
+        let mut p = Particles::new(&pos, &[1.0, f32::INFINITY]).unwrap();
+        p.v[0] = Packed4::new(Vec3::new(0.0, -1.0, 0.0), 0.0);
+        let mut arrays = [[0.0f32; 3]; 2];
+        let mut vecs = [Vec3::ZERO; 2];
+        let mut aligned = [glam::Vec3A::ZERO; 2];
+        p.positions_into(&mut arrays).unwrap();
+        p.positions_into(&mut vecs).unwrap();
+        p.positions_into(&mut aligned).unwrap();
+        assert_eq!(arrays, [[1.0, 2.0, 3.0], [-4.0, 5.0, 0.5]]);
+        assert_eq!(vecs, pos);
+        assert_eq!(aligned.map(Vec3::from), pos);
+        p.velocities_into(&mut vecs).unwrap();
+        assert_eq!(vecs, [Vec3::NEG_Y, Vec3::ZERO]);
+        let err = p
+            .positions_into(&mut [[0.0f32; 3]; 3])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("holds 3 entries for 2 particles"), "{err}");
+        assert!(p.velocities_into(&mut [Vec3::ZERO; 1]).is_err());
+    }
 }

@@ -520,6 +520,122 @@ pub fn release(body: &mut Body, id: GrabId) -> Result<()> {
     Ok(())
 }
 
+/// Where an active grab is: its surface point now and the target it is pulled toward.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GrabState {
+    /// The grabbed surface point at the body's current positions.
+    pub point: Vec3,
+    /// Where it is pulled (set by [`grab`] to the point itself, then by [`move_grab`]).
+    pub target: Vec3,
+    /// The corner particles of the grabbed triangle.
+    pub corners: [u32; 3],
+    /// The point's barycentric weights in that triangle.
+    pub weights: [f32; 3],
+    /// The drag's compliance (m/N).
+    pub compliance: f32,
+}
+
+impl GrabState {
+    /// How far the point is from its target (m).
+    pub fn gap(&self) -> f32 {
+        (self.point - self.target).length()
+    }
+}
+
+/// The drag table, to read.
+fn drag_table_ref(body: &Body) -> Option<&Drag> {
+    body.constraints
+        .extra
+        .iter()
+        .find_map(|kind| kind.as_any().downcast_ref::<Drag>())
+}
+
+/// Where grab `id` is now and where it is pulled; an error if it is not active.
+pub fn grab_state(body: &Body, id: GrabId) -> Result<GrabState> {
+    let d = drag_table_ref(body).ok_or(WobbleError::NoSuchGrab(format!(
+        "{}: the body has no grab",
+        id.0
+    )))?;
+    let c = d
+        .ids
+        .iter()
+        .position(|&g| g == id)
+        .ok_or(WobbleError::NoSuchGrab(format!("{}", id.0)))?;
+    let (corners, weights) = (d.corners[c], d.weights[c]);
+    Ok(GrabState {
+        point: blend(body, corners, weights),
+        target: d.targets[c],
+        corners,
+        weights,
+        compliance: d.compliance[c],
+    })
+}
+
+/// The body's active grabs, oldest first.
+pub fn active_grabs(body: &Body) -> Vec<GrabId> {
+    drag_table_ref(body).map_or_else(Vec::new, |d| d.ids.clone())
+}
+
+/// Where the surface point a ray hit is now, at the body's current positions (it moves with
+/// the surface, grabbed or not).
+pub fn surface_point(body: &Body, hit: &Hit) -> Result<Vec3> {
+    crate::constraints::check_particles("surface point", 0, &hit.corners, body.len())?;
+    for (k, &b) in hit.barycentric.iter().enumerate() {
+        check_finite("barycentric weight", k, b)?;
+    }
+    Ok(blend(body, hit.corners, hit.barycentric))
+}
+
+/// `Σ b_k x_k` over a triangle's corners (indices checked by the caller).
+fn blend(body: &Body, corners: [u32; 3], weights: [f32; 3]) -> Vec3 {
+    (0..3)
+        .map(|k| body.particles.position(corners[k] as usize) * weights[k])
+        .sum()
+}
+
+/// Ray picking on one body: a [`TriangleBvh`] over its surface triangles, refitted to its
+/// current positions at every pick, so a pick never sees a stale surface.
+#[derive(Clone, Debug)]
+pub struct Picker {
+    bvh: TriangleBvh,
+    triangles: usize,
+}
+
+impl Picker {
+    /// A picker over `body`'s surface triangles (`body.topology.triangles`).
+    pub fn new(body: &Body) -> Result<Self> {
+        Ok(Picker {
+            bvh: TriangleBvh::build(&body.topology.triangles, &body.particles.x)?,
+            triangles: body.topology.triangles.len(),
+        })
+    }
+
+    /// The nearest surface point of `body` that the ray `origin + s dir` (s in
+    /// 0..=max_distance) hits, both faces counting. `body` must be the body the picker was
+    /// made for (or one with the same triangles).
+    pub fn pick(
+        &mut self,
+        body: &Body,
+        origin: Vec3,
+        dir: Vec3,
+        max_distance: f32,
+    ) -> Result<Option<Hit>> {
+        if body.topology.triangles.len() != self.triangles {
+            return Err(WobbleError::InvalidStructure {
+                what: "picker",
+                detail: format!(
+                    "it was made for {} triangles and the body has {}: make a new Picker for it",
+                    self.triangles,
+                    body.topology.triangles.len()
+                ),
+            });
+        }
+        self.bvh.refit(&body.particles.x)?;
+        self.bvh
+            .raycast(&body.particles.x, origin, dir, max_distance)
+    }
+}
+
 /// Applies an impulse (N·s) at a picked surface point: corner k gets `b_k impulse`.
 pub fn impulse_at(body: &mut Body, hit: &Hit, impulse: Vec3) -> Result<()> {
     crate::constraints::check_particles("impulse point", 0, &hit.corners, body.len())?;

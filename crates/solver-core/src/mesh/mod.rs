@@ -1,5 +1,5 @@
-//! Mesh building: indexed triangles to particles, unique edges, adjacency and normals; OBJ
-//! loading through `tobj`.
+//! Mesh building: indexed triangles to particles, unique edges, adjacency and normals (also
+//! straight from a body's particles, [`vertex_normals_into`]); OBJ loading through `tobj`.
 //!
 //! OBJ loading runs in two passes over the text. A light scan of the `v` and `f` lines of our
 //! own finds what can never be repaired (non-finite coordinates, bad indices, faces with fewer
@@ -12,6 +12,7 @@ pub mod fuzz;
 pub mod repair;
 pub mod tetgen;
 
+use crate::body::particles::{check_buffer, Packed4, Xyz};
 use crate::error::{check_finite, Result, WobbleError};
 use glam::Vec3;
 use std::collections::HashMap;
@@ -158,15 +159,49 @@ impl TriMesh {
     /// Area-weighted vertex normals of the mesh at positions `x` (same vertex order).
     pub fn vertex_normals(&self, x: &[Vec3]) -> Vec<Vec3> {
         let mut n = vec![Vec3::ZERO; x.len()];
-        for t in &self.triangles {
-            let [a, b, c] = t.map(|v| x[v as usize]);
-            let face = (b - a).cross(c - a);
-            for &v in t {
-                n[v as usize] += face;
-            }
-        }
-        n.iter().map(|v| v.normalize_or_zero()).collect()
+        accumulate_normals(&self.triangles, |v| x[v as usize], &mut n);
+        n
     }
+}
+
+/// Area-weighted vertex normals of `triangles` at the particle positions `x`, written into
+/// `out` (one per particle, as `[f32; 3]`, `Vec3` or `Vec3A`): what a renderer shades a body
+/// with, read straight from the simulation's storage. A particle on no triangle gets zero.
+/// Nothing is written when an index or the buffer's length is wrong.
+pub fn vertex_normals_into<P: Xyz>(
+    triangles: &[[u32; 3]],
+    x: &[Packed4],
+    out: &mut [P],
+) -> Result<()> {
+    check_buffer("normal read-back buffer", out.len(), x.len())?;
+    for (t, tri) in triangles.iter().enumerate() {
+        if let Some(&v) = tri.iter().find(|&&v| v as usize >= x.len()) {
+            return Err(WobbleError::IndexOutOfRange {
+                what: "triangle",
+                index: t,
+                value: v as u64,
+                len: x.len(),
+            });
+        }
+    }
+    out.iter_mut().for_each(|n| n.set(Vec3::ZERO));
+    accumulate_normals(triangles, |v| x[v as usize].xyz(), out);
+    Ok(())
+}
+
+/// Adds each triangle's doubled-area normal to its corners in `out` (zeroed by the caller),
+/// then normalises; indices are the caller's to have checked.
+fn accumulate_normals<P: Xyz>(triangles: &[[u32; 3]], at: impl Fn(u32) -> Vec3, out: &mut [P]) {
+    for t in triangles {
+        let [a, b, c] = t.map(&at);
+        let face = (b - a).cross(c - a);
+        for &v in t {
+            let n = &mut out[v as usize];
+            n.set(n.get() + face);
+        }
+    }
+    out.iter_mut()
+        .for_each(|n| n.set(n.get().normalize_or_zero()));
 }
 
 /// True when a triangle of doubled area `double_area` counts as zero-area in a mesh whose
@@ -597,4 +632,53 @@ fn cross_check(raw: &RawObj, models: &[tobj::Model]) -> std::result::Result<(), 
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::effects::embedding::VertexNormals;
+
+    #[test]
+    fn normals_from_particles_match_the_prepared_normals_and_refuse_bad_input() {
+        let sphere = crate::scenes::icosphere(Vec3::new(0.5, 1.0, 0.0), 0.3, 2).unwrap();
+        let x: Vec<Packed4> = sphere
+            .positions
+            .iter()
+            .map(|&p| Packed4::new(p, 1.0))
+            .collect();
+        let mut arrays = vec![[0.0f32; 3]; x.len()];
+        let mut vecs = vec![Vec3::ZERO; x.len()];
+        vertex_normals_into(&sphere.triangles, &x, &mut arrays).unwrap();
+        vertex_normals_into(&sphere.triangles, &x, &mut vecs).unwrap();
+        let prepared = VertexNormals::new(&sphere.triangles, x.len()).unwrap();
+        let mut reference = vec![Vec3::ZERO; x.len()];
+        prepared.compute(&sphere.positions, &mut reference).unwrap();
+        for ((a, v), r) in arrays.iter().zip(&vecs).zip(&reference) {
+            assert_eq!(Vec3::from_array(*a), *v);
+            assert!((*v - *r).length() < 1e-5, "{v} vs {r}");
+        }
+        assert_eq!(vecs, sphere.vertex_normals(&sphere.positions));
+        // Outward on a sphere.
+        for (p, n) in sphere.positions.iter().zip(&vecs) {
+            assert!(n.dot(*p - Vec3::new(0.5, 1.0, 0.0)) > 0.0);
+        }
+        let short = vertex_normals_into(&sphere.triangles, &x, &mut vecs[1..]);
+        assert!(matches!(short, Err(WobbleError::InvalidStructure { .. })));
+        let bad = [[0, 1, x.len() as u32]];
+        let mut untouched = vec![Vec3::ONE; x.len()];
+        let err = vertex_normals_into(&bad, &x, &mut untouched).unwrap_err();
+        assert!(matches!(
+            err,
+            WobbleError::IndexOutOfRange {
+                what: "triangle",
+                index: 0,
+                ..
+            }
+        ));
+        assert!(
+            untouched.iter().all(|&n| n == Vec3::ONE),
+            "nothing written on error"
+        );
+    }
 }
