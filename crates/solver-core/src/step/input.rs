@@ -21,8 +21,8 @@
 //! | a drag compliance (not finite or negative) | 0 |
 //!
 //! The particles are checked in the prediction's pass of the first substep
-//! ([`crate::step::passes::predict`]), which reads every input value anyway; the attachments
-//! and drag constraints (a handful in a game) in [`check_tables`] before it. Nothing is
+//! (`step::passes::predict`), which reads every input value anyway; the attachments
+//! and drag constraints (a handful in a game) in `check_tables` before it. Nothing is
 //! stepped when a value is bad. An index out of range (an attachment's particle, a drag
 //! constraint's corner) is refused with [`WobbleError::IndexOutOfRange`].
 
