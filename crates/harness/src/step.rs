@@ -197,7 +197,9 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
     for s in 0..total {
         let t0 = Instant::now();
         match &mut model {
-            Model::Pbd(solver) => step(&mut body, &params, solver.as_mut(), None)?,
+            Model::Pbd(solver) => {
+                step(&mut body, &params, solver.as_mut(), None)?;
+            }
             Model::MassSpring(ms) => {
                 let h = params.substep_dt();
                 for _ in 0..params.substeps {

@@ -244,6 +244,41 @@ pub enum WobbleError {
         /// The body's value.
         expected: u64,
     },
+    /// A frame time whose substeps, kept at or below the stable substep, would exceed the cap
+    /// ([`crate::StepParams::max_substep`], [`crate::StepParams::max_substeps`]); nothing was
+    /// stepped.
+    #[error("dt = {} s needs {} substeps of at most {max_substep} s, above max_substeps = {max_substeps}; nothing was stepped: step a shorter dt (a game clamps its frame time), or raise max_substeps (each substep costs a full solve) or max_substep (less stable)", show_value(&(*.dt as f64)), show_value(&(*.needed as f32 as f64)))]
+    StepTooLarge {
+        /// The frame time asked for.
+        dt: f32,
+        /// The stable substep it must be split into.
+        max_substep: f32,
+        /// The cap on the substep count.
+        max_substeps: usize,
+        /// The substeps the frame time would need (a float: an absurd dt needs more than any
+        /// integer holds).
+        needed: f64,
+    },
+    /// A value of the body that a step starts from (written since the last step: a position, a
+    /// velocity, an inverse mass, an external force, a drag or attachment target) is not
+    /// finite or not valid; the step ran nothing and put every such value back to a finite one
+    /// (`restored` says to what), so the body is finite again.
+    #[error("cannot step: {what} {index} has {field} = {value}, which {reason}; nothing was stepped and it was put back to {restored}")]
+    BadState {
+        /// What holds the value: `particle`, `drag constraint` or `attachment`.
+        what: &'static str,
+        /// Which one, counting from 0.
+        index: usize,
+        /// The field and component (`position y`, `inverse mass (position w)`, `velocity x`,
+        /// `external force z`, `target x`, ...).
+        field: &'static str,
+        /// The offending value.
+        value: f32,
+        /// What is wrong with it (`is not finite`, `is negative`).
+        reason: &'static str,
+        /// The finite value it was given instead, in words.
+        restored: &'static str,
+    },
     /// A step produced a non-finite value, or a speed above [`crate::step::MAX_SPEED`] (`speed`
     /// is then that speed); the body was rolled back to its last good state.
     #[error("step diverged: particle {particle} {} ({stage}); the body was restored to its last good state", divergence(.speed))]

@@ -25,24 +25,30 @@ fn diverged(err: WobbleError) -> (usize, String) {
 }
 
 #[test]
-fn a_non_finite_force_is_named_with_its_particle_and_the_body_is_restored() {
+fn a_non_finite_force_is_refused_naming_its_particle_and_is_cleared() {
     let (mut body, mut gs) = settled_cloth();
     let (x, v) = (body.particles.x.clone(), body.particles.v.clone());
     body.particles.force[7].z = f32::NAN;
+    body.particles.force[2].x = 1.0;
     let err = step(&mut body, &StepParams::default(), &mut gs, None).unwrap_err();
     let text = err.to_string();
-    let (particle, stage) = diverged(err);
-    assert_eq!(particle, 7, "{text}");
-    assert!(
-        stage.starts_with("external force (0, 0, NaN) on particle 7"),
+    let WobbleError::BadState {
+        what, index, field, ..
+    } = err
+    else {
+        panic!("expected BadState, got {text}")
+    };
+    assert_eq!(
+        (what, index, field),
+        ("particle", 7, "external force z"),
         "{text}"
     );
-    assert_eq!(body.particles.x, x, "positions back at the last good state");
-    assert_eq!(body.particles.x_prev, x);
     assert_eq!(
-        body.particles.v, v,
-        "velocities back at the last good state"
+        body.particles.x, x,
+        "positions as they were: nothing was stepped"
     );
+    assert_eq!(body.particles.x_prev, x);
+    assert_eq!(body.particles.v, v, "velocities as they were");
     assert!(body
         .particles
         .force
@@ -51,6 +57,24 @@ fn a_non_finite_force_is_named_with_its_particle_and_the_body_is_restored() {
     // The body steps on normally afterwards.
     step(&mut body, &StepParams::default(), &mut gs, None).unwrap();
     assert!(figures::all_finite(&body));
+}
+
+#[test]
+fn the_replay_of_a_non_finite_body_names_the_bad_position_not_a_force_it_spreads_to() {
+    // Wind spreads a position's NaN to the forces of every particle sharing a triangle with
+    // it, lower indices among them; the replay checks the state before any force.
+    let (mut body, _) = settled_cloth();
+    body.wind = Some(solver_core::effects::wind::Wind::new(Vec3::X, 1.2, 1.0, 0.0).unwrap());
+    body.particles.x[10].y = f32::NAN;
+    let finding = replay_checked(&mut body, &StepParams::default(), &mut GaussSeidel::new())
+        .expect("a finding");
+    assert_eq!(finding.particle, 10, "{finding:?}");
+    assert!(
+        finding
+            .stage
+            .starts_with("the body's state at the start of the step"),
+        "{finding:?}"
+    );
 }
 
 #[test]

@@ -60,6 +60,8 @@ pub struct StepScratch {
     pub lambda: Vec<f32>,
     /// Wind force per particle for the current substep (sized on first use).
     pub wind_force: Vec<Packed4>,
+    /// Per-block sums of the stretch figure of [`crate::step::StepReport`].
+    pub stretch_partials: Vec<f64>,
 }
 
 /// A simulated body.

@@ -109,7 +109,7 @@ pub fn fuzz_entry(bytes: &[u8]) -> std::result::Result<FuzzOutcome, String> {
     for s in 0..10 {
         let before = body.particles.x.clone();
         match step(&mut body, &params, &mut solver, None) {
-            Ok(()) => {
+            Ok(_) => {
                 if !figures::all_finite(&body) {
                     return Err(format!("step {s} returned Ok with a non-finite state"));
                 }

@@ -93,6 +93,9 @@ pub fn replay_checked(
     params: &StepParams,
     solver: &mut dyn Solver,
 ) -> Option<Finding> {
+    // The substeps `step` runs, split as it splits them (planning planned parameters again
+    // changes nothing).
+    let params = &params.planned().ok()?;
     prepare_step(body, params, solver).ok()?;
     advance(body, params, solver, None, &mut Checker::default()).err()
 }

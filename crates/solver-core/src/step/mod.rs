@@ -19,13 +19,25 @@
 //! gives each constraint a compliance α (inverse stiffness) and uses `α̃ = α / h²` in
 //! `Δλ = (-C - α̃ λ) / (Σ w |∇C|² + α̃)`, which makes stiffness independent of iterations and dt.
 //!
-//! The state at the start of the step is kept; if the step produces a non-finite value, or a
+//! A frame time whose substep `dt / substeps` exceeds [`StepParams::max_substep`] is split
+//! into as many substeps as keep each at most that long, up to [`StepParams::max_substeps`];
+//! a longer frame time is refused ([`WobbleError::StepTooLarge`]) before anything moves. The
+//! [`StepReport`] that [`step`] returns says how many substeps ran, whether the step split
+//! them, and the body's mean stretch at the end with a warning when it exceeds
+//! [`StepParams::stretch_warning`].
+//!
+//! The step checks its input before it moves anything ([`crate::step::input`]): a position,
+//! inverse mass, velocity or external force that is not finite (checked in the prediction's
+//! pass over the particles), or a drag or attachment target that is not, is refused with
+//! [`WobbleError::BadState`] naming it, and put back to a finite value. The state at the start
+//! of the step, finite therefore, is kept; if the step produces a non-finite value, or a
 //! particle faster than [`MAX_SPEED`], the body is restored to it and the step returns
 //! [`WobbleError::Diverged`], naming the particle and the stage found by replaying the step with
 //! checks ([`crate::step::diagnose`], failure path only). Both are found in the velocity update's pass
 //! over the particles, which the step makes anyway.
 
 pub mod diagnose;
+pub mod input;
 pub mod passes;
 
 use crate::body::particles::Packed4;
@@ -88,6 +100,28 @@ pub struct StepParams {
     pub stiffness: Stiffness,
     /// Particles within this distance of a collider become contacts for the substep.
     pub contact_margin: f32,
+    /// The longest substep (s) [`step`] runs: a `dt / substeps` longer than this (by more than
+    /// 0.1%, so that f32 rounding of a frame time never doubles the work) is split into
+    /// `ceil(dt / max_substep)` substeps ([`StepReport::split`]). Default 1/30 s: a game at 30
+    /// frames per second or more never splits, while README's extreme-parameter table (checked
+    /// by `tests/bad_input.rs`) shows the 8 x 8 cloth at dt = 1/10 s, split into three such
+    /// substeps, keeping its largest stretch under 50% over 300 steps, and
+    /// `tests/large_steps.rs` a quarter-second frame in one substep stretching its mean past
+    /// the warning bound where eight keep it within. Must be finite and > 0.
+    pub max_substep: f32,
+    /// The most substeps a split may reach (>= 1; a `substeps` above it is run as asked, and
+    /// then bounds the split instead). A `dt` that needs more is refused with
+    /// [`WobbleError::StepTooLarge`]. Default 16, which accepts frame times up to 16/30 s
+    /// (0.53 s): longer than Unity's default clamp of a frame time (`maximumDeltaTime`, 1/3 s);
+    /// a longer frame is a stall (loading, a breakpoint) that a game clamps, not one to
+    /// simulate at 16 times the cost of a frame.
+    pub max_substeps: usize,
+    /// The mean stretch (`|l - l0| / l0` over the structural distance constraints, as
+    /// [`crate::figures::stretch`] measures it) above which the [`StepReport`] of a successful
+    /// step carries [`StepWarning::Stretch`]. Default 0.25: 25% is the README's bound on the
+    /// largest stretch of a stable cloth, so a mean above it is no cloth a game wants to show
+    /// (a rubber-like material with compliance may raise it). Must be finite and > 0.
+    pub stretch_warning: f32,
 }
 
 impl Default for StepParams {
@@ -102,6 +136,62 @@ impl Default for StepParams {
             damping: 0.0,
             stiffness: Stiffness::Xpbd,
             contact_margin: 0.005,
+            max_substep: 1.0 / 30.0,
+            max_substeps: 16,
+            stretch_warning: 0.25,
+        }
+    }
+}
+
+/// A substep at most this much (relative) above [`StepParams::max_substep`] is not split.
+const SPLIT_TOLERANCE: f64 = 1e-3;
+
+/// What a successful [`step`] did.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepReport {
+    /// Substeps run: [`StepParams::substeps`], or more when the step split them.
+    pub substeps: usize,
+    /// True when the step ran more substeps than [`StepParams::substeps`], because
+    /// `dt / substeps` was longer than [`StepParams::max_substep`].
+    pub split: bool,
+    /// The substep run, in s.
+    pub substep_dt: f32,
+    /// Mean stretch `|l - l0| / l0` of the structural distance constraints at the end of the
+    /// step (all distance constraints when the body names no structural subset; 0 without
+    /// any), as [`crate::figures::stretch`] measures it.
+    pub stretch_mean: f32,
+    /// What the caller should know: empty for a healthy step.
+    pub warnings: Vec<StepWarning>,
+}
+
+impl StepReport {
+    /// True when the step raised no warning.
+    pub fn is_clean(&self) -> bool {
+        self.warnings.is_empty()
+    }
+}
+
+/// Something a successful step reports because the body may not look as a game wants.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StepWarning {
+    /// The mean stretch exceeded [`StepParams::stretch_warning`] (or was not finite): the
+    /// constraints are far from satisfied, so more substeps or iterations are needed (or the
+    /// material is that soft, and the bound should be raised).
+    Stretch {
+        /// The mean stretch at the end of the step.
+        mean: f32,
+        /// The bound it exceeded.
+        bound: f32,
+    },
+}
+
+impl std::fmt::Display for StepWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StepWarning::Stretch { mean, bound } => write!(
+                f,
+                "mean stretch {mean} is above the warning bound {bound}: the constraints are far from satisfied; use more substeps (a smaller max_substep) or iterations"
+            ),
         }
     }
 }
@@ -141,6 +231,21 @@ impl StepParams {
                 reason: "must be finite and >= 0",
             });
         }
+        if !(self.max_substep.is_finite() && self.max_substep > 0.0) {
+            return Err(WobbleError::BadParameter {
+                name: "max_substep",
+                value: self.max_substep as f64,
+                reason: "must be finite and > 0",
+            });
+        }
+        check_count("max_substeps", self.max_substeps, MAX_COUNT)?;
+        if !(self.stretch_warning.is_finite() && self.stretch_warning > 0.0) {
+            return Err(WobbleError::BadParameter {
+                name: "stretch_warning",
+                value: self.stretch_warning as f64,
+                reason: "must be finite and > 0",
+            });
+        }
         if let Stiffness::Pbd { k, .. } = self.stiffness {
             if !(0.0..=1.0).contains(&k) {
                 return Err(WobbleError::BadParameter {
@@ -153,9 +258,36 @@ impl StepParams {
         Ok(())
     }
 
-    /// The substep h = dt / substeps.
+    /// The substep h = dt / substeps (before any split: see [`StepParams::planned`]).
     pub fn substep_dt(&self) -> f32 {
         self.dt / self.substeps as f32
+    }
+
+    /// The parameters [`step`] runs: these, validated, with `substeps` raised to
+    /// `ceil(dt / max_substep)` when `dt / substeps` exceeds [`StepParams::max_substep`]; an
+    /// error when that count exceeds [`StepParams::max_substeps`] (or `substeps`, if larger).
+    pub fn planned(&self) -> Result<StepParams> {
+        self.validate()?;
+        let (dt, max) = (self.dt as f64, self.max_substep as f64);
+        if dt / self.substeps as f64 <= max * (1.0 + SPLIT_TOLERANCE) {
+            return Ok(*self);
+        }
+        let needed = (dt / max - SPLIT_TOLERANCE).ceil();
+        let cap = self.max_substeps.max(self.substeps);
+        if needed > cap as f64 {
+            return Err(WobbleError::StepTooLarge {
+                dt: self.dt,
+                max_substep: self.max_substep,
+                max_substeps: cap,
+                needed,
+            });
+        }
+        let planned = StepParams {
+            substeps: needed as usize,
+            ..*self
+        };
+        planned.validate()?;
+        Ok(planned)
     }
 
     /// The correction scale the solver applies: k, k' or 1 (XPBD).
@@ -174,24 +306,65 @@ impl StepParams {
     }
 }
 
-/// Advances `body` by one step of `params.dt` with `solver`.
+/// Advances `body` by one step of `params.dt` with `solver`, split into more substeps when
+/// `dt / substeps` exceeds [`StepParams::max_substep`], and says what it did.
 ///
-/// When `residuals` is given, the residual (docs/SCENES.md: RMS of C over the mean rest length) after
-/// every iteration of every substep is appended to it.
+/// Refuses, before moving anything, a `dt` that needs more than [`StepParams::max_substeps`]
+/// ([`WobbleError::StepTooLarge`]) and a body holding a non-finite value
+/// ([`WobbleError::BadState`], the value put back to a finite one); restores the body to the
+/// step's start and returns [`WobbleError::Diverged`] when the step produces a non-finite value
+/// or a speed above [`MAX_SPEED`]. When `residuals` is given, the residual (docs/SCENES.md: RMS
+/// of C over the mean rest length) after every iteration of every substep is appended to it.
 pub fn step(
     body: &mut Body,
     params: &StepParams,
     solver: &mut dyn Solver,
     residuals: Option<&mut Vec<f32>>,
-) -> Result<()> {
+) -> Result<StepReport> {
+    run_step::<NoCheck, true>(body, params, solver, residuals)
+}
+
+/// [`step`] with its input check (`input`) and its stretch figure (`stretch`; without it
+/// `stretch_mean` is 0 and never warned of) each left out when false: only for the bench that
+/// measures what they cost (`benches/step_checks.rs`). A game calls [`step`].
+#[doc(hidden)]
+pub fn step_variant_for_bench(
+    body: &mut Body,
+    params: &StepParams,
+    solver: &mut dyn Solver,
+    input: bool,
+    stretch: bool,
+) -> Result<StepReport> {
+    match (input, stretch) {
+        (true, true) => run_step::<NoCheck, true>(body, params, solver, None),
+        (true, false) => run_step::<NoCheck, false>(body, params, solver, None),
+        (false, true) => run_step::<NoInputCheck, true>(body, params, solver, None),
+        (false, false) => run_step::<NoInputCheck, false>(body, params, solver, None),
+    }
+}
+
+/// The step, with the plain step's checker `C` ([`NoCheck`], or [`NoInputCheck`] for the
+/// bench) and the stretch figure when `STRETCH`.
+fn run_step<C: StageCheck + Default, const STRETCH: bool>(
+    body: &mut Body,
+    params: &StepParams,
+    solver: &mut dyn Solver,
+    residuals: Option<&mut Vec<f32>>,
+) -> Result<StepReport> {
+    let params_in_substeps = params.substeps;
+    let planned = params.planned()?;
+    let params = &planned;
     prepare_step(body, params, solver)?;
+    if C::INPUT {
+        input::check_tables(body)?;
+    }
     let mut residuals = residuals;
     let mut outcome = None;
     let executor = solver.executor();
     let mut run = || {
         // Unchecked, the stages cannot fail: `NoCheck` compiles to nothing. `advance` saves
         // the state at the start of the step into the scratch backup as it predicts.
-        outcome = advance(body, params, solver, residuals.take(), &mut NoCheck).ok();
+        outcome = advance(body, params, solver, residuals.take(), &mut C::default()).ok();
     };
     // On one of the solver's own threads, if it has any, so that its parallel sections do not
     // each pay for waking a pool from outside.
@@ -205,7 +378,11 @@ pub fn step(
         finite: false,
         max_speed2: f32::INFINITY,
         forces: true,
+        bad_input: false,
     });
+    if outcome.bad_input {
+        return Err(input::refuse_particles(body));
+    }
     // The position of the first bad value is searched only on failure.
     if !(outcome.finite && outcome.max_speed2 <= MAX_SPEED * MAX_SPEED) {
         let bad =
@@ -221,7 +398,37 @@ pub fn step(
     if outcome.forces {
         passes::clear(executor_or_serial(&executor), &mut p.force);
     }
-    Ok(())
+    let mut report = StepReport {
+        substeps: params.substeps,
+        split: params.substeps != params_in_substeps,
+        substep_dt: params.substep_dt(),
+        stretch_mean: 0.0,
+        warnings: Vec::new(),
+    };
+    if STRETCH {
+        let d = &body.constraints.distance;
+        let structural = body.topology.structural;
+        let count = if structural > 0 {
+            structural.min(d.len())
+        } else {
+            d.len()
+        };
+        report.stretch_mean = passes::mean_stretch(
+            executor_or_serial(&executor),
+            d,
+            count,
+            &body.particles.x,
+            &mut body.scratch.stretch_partials,
+        );
+        // Written so that a NaN mean warns too.
+        if !(report.stretch_mean <= params.stretch_warning) {
+            report.warnings.push(StepWarning::Stretch {
+                mean: report.stretch_mean,
+                bound: params.stretch_warning,
+            });
+        }
+    }
+    Ok(report)
 }
 
 /// The executor a step's passes run on: the solver's, or the caller's thread.
@@ -279,6 +486,9 @@ pub(crate) fn prepare_step(
 pub(crate) trait StageCheck {
     /// True for the plain step's checker, which looks at nothing between stages.
     const PLAIN: bool = false;
+    /// True when the prediction of the first substep checks the input state (the plain step;
+    /// the replay starts from a state that passed, and checks it as a stage).
+    const INPUT: bool = false;
     /// After a stage: `Err` stops the step there.
     fn stage(
         &mut self,
@@ -312,11 +522,59 @@ pub(crate) trait StageCheck {
     ) -> std::result::Result<(), Finding>;
 }
 
-/// The checker of the plain step: checks nothing, costs nothing.
+/// The checker of the plain step: checks nothing between stages, costs nothing (the input
+/// check is folded into the prediction's pass).
+#[derive(Default)]
 pub(crate) struct NoCheck;
+
+/// [`NoCheck`] without the input check, for [`step_unchecked_for_bench`].
+#[derive(Default)]
+pub(crate) struct NoInputCheck;
+
+impl StageCheck for NoInputCheck {
+    const PLAIN: bool = true;
+    #[inline(always)]
+    fn stage(
+        &mut self,
+        x: &[Packed4],
+        v: &[Packed4],
+        label: &dyn Fn() -> String,
+    ) -> std::result::Result<(), Finding> {
+        NoCheck.stage(x, v, label)
+    }
+    #[inline(always)]
+    fn forces(
+        &mut self,
+        x: &[Packed4],
+        force: &[Packed4],
+        wind: Option<&[Packed4]>,
+        s: usize,
+    ) -> std::result::Result<(), Finding> {
+        NoCheck.forces(x, force, wind, s)
+    }
+    #[inline(always)]
+    fn before_iteration(&mut self, x: &[Packed4], lambda: &[f32]) {
+        NoCheck.before_iteration(x, lambda)
+    }
+    #[inline(always)]
+    fn iteration(
+        &mut self,
+        constraints: &Constraints,
+        x: &[Packed4],
+        x_prev: &[Packed4],
+        v: &[Packed4],
+        inv_h: f32,
+        inv_dt2: f32,
+        k: f32,
+        label: &dyn Fn() -> String,
+    ) -> std::result::Result<(), Finding> {
+        NoCheck.iteration(constraints, x, x_prev, v, inv_h, inv_dt2, k, label)
+    }
+}
 
 impl StageCheck for NoCheck {
     const PLAIN: bool = true;
+    const INPUT: bool = true;
     #[inline(always)]
     fn stage(
         &mut self,
@@ -363,6 +621,9 @@ pub(crate) struct Outcome {
     pub max_speed2: f32,
     /// Some external force was non-zero (so the forces must be cleared).
     pub forces: bool,
+    /// The input check of the first substep's prediction found a bad value (the step stopped
+    /// there; [`input::refuse_particles`] names it and puts the state back).
+    pub bad_input: bool,
 }
 
 /// The stages of one step (every substep: forces, prediction, attachments, contacts, the
@@ -409,6 +670,9 @@ pub(crate) fn advance<C: StageCheck>(
     let executor = solver.executor();
     let executor = executor_or_serial(&executor);
     let step_loop_kinds = constraints.has_step_loop_kinds();
+    check.stage(&p.x, &p.v, &|| {
+        "the body's state at the start of the step".into()
+    })?;
 
     for s in 0..params.substeps {
         if let Some(w) = wind {
@@ -426,7 +690,23 @@ pub(crate) fn advance<C: StageCheck>(
         // rollback) in the same pass over the particles.
         let backup = (s == 0).then_some((&mut scratch.backup_x[..], &mut scratch.backup_v[..]));
         let wind_force = wind.as_ref().map(|_| &scratch.wind_force[..]);
-        forces |= passes::predict(executor, p, wind_force, backup, Motion { h, g, damp });
+        let predicted = passes::predict(
+            executor,
+            p,
+            wind_force,
+            backup,
+            Motion { h, g, damp },
+            C::INPUT && s == 0,
+        );
+        forces |= predicted.forces;
+        if predicted.bad_input {
+            return Ok(Outcome {
+                finite: false,
+                max_speed2: 0.0,
+                forces: true,
+                bad_input: true,
+            });
+        }
         check.stage(&p.x, &p.v, &|| {
             format!("prediction (gravity, forces and inverse mass integrated), substep {s}")
         })?;
@@ -525,5 +805,6 @@ pub(crate) fn advance<C: StageCheck>(
         finite,
         max_speed2,
         forces,
+        bad_input: false,
     })
 }

@@ -1,6 +1,8 @@
-//! The step loop's per-particle passes (prediction with the rollback backup, velocity update
-//! with the finiteness check, clearing buffers), cut into blocks of [`PARTICLE_BLOCK`]
-//! particles that the solver's threads may run ([`Executor::run_blocks`]).
+//! The step loop's per-particle passes (prediction with the rollback backup and the check of
+//! the input state, velocity update with the finiteness check, clearing buffers) and the
+//! stretch figure's pass over the distance constraints, cut into blocks of [`PARTICLE_BLOCK`]
+//! particles (or [`CONSTRAINT_BLOCK`] constraints) that the solver's threads may run
+//! ([`Executor::run_blocks`]).
 //!
 //! At a million particles these passes stream ~150 MB per step, more than one solver
 //! iteration; left serial, they would cap what a second thread can gain (the measured share is
@@ -18,6 +20,9 @@ use wide::f32x4;
 /// Particles per block of a pass (a constant, so the cut never depends on the thread count).
 pub const PARTICLE_BLOCK: usize = 16384;
 
+/// Constraints per block of the stretch pass (a constant, for the same reason).
+pub const CONSTRAINT_BLOCK: usize = 32768;
+
 /// Runs `f` on the ranges of `0..n`, block by block, on the solver's threads.
 fn for_each_range(executor: &dyn Executor, n: usize, f: impl Fn(Range<usize>) + Sync) {
     let blocks = n.div_ceil(PARTICLE_BLOCK);
@@ -34,22 +39,41 @@ pub(crate) struct Motion {
     pub damp: f32,
 }
 
+/// What [`predict`] found besides the new state.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Predicted {
+    /// Some external force (not wind) was non-zero, so the forces must be cleared (a 16 MB
+    /// write at a million particles, skipped when none was).
+    pub forces: bool,
+    /// With `check`: some particle's input (position, inverse mass, velocity or force) was not
+    /// finite, or its inverse mass negative.
+    pub bad_input: bool,
+}
+
 /// The prediction: `x_prev ← x`, then for every particle with inverse mass `w ≠ 0`:
 /// `v ← v · damp + h (g + w f)`, `x ← x + h v` (pinned particles keep `x` and `v`). `wind`
 /// is added to the force; `backup` (positions, velocities) first receives `x` and `v` (the
 /// positions only when their slice is not empty: with one substep `x_prev` keeps them).
-/// Returns whether any external force (not wind) was non-zero, so that clearing them can be
-/// skipped when none was (a 16 MB write at a million particles).
+///
+/// With `check` (the first substep, which also takes the backup), every particle's input is
+/// checked in the same pass: a particle whose position, inverse mass, velocity or force is
+/// not finite (or whose inverse mass is negative) is not predicted; its `x` gets the last
+/// finite value of each bad component (that of `x_prev` before this pass) and its `v` zero in
+/// each non-finite component, while `x_prev` and the backup get its input as for every
+/// particle, so that the caller finds every particle's input there and the repaired values of
+/// the bad ones in `x` and `v` ([`crate::step::input`]).
 pub(crate) fn predict(
     executor: &dyn Executor,
     p: &mut Particles,
     wind: Option<&[Packed4]>,
     backup: Option<(&mut [Packed4], &mut [Packed4])>,
     m: Motion,
-) -> bool {
+    check: bool,
+) -> Predicted {
     let n = p.x.len();
     assert!(p.x_prev.len() == n && p.v.len() == n && p.force.len() == n);
     let forces = AtomicBool::new(false);
+    let bad_input = AtomicBool::new(false);
     assert!(wind.is_none_or(|w| w.len() == n));
     let (x, x_prev, v) = (
         SharedMut::new(&mut p.x),
@@ -86,23 +110,37 @@ pub(crate) fn predict(
             };
             (bx, bv.range(r.clone()))
         });
-        let any = match (backup, wind) {
-            (Some((bx, bv)), Some(w)) => {
-                predict_block::<true, true>(x, x_prev, v, f, &w[r], bx, bv, m)
+        let (any, bad) = match (backup, wind, check) {
+            (Some((bx, bv)), Some(w), true) => {
+                predict_block::<true, true, true>(x, x_prev, v, f, &w[r], bx, bv, m)
             }
-            (Some((bx, bv)), None) => predict_block::<true, false>(x, x_prev, v, f, &[], bx, bv, m),
-            (None, Some(w)) => {
-                predict_block::<false, true>(x, x_prev, v, f, &w[r], &mut [], &mut [], m)
+            (Some((bx, bv)), None, true) => {
+                predict_block::<true, false, true>(x, x_prev, v, f, &[], bx, bv, m)
             }
-            (None, None) => {
-                predict_block::<false, false>(x, x_prev, v, f, &[], &mut [], &mut [], m)
+            (Some((bx, bv)), Some(w), false) => {
+                predict_block::<true, true, false>(x, x_prev, v, f, &w[r], bx, bv, m)
+            }
+            (Some((bx, bv)), None, false) => {
+                predict_block::<true, false, false>(x, x_prev, v, f, &[], bx, bv, m)
+            }
+            (None, Some(w), _) => {
+                predict_block::<false, true, false>(x, x_prev, v, f, &w[r], &mut [], &mut [], m)
+            }
+            (None, None, _) => {
+                predict_block::<false, false, false>(x, x_prev, v, f, &[], &mut [], &mut [], m)
             }
         };
         if any {
             forces.store(true, Ordering::Relaxed);
         }
+        if bad {
+            bad_input.store(true, Ordering::Relaxed);
+        }
     });
-    forces.into_inner()
+    Predicted {
+        forces: forces.into_inner(),
+        bad_input: bad_input.into_inner(),
+    }
 }
 
 /// A particle's four floats as one vector.
@@ -125,12 +163,13 @@ fn xyz_lanes() -> f32x4 {
     f32x4::from([on, on, on, 0.0])
 }
 
-/// [`predict`] on one block; `WIND` and `BACKUP` say whether `wind` and the backups are used.
-/// One `wide::f32x4` per particle (SSE, NEON): every lane computes the scalar formula, lane w
-/// is kept by a select, and so is a pinned particle.
+/// [`predict`] on one block; `WIND` and `BACKUP` say whether `wind` and the backups are used,
+/// `CHECK` whether the input is checked (only with `BACKUP`). One `wide::f32x4` per particle
+/// (SSE, NEON): every lane computes the scalar formula, lane w is kept by a select, and so is
+/// a pinned particle. Returns whether any force was non-zero and whether any input was bad.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn predict_block<const BACKUP: bool, const WIND: bool>(
+fn predict_block<const BACKUP: bool, const WIND: bool, const CHECK: bool>(
     x: &mut [Packed4],
     x_prev: &mut [Packed4],
     v: &mut [Packed4],
@@ -139,7 +178,7 @@ fn predict_block<const BACKUP: bool, const WIND: bool>(
     backup_x: &mut [Packed4],
     backup_v: &mut [Packed4],
     m: Motion,
-) -> bool {
+) -> (bool, bool) {
     let n = x.len();
     let (x_prev, v, force) = (&mut x_prev[..n], &mut v[..n], &force[..n]);
     let wind = if WIND { &wind[..n] } else { wind };
@@ -158,9 +197,28 @@ fn predict_block<const BACKUP: bool, const WIND: bool>(
     let g = f32x4::from([g.x, g.y, g.z, 0.0]);
     let (xyz, zero) = (xyz_lanes(), f32x4::ZERO);
     let mut any_force = zero;
+    let mut any_bad = false;
+    // Lane w of a position is an inverse mass: finite and >= 0; lanes x, y, z finite.
+    let non_negative_w = !xyz;
     for i in 0..n {
         let xi = x[i];
         let vi = v[i];
+        if CHECK {
+            let (xv, vv, fv) = (lanes(xi), lanes(vi), lanes(force[i]));
+            let x_ok = xv.is_finite() & (xyz | (xv.simd_ge(zero) & non_negative_w));
+            // One compare-and-branch per particle, never taken on a healthy body.
+            if !(x_ok & vv.is_finite() & fv.is_finite()).all() {
+                any_bad = true;
+                if !backup_x.is_empty() {
+                    backup_x[i] = xi;
+                }
+                backup_v[i] = vi;
+                x[i] = packed(x_ok.select(xv, lanes(x_prev[i])));
+                v[i] = packed(vv.is_finite().select(vv, zero));
+                x_prev[i] = xi;
+                continue;
+            }
+        }
         if BACKUP {
             if !backup_x.is_empty() {
                 store_streaming(&mut backup_x[i], xi);
@@ -185,7 +243,7 @@ fn predict_block<const BACKUP: bool, const WIND: bool>(
     if BACKUP {
         streaming_done();
     }
-    any_force.any()
+    (any_force.any(), any_bad)
 }
 
 /// Stores `v` at `dst`, bypassing the caches where the CPU can: the backup is read only after
@@ -265,4 +323,58 @@ pub(crate) fn clear<T: Default + Copy + Send>(executor: &dyn Executor, a: &mut [
         // SAFETY: `a` has n elements; block ranges are disjoint; `a` is borrowed for the call.
         unsafe { ap.range(r) }.fill(T::default());
     });
+}
+
+/// The mean stretch `|l - l0| / l0` of the first `count` distance constraints at `x` (the
+/// definition of [`crate::figures::stretch`]), four constraints at a time, summed per block
+/// of [`CONSTRAINT_BLOCK`] into `partials` and then in block order, so that the figure never
+/// depends on the thread count. A rest length of 0 or a non-finite value gives a non-finite
+/// mean, which the step reports as it is.
+pub(crate) fn mean_stretch(
+    executor: &dyn Executor,
+    d: &crate::constraints::DistanceConstraints,
+    count: usize,
+    x: &[Packed4],
+    partials: &mut Vec<f64>,
+) -> f32 {
+    if count == 0 {
+        return 0.0;
+    }
+    let (pairs, rest) = (&d.pairs[..count], &d.rest[..count]);
+    let blocks = count.div_ceil(CONSTRAINT_BLOCK);
+    partials.clear();
+    partials.resize(blocks, 0.0);
+    let out = SharedMut::new(&mut partials[..]);
+    executor.run_blocks(blocks, &|b| {
+        let r = b * CONSTRAINT_BLOCK..((b + 1) * CONSTRAINT_BLOCK).min(count);
+        let (pairs, rest) = (&pairs[r.clone()], &rest[r.clone()]);
+        let mut sum = f32x4::ZERO;
+        let quads = pairs.len() / 4;
+        for q in 0..quads {
+            let c = 4 * q;
+            let gather = |k: usize| {
+                let [i, j] = pairs[c + k];
+                lanes(x[i as usize]) - lanes(x[j as usize])
+            };
+            let (d0, d1, d2, d3) = (gather(0), gather(1), gather(2), gather(3));
+            let (a0, a1, a2, a3) = (d0.to_array(), d1.to_array(), d2.to_array(), d3.to_array());
+            let dx = f32x4::from([a0[0], a1[0], a2[0], a3[0]]);
+            let dy = f32x4::from([a0[1], a1[1], a2[1], a3[1]]);
+            let dz = f32x4::from([a0[2], a1[2], a2[2], a3[2]]);
+            let l = (dx * dx + dy * dy + dz * dz).sqrt();
+            let r0 = f32x4::from([rest[c], rest[c + 1], rest[c + 2], rest[c + 3]]);
+            sum += (l - r0).abs() / r0;
+        }
+        let mut tail = 0.0f32;
+        for c in 4 * quads..pairs.len() {
+            let [i, j] = pairs[c];
+            let l = (x[i as usize].xyz() - x[j as usize].xyz()).length();
+            tail += (l - rest[c]).abs() / rest[c];
+        }
+        let s = sum.to_array();
+        // SAFETY: `partials` has `blocks` elements; each block writes its own.
+        let block_sum = s[0] as f64 + s[1] as f64 + s[2] as f64 + s[3] as f64 + tail as f64;
+        unsafe { out.range(b..b + 1)[0] = block_sum };
+    });
+    (partials.iter().sum::<f64>() / count as f64) as f32
 }
