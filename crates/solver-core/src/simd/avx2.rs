@@ -112,6 +112,18 @@ impl Isa for Avx2 {
         each(|h| _mm256_blendv_ps(f[h], t[h], m[h]))
     }
     #[inline(always)]
+    unsafe fn lt(a: Y2, b: Y2) -> Y2 {
+        each(|h| _mm256_cmp_ps::<_CMP_LT_OQ>(a[h], b[h]))
+    }
+    #[inline(always)]
+    unsafe fn and(a: Y2, b: Y2) -> Y2 {
+        each(|h| _mm256_and_ps(a[h], b[h]))
+    }
+    #[inline(always)]
+    unsafe fn any(m: Y2) -> bool {
+        _mm256_movemask_ps(_mm256_or_ps(m[0], m[1])) != 0
+    }
+    #[inline(always)]
     unsafe fn transpose(r: [Y2; 4]) -> [Y2; 4] {
         let a = transpose4(r.map(|v| v[0]));
         let b = transpose4(r.map(|v| v[1]));
@@ -167,4 +179,22 @@ impl Isa for Avx2 {
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn project_range(job: Job) {
     block::project_range::<Avx2>(job)
+}
+
+/// [`super::bend::project_range`] on this instruction set.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; otherwise as [`super::bend::project_range`].
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn project_bend_range(job: super::bend::BendJob) {
+    super::bend::project_range::<Avx2>(job)
+}
+
+/// [`super::tether::project_range`] on this instruction set.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; otherwise as [`super::tether::project_range`].
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn project_tether_range(job: super::tether::TetherJob) {
+    super::tether::project_range::<Avx2>(job)
 }
