@@ -27,7 +27,7 @@
 //! same either way with `enhanced-determinism`).
 
 use super::block::Isa;
-use super::lane::{abs, max, min, positive_finite, Lane, V3, W};
+use super::lane::{abs, arr4, max, min, positive_finite, Lane, V3, W};
 use super::{Kernel, LANES};
 use crate::body::particles::Packed4;
 use crate::constraints::bending::DIHEDRAL_MAX_STEP;
@@ -261,7 +261,7 @@ unsafe fn xpbd<L: Lane>(
     let lam = L::select(ok, lam.add(dl), lam);
     let moving = L::and(ok, geom);
     let kdl = c.k.mul(dl);
-    let s = w.map(|w| kdl.mul(w));
+    let s = arr4!(k => kdl.mul(w[k]));
     (lam, s, moving)
 }
 
@@ -309,10 +309,10 @@ unsafe fn dihedral<L: Lane>(
         .scale(minus);
     let g1 = g2.scale(s2).add(g3.scale(s3)).scale(minus);
     let g = [g0, g1, g2, g3];
-    let q = g.map(|g| g.dot(g));
+    let q = arr4!(k => g[k].dot(g[k]));
     let (lam, s, moving) = xpbd(value, q, w, geom, compliance, lam, c);
     let sign = L::select(y.lt(L::splat(0.0)), minus, one);
-    let moved = core::array::from_fn(|k| g[k].scale_add(s[k].mul(sign), p[k]).keep(moving, p[k]));
+    let moved = arr4!(k => g[k].scale_add(s[k].mul(sign), p[k]).keep(moving, p[k]));
     (moved, lam)
 }
 
@@ -336,10 +336,10 @@ unsafe fn isometric<L: Lane>(
     let geom = L::splat(f32::MIN_POSITIVE).lt(len);
     let n = v.scale(L::splat(1.0).div(len));
     let nn = n.dot(n);
-    let q = kw.map(|k| nn.mul(k.mul(k)));
+    let q = arr4!(k => nn.mul(kw[k].mul(kw[k])));
     let value = L::select(geom, len, L::splat(0.0));
     let (lam, s, moving) = xpbd(value, q, w, geom, compliance, lam, c);
-    let moved = core::array::from_fn(|k| n.scale_add(s[k].mul(kw[k]), p[k]).keep(moving, p[k]));
+    let moved = arr4!(k => n.scale_add(s[k].mul(kw[k]), p[k]).keep(moving, p[k]));
     (moved, lam)
 }
 
@@ -356,14 +356,14 @@ unsafe fn project_one(
     prm: Params<f32>,
 ) {
     let ids = b.stencil(c);
-    let q = ids.map(|i| *x.add(i as usize));
-    let p = q.map(|q| V3([q.x, q.y, q.z]));
-    let w = q.map(|q| q.w);
+    let q = arr4!(k => *x.add(ids[k] as usize));
+    let p = arr4!(k => V3([q[k].x, q[k].y, q[k].z]));
+    let w = arr4!(k => q[k].w);
     let lam = *lambda.add(c);
     let (moved, lam) = match b.model {
         BendModel::Dihedral => dihedral(p, w, b.param[0][c], b.compliance[c], lam, prm),
         BendModel::Isometric => {
-            let kw = core::array::from_fn(|k| b.param[k][c]);
+            let kw = arr4!(k => b.param[k][c]);
             isometric(p, w, kw, b.compliance[c], lam, prm)
         }
     };
@@ -382,6 +382,16 @@ pub(super) struct BendJob<'a> {
     pub lambda: *mut f32,
     pub inv_dt2: f32,
     pub k: f32,
+}
+
+/// `WIDTH` floats of `v` from `at`, as a lane vector (a function: a closure holding an
+/// intrinsic stays out of line in the kernels).
+///
+/// # Safety
+/// `at + WIDTH <= v.len()`; `I`'s instructions are available.
+#[inline(always)]
+pub(super) unsafe fn load<I: Isa>(v: &[f32], at: usize) -> W<I> {
+    W::new(I::load(v.as_ptr().add(at)))
 }
 
 /// The vector body of [`project_bend_batch_range`] on instruction set `I`: full blocks of
@@ -415,19 +425,19 @@ pub(super) unsafe fn project_range<I: Isa>(job: BendJob) {
             let addr = |s: usize, m: usize, q: usize| {
                 xf.add(4 * *b.p[s].get_unchecked(base + 4 * (part * pv + q) + m) as usize)
             };
-            let loaded: [[I::V; 4]; 4] = core::array::from_fn(|s| {
-                I::transpose(core::array::from_fn(|m| {
-                    I::gather(|q| addr(s, m, q).cast_const())
-                }))
+            let loaded: [[I::V; 4]; 4] =
+                arr4!(s => I::transpose(arr4!(m => I::gather(|q| addr(s, m, q).cast_const()))));
+            let p = arr4!(s => {
+                let v = loaded[s];
+                V3([W::<I>::new(v[0]), W::new(v[1]), W::new(v[2])])
             });
-            let p = loaded.map(|v| V3([W::<I>::new(v[0]), W::new(v[1]), W::new(v[2])]));
-            let w = loaded.map(|v| W::<I>::new(v[3]));
-            let ld = |v: &Vec<f32>| W::<I>::new(I::load(v.as_ptr().add(at)));
+            let w = arr4!(s => W::<I>::new(loaded[s][3]));
+            let ld = |v: &Vec<f32>| load::<I>(v, at);
             let lam = W::<I>::new(I::load(lambda.add(at)));
             let (moved, lam) = match b.model {
                 BendModel::Dihedral => dihedral(p, w, ld(&b.param[0]), ld(&b.compliance), lam, prm),
                 BendModel::Isometric => {
-                    let kw = core::array::from_fn(|j| ld(&b.param[j]));
+                    let kw = arr4!(j => ld(&b.param[j]));
                     isometric(p, w, kw, ld(&b.compliance), lam, prm)
                 }
             };

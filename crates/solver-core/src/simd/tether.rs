@@ -15,7 +15,7 @@
 //! [`crate::constraints::project_tethers`] (skipped while `C <= 0`).
 
 use super::block::Isa;
-use super::lane::{positive_finite, Lane, V3, W};
+use super::lane::{arr4, positive_finite, Lane, V3, W};
 use super::{Kernel, LANES};
 use crate::body::particles::Packed4;
 use crate::constraints::{Tethers, MIN_DENOMINATOR};
@@ -267,9 +267,7 @@ pub(super) unsafe fn project_range<I: Isa>(job: TetherJob) {
             let addr = |v: &Vec<u32>, m: usize, q: usize| {
                 xf.add(4 * *v.get_unchecked(base + 4 * (part * pv + q) + m) as usize)
             };
-            let pa = I::transpose(core::array::from_fn(|m| {
-                I::gather(|q| addr(&b.a, m, q).cast_const())
-            }));
+            let pa = I::transpose(arr4!(m => I::gather(|q| addr(&b.a, m, q).cast_const())));
             if I::any(I::and_nonzero(all, pa[3])) {
                 for c in base..base + LANES {
                     project_one(x, b, c, lambda, inv_dt2, k);
@@ -278,16 +276,15 @@ pub(super) unsafe fn project_range<I: Isa>(job: TetherJob) {
                 continue 'blocks;
             }
             parts[2 * part] = pa;
-            parts[2 * part + 1] = I::transpose(core::array::from_fn(|m| {
-                I::gather(|q| addr(&b.i, m, q).cast_const())
-            }));
+            parts[2 * part + 1] =
+                I::transpose(arr4!(m => I::gather(|q| addr(&b.i, m, q).cast_const())));
         }
         for part in 0..LANES / I::WIDTH {
             let at = base + part * I::WIDTH;
             let (pa, pi) = (parts[2 * part], parts[2 * part + 1]);
             let v3 = |p: [I::V; 4]| V3([W::<I>::new(p[0]), W::new(p[1]), W::new(p[2])]);
             let (xi, xa) = (v3(pi), v3(pa));
-            let ld = |v: &Vec<f32>| W::<I>::new(I::load(v.as_ptr().add(at)));
+            let ld = |v: &Vec<f32>| super::bend::load::<I>(v, at);
             let d = xi.sub(xa);
             let wi = W::<I>::new(pi[3]);
             let (s, lam) = tether(
