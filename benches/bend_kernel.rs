@@ -12,6 +12,8 @@
 //! - `flag_step/n32`: one `colored` step (8 iterations, auto kernel, 1 thread) of the flag with
 //!   its dihedral bending and without it (the `bending`/`no_bending` pair's ratio is the
 //!   figure of issue 15; `wobble step --no-bending` measures the same from the command line).
+//! - `cloth_step/n32`: the same for the cloth with two tethers per particle (to its two pins)
+//!   and without.
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use solver_core::constraints::{
@@ -189,12 +191,31 @@ fn tethers(c: &mut Criterion) {
 }
 
 fn flag_step(c: &mut Criterion) {
-    let mut g = c.benchmark_group("flag_step/n32");
     let with = hung(scenes::flag(32).unwrap());
     let mut without = with.clone();
     without.constraints.extra.clear();
     without.topology_changed();
-    for (name, body) in [("bending", with), ("no_bending", without)] {
+    let plain = hung(scenes::cloth(32).unwrap());
+    let mut tethered = plain.clone();
+    let t = Tethers::from_pins(&tethered, TetherDistance::Euclidean, 2, 0.0).unwrap();
+    tethered.constraints.push_kind(Box::new(t));
+    tethered.topology_changed();
+    bench_steps(
+        c,
+        "flag_step/n32",
+        [("bending", with), ("no_bending", without)],
+    );
+    bench_steps(
+        c,
+        "cloth_step/n32",
+        [("tethers", tethered), ("no_tethers", plain)],
+    );
+}
+
+/// One `colored` step (default options: auto kernel, 1 thread) of each body.
+fn bench_steps(c: &mut Criterion, group: &str, bodies: [(&str, Body); 2]) {
+    let mut g = c.benchmark_group(group);
+    for (name, body) in bodies {
         let mut solver = make_solver("colored", &SolverOptions::default()).unwrap();
         let mut b0 = body.clone();
         step(&mut b0, &StepParams::default(), solver.as_mut(), None).unwrap();

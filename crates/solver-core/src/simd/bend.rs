@@ -22,9 +22,8 @@
 //! one 16-byte load and store (a gather of `Packed4`), and the in-register 4 x 4 transpose of
 //! the distance kernels turns them into x, y, z, w vectors: slot `k` of quad `m` of a block is
 //! the constraint at position `16b + 4k + m`, as in [`super::EdgeBatch`]. The constraints are
-//! sorted by their first particle, so that a block's particles are near each other. The
-//! batch's last block, when partial, runs through the scalar twin (a lane's result is the
-//! same either way with `enhanced-determinism`).
+//! sorted by their first particle, so that a block's particles are near each other. A partial
+//! last block is copied to a stack buffer padded with degenerate lanes and run the same way.
 
 use super::block::Isa;
 use super::lane::{abs, arr4, max, min, positive_finite, Lane, V3, W};
@@ -155,6 +154,11 @@ impl BendBatch {
                 b.param[k].push(param[k]);
             }
             b.compliance.push(compliance);
+        }
+        // Zeros up to whole blocks: the kernels load a partial last block's parameters whole.
+        let padded = b.len().next_multiple_of(LANES);
+        for v in b.param.iter_mut().chain([&mut b.compliance]) {
+            v.resize(padded, 0.0);
         }
         Ok(b)
     }
@@ -395,7 +399,8 @@ pub(super) unsafe fn load<I: Isa>(v: &[f32], at: usize) -> W<I> {
 }
 
 /// The vector body of [`project_bend_batch_range`] on instruction set `I`: full blocks of
-/// `range` (which starts at a multiple of `LANES`); a partial last block through the twin.
+/// `range` (which starts at a multiple of `LANES`), then a partial last block through a
+/// buffer (the same lanes' arithmetic).
 ///
 /// # Safety
 /// `I`'s instructions are available; otherwise as [`project_bend_batch_range`].
@@ -415,46 +420,86 @@ pub(super) unsafe fn project_range<I: Isa>(job: BendJob) {
         inv_dt2: W::<I>::splat(inv_dt2),
         k: W::<I>::splat(k),
     };
-    let pv = I::WIDTH / 4;
     let mut base = range.start;
     while base + LANES <= range.end {
-        for part in 0..LANES / I::WIDTH {
-            let at = base + part * I::WIDTH;
-            // Vector m of slot s holds the particles of lanes 4q + m (q = 0..WIDTH/4) of this
-            // part: after the transpose, lane 4q + m is position `at + 4q + m`.
-            let addr = |s: usize, m: usize, q: usize| {
-                xf.add(4 * *b.p[s].get_unchecked(base + 4 * (part * pv + q) + m) as usize)
-            };
-            let loaded: [[I::V; 4]; 4] =
-                arr4!(s => I::transpose(arr4!(m => I::gather(|q| addr(s, m, q).cast_const()))));
-            let p = arr4!(s => {
-                let v = loaded[s];
-                V3([W::<I>::new(v[0]), W::new(v[1]), W::new(v[2])])
-            });
-            let w = arr4!(s => W::<I>::new(loaded[s][3]));
-            let ld = |v: &Vec<f32>| load::<I>(v, at);
-            let lam = W::<I>::new(I::load(lambda.add(at)));
-            let (moved, lam) = match b.model {
-                BendModel::Dihedral => dihedral(p, w, ld(&b.param[0]), ld(&b.compliance), lam, prm),
-                BendModel::Isometric => {
-                    let kw = arr4!(j => ld(&b.param[j]));
-                    isometric(p, w, kw, ld(&b.compliance), lam, prm)
-                }
-            };
-            I::store(lambda.add(at), lam.0);
-            for s in 0..4 {
-                let [mx, my, mz] = moved[s].0;
-                let out = I::transpose([mx.0, my.0, mz.0, loaded[s][3]]);
-                for (m, &v) in out.iter().enumerate() {
-                    I::scatter(v, |q| addr(s, m, q));
-                }
-            }
-        }
+        // Slot s of lane l is particle `p[s][base + l]`.
+        let at = |s: usize, l: usize| xf.add(4 * *b.p[s].get_unchecked(base + l) as usize);
+        block::<I>(b, base, at, lambda.add(base), prm);
         base += LANES;
     }
-    let scalar = Params { inv_dt2, k };
-    for c in base..range.end {
-        project_one(x, b, c, lambda, scalar);
+    let count = range.end - base;
+    if count > 0 {
+        // The partial last block through a stack buffer, slot s of lane l at 16 s + l; lanes
+        // past `count` hold zeros (a degenerate, rigid stencil: nothing moves).
+        let mut buf = [Packed4::default(); 4 * LANES];
+        let mut lam = [0.0f32; LANES];
+        for l in 0..count {
+            for s in 0..4 {
+                buf[s * LANES + l] = *x.add(*b.p[s].get_unchecked(base + l) as usize);
+            }
+            lam[l] = *lambda.add(base + l);
+        }
+        let bf = buf.as_mut_ptr().cast::<f32>();
+        block::<I>(
+            b,
+            base,
+            |s, l| bf.add(4 * (s * LANES + l)),
+            lam.as_mut_ptr(),
+            prm,
+        );
+        for l in 0..count {
+            for s in 0..4 {
+                *x.add(*b.p[s].get_unchecked(base + l) as usize) = buf[s * LANES + l];
+            }
+            *lambda.add(base + l) = lam[l];
+        }
+    }
+}
+
+/// One block of `LANES` constraints at batch position `base`: slot `s` of lane `l` at
+/// `at(s, l)`, multipliers at `lambda` (lanes 0..LANES).
+///
+/// # Safety
+/// As [`project_range`]; `base + LANES` lies within the batch's padded parameter arrays.
+#[inline(always)]
+unsafe fn block<I: Isa>(
+    b: &BendBatch,
+    base: usize,
+    at: impl Fn(usize, usize) -> *mut f32,
+    lambda: *mut f32,
+    prm: Params<W<I>>,
+) {
+    let pv = I::WIDTH / 4;
+    for part in 0..LANES / I::WIDTH {
+        let first = part * I::WIDTH;
+        // Vector m of slot s holds the particles of lanes 4q + m (q = 0..WIDTH/4) of this
+        // part: after the transpose, lane 4q + m is lane `first + 4q + m` of the block.
+        let addr = |s: usize, m: usize, q: usize| at(s, first + 4 * q + m);
+        debug_assert!(pv * 4 == I::WIDTH);
+        let loaded: [[I::V; 4]; 4] =
+            arr4!(s => I::transpose(arr4!(m => I::gather(|q| addr(s, m, q).cast_const()))));
+        let p = arr4!(s => {
+            let v = loaded[s];
+            V3([W::<I>::new(v[0]), W::new(v[1]), W::new(v[2])])
+        });
+        let w = arr4!(s => W::<I>::new(loaded[s][3]));
+        let ld = |v: &Vec<f32>| load::<I>(v, base + first);
+        let lam = W::<I>::new(I::load(lambda.add(first)));
+        let (moved, lam) = match b.model {
+            BendModel::Dihedral => dihedral(p, w, ld(&b.param[0]), ld(&b.compliance), lam, prm),
+            BendModel::Isometric => {
+                let kw = arr4!(j => ld(&b.param[j]));
+                isometric(p, w, kw, ld(&b.compliance), lam, prm)
+            }
+        };
+        I::store(lambda.add(first), lam.0);
+        for s in 0..4 {
+            let [mx, my, mz] = moved[s].0;
+            let out = I::transpose([mx.0, my.0, mz.0, loaded[s][3]]);
+            for (m, &v) in out.iter().enumerate() {
+                I::scatter(v, |q| addr(s, m, q));
+            }
+        }
     }
 }
 
