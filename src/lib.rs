@@ -38,6 +38,15 @@
 //!   normals;
 //! - `custom_solver`: a damped Jacobi solver written outside the crates.
 //!
+//! Several bodies: give each its own solver, and the parallel solvers one shared [`Pool`]
+//! (`SolverOptions { pool: Some(Pool::new(2)?), .. }`), never a pool per body. Grabbing,
+//! moving a grab, releasing and moving attachments cost no re-preparation; tearing and adding
+//! constraints do (see [`Solver`]). [`step()`] splits a frame longer than
+//! [`StepParams::max_substep`] into substeps and says so in its [`StepReport`].
+//!
+//! Feature `parallel` (on by default): rayon threads for the parallel solvers; without it every
+//! solver runs on the caller's thread.
+//!
 //! Feature `serde` (off by default): [`core::BodyState`], what [`core::Body::state`] saves and
 //! [`core::Body::restore`] puts back (to rewind in memory, with or without the feature), is
 //! `Serialize` and `Deserialize`, so a game can write it to a save file or send it over a network.
@@ -52,4 +61,5 @@ pub use solver_core::interaction::picking;
 pub use solver_core::interaction::picking::{GrabId, GrabState, Hit, Picker};
 pub use solver_core::mesh::vertex_normals_into;
 pub use solver_core::{step, Body, Collider, GaussSeidel, Solver, StepParams, Wind, WobbleError};
-pub use sparse::{make_solver, SolverOptions};
+pub use solver_core::step::{StepReport, StepWarning};
+pub use sparse::{make_solver, Pool, SolverOptions};

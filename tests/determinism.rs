@@ -7,12 +7,15 @@
 //! The distance kernels of `colored` on the same scenes: every kernel the CPU has follows the
 //! scalar twin (within rounding by default, bit for bit with `enhanced-determinism`), and with
 //! `enhanced-determinism` the state hash after 500 steps is the same for every kernel and for
-//! 1 and 2 threads. Kernels the CPU lacks are printed as skipped, by name.
+//! 1 and 2 threads. Kernels the CPU lacks are printed as skipped, by name. The same holds for
+//! the bend and tether batches: the flag at n = 16 with its dihedral bending, with isometric
+//! bending instead, and the cloth with tethers.
 //!
 //! Written generically over `sparse::SOLVER_NAMES` and the standard scenes, so a new solver
 //! joins by itself; every combination must build and run.
 
 use solver_core::collide::{Collider, Shape};
+use solver_core::constraints::{IsometricBending, TetherDistance, Tethers};
 use solver_core::glam::Vec3;
 use solver_core::{figures, scenes, step, Body, GaussSeidel, Scene, StepParams};
 use sparse::{make_solver, Kernel, SolverOptions, SOLVER_NAMES};
@@ -239,5 +242,81 @@ fn every_kernel_and_thread_count_gives_the_same_state_hash() {
                 "{scene}: {kernel} on {threads} thread(s) gives {h:016x}, the scalar twin {first:016x}"
             );
         }
+    }
+}
+
+/// Bodies whose bending or tethers go through the bend and tether batches, with enough
+/// constraints per color for whole blocks of every kernel.
+fn batched_bodies() -> Vec<(&'static str, Body)> {
+    let flag = scene_body("flag", 16);
+    let mut iso = scene_body("flag", 16);
+    let bending =
+        IsometricBending::from_triangles(&iso.particles.x, &iso.topology.triangles, 1e-4).unwrap();
+    iso.constraints.extra = vec![Box::new(bending)];
+    iso.topology_changed();
+    let mut tethered = scene_body("cloth", 16);
+    let t = Tethers::from_pins(&tethered, TetherDistance::Euclidean, 2, 0.0).unwrap();
+    tethered.constraints.push_kind(Box::new(t));
+    tethered.topology_changed();
+    vec![
+        ("flag 16 dihedral", flag),
+        ("flag 16 isometric", iso),
+        ("cloth 16 tethers", tethered),
+    ]
+}
+
+/// `body` after `steps` steps of `colored` with `kernel` on `threads` threads.
+fn run_body(mut b: Body, kernel: Kernel, threads: usize, steps: usize) -> Body {
+    let opts = SolverOptions {
+        threads,
+        kernel,
+        chunk: 32,
+        parallel_threshold: 64,
+        ..Default::default()
+    };
+    let mut solver = make_solver("colored", &opts).unwrap();
+    let params = StepParams::default();
+    for _ in 0..steps {
+        step(&mut b, &params, solver.as_mut(), None).unwrap();
+    }
+    assert!(figures::all_finite(&b), "{kernel}");
+    b
+}
+
+#[test]
+fn bend_and_tether_kernels_follow_the_scalar_twin_and_thread_counts_agree() {
+    let kernels = available("bend_and_tether_kernels_follow_the_scalar_twin");
+    let steps = if solver_core::simd::DETERMINISTIC {
+        STEPS
+    } else {
+        60
+    };
+    for (label, body) in batched_bodies() {
+        let reference = run_body(body.clone(), Kernel::Scalar, 1, steps);
+        let want = figures::state_hash(&reference.particles.x);
+        for &kernel in &kernels {
+            for threads in [1, 2] {
+                let b = run_body(body.clone(), kernel, threads, steps);
+                let h = figures::state_hash(&b.particles.x);
+                if solver_core::simd::DETERMINISTIC {
+                    assert_eq!(
+                        h, want,
+                        "{label}: {kernel} on {threads} thread(s) gives {h:016x}, the scalar twin {want:016x}"
+                    );
+                }
+                let diff = b
+                    .particles
+                    .x
+                    .iter()
+                    .zip(&reference.particles.x)
+                    .map(|(p, q)| (p.xyz() - q.xyz()).abs().max_element())
+                    .fold(0.0f32, |m, d| if d > m || d.is_nan() { d } else { m });
+                assert!(
+                    diff < 1e-3,
+                    "{label}: {kernel} on {threads} thread(s) is {diff} m from the scalar twin"
+                );
+            }
+        }
+        println!("{label}: {} kernels x 1, 2 threads agree", kernels.len());
     }
 }

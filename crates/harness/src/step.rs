@@ -79,6 +79,16 @@ pub struct StepArgs {
     /// Mass-spring damping along each spring, in N·s/m.
     #[arg(long, default_value_t = 0.0)]
     pub damping: f32,
+    /// Drop the scene's bending constraints (dihedral and isometric: the flag's), to measure
+    /// what they cost.
+    #[arg(long)]
+    pub no_bending: bool,
+    /// Turn the scene's wind off (the flag's).
+    #[arg(long)]
+    pub no_wind: bool,
+    /// Compliance α of every distance constraint, in m/N (0: rigid; default: the scene's).
+    #[arg(long)]
+    pub compliance: Option<f32>,
     /// Print compact JSON on one line (the default is pretty-printed).
     #[arg(long)]
     pub json: bool,
@@ -137,6 +147,15 @@ pub struct StepReport {
     pub ordering: String,
     /// The distance kernel the solver ran (`null` for solvers that run none).
     pub kernel: Option<String>,
+    /// Bending constraints (dihedral and isometric) the body kept (0 with `--no-bending`).
+    #[serde(default)]
+    pub bending: usize,
+    /// Whether the body had wind.
+    #[serde(default)]
+    pub wind: bool,
+    /// The distance compliance set by `--compliance`, in m/N (`null`: the scene's own).
+    #[serde(default)]
+    pub distance_compliance: Option<f32>,
 }
 
 /// What advances the body: a PBD solver, or the force-based mass-spring model.
@@ -161,6 +180,7 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
         &args.ordering,
         &mesh_options,
     )?;
+    apply_switches(&mut body, args)?;
     let params = StepParams {
         dt: args.dt,
         substeps: args.substeps,
@@ -233,6 +253,13 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
         ),
     };
     let projections = (per_substep * args.substeps).max(1) as f64;
+    let bending = body
+        .constraints
+        .extra
+        .iter()
+        .filter(|k| BENDING_KINDS.contains(&k.name()))
+        .map(|k| k.len())
+        .sum();
     Ok(StepReport {
         scene: args.scene.clone(),
         n: args.n,
@@ -259,7 +286,35 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
         colors,
         ordering: ordering.name().to_string(),
         kernel: kernel.map(|k| k.name().to_string()),
+        bending,
+        wind: body.wind.is_some(),
+        distance_compliance: args.compliance,
     })
+}
+
+/// The constraint kinds `--no-bending` drops.
+const BENDING_KINDS: [&str; 2] = ["dihedral_bending", "isometric_bending"];
+
+/// Applies `--no-bending`, `--no-wind` and `--compliance` to the scene's body.
+fn apply_switches(body: &mut solver_core::Body, args: &StepArgs) -> Result<(), Error> {
+    if args.no_bending {
+        body.constraints
+            .extra
+            .retain(|k| !BENDING_KINDS.contains(&k.name()));
+        body.topology_changed();
+    }
+    if args.no_wind {
+        body.wind = None;
+    }
+    if let Some(alpha) = args.compliance {
+        if !(alpha.is_finite() && alpha >= 0.0) {
+            return Err(Error::Arg(format!(
+                "--compliance must be finite and >= 0 (m/N), got {alpha}"
+            )));
+        }
+        body.constraints.distance.set_compliance(alpha);
+    }
+    Ok(())
 }
 
 /// `wobble step`.

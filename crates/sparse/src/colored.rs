@@ -6,7 +6,12 @@
 //! gives the same result: Gauss-Seidel between colors, parallel and SIMD inside a color.
 //! The distance constraints of a color form one `EdgeBatch` for solver-core's SIMD kernels
 //! (`LANES` constraints per block, the kernel of `SolverOptions::kernel`, resolved once at
-//! `Colored::new`); other kinds go through the scalar `project_generic`.
+//! `Colored::new`); its bending constraints (dihedral, isometric) form one `BendBatch` per
+//! table for the same kernel, and other kinds go through the scalar `project_generic`.
+//! Tethers leave the coloring: the tethers of a table are cut into `TetherBatch`es (the `r`-th
+//! tether of every particle; their shared anchors are pinned, so only read) projected on one
+//! thread after the colors of every iteration. A coloring keeps the tethers of one anchor in
+//! different colors, so through the colors they cost a color each.
 //!
 //! # Schedules
 //! *Whole-body sweep*: each color runs whole; a color larger than `parallel_threshold` is cut
@@ -53,8 +58,11 @@ use crate::incidence::Incidence;
 use crate::parallel::{Pool, SharedMut};
 use crate::wavefront::Wavefront;
 use crate::{ColoringMethod, SolverOptions};
-use solver_core::constraints::project_generic;
-use solver_core::simd::{project_distance_batch_range, EdgeBatch, Kernel};
+use solver_core::constraints::{project_generic, DihedralBending, IsometricBending, Tethers};
+use solver_core::simd::{
+    project_bend_batch_range, project_distance_batch_range, project_tether_batch_range, BendBatch,
+    EdgeBatch, Kernel, TetherBatch,
+};
 use solver_core::{Constraints, Packed4, SolveState, Solver, WobbleError};
 use std::ops::Range;
 
@@ -82,6 +90,36 @@ struct ColorWork {
     lambda_start: usize,
     /// Other kinds: (index in `Constraints::extra`, local id, global id).
     generic: Vec<[u32; 3]>,
+    /// The color's bending constraints (dihedral, isometric), one batch per table.
+    bends: Vec<KindWork<BendBatch>>,
+}
+
+/// A batch of another kind's constraints on the kernels (bending, tethers).
+#[derive(Clone, Debug, Default)]
+struct KindWork<B> {
+    batch: B,
+    /// Where its multipliers start in `Colored::kind_lambda`.
+    lambda_start: usize,
+    /// Global id of its table's first constraint (the batch's ids are the table's).
+    offset: u32,
+}
+
+/// What [`Colored::project_kind`] needs of a batch.
+trait KindBatch {
+    /// The table's id of the constraint at each position.
+    fn ids(&self) -> &[u32];
+}
+
+impl KindBatch for BendBatch {
+    fn ids(&self) -> &[u32] {
+        &self.ids
+    }
+}
+
+impl KindBatch for TetherBatch {
+    fn ids(&self) -> &[u32] {
+        &self.ids
+    }
 }
 
 /// One set of disjoint tiles (the tiles, or the seam tiles), those holding constraints.
@@ -136,6 +174,11 @@ pub struct Colored {
     graph_is_iteration: bool,
     /// Multipliers of the distance constraints in batch order, `work` after `work`.
     lambda: Vec<f32>,
+    /// Tether batches, projected one after another after the colors of every iteration (a
+    /// table whose tethers cannot be batched stays in the colors, through `generic`).
+    tethers: Vec<KindWork<TetherBatch>>,
+    /// Multipliers of the bend and tether batches in batch order.
+    kind_lambda: Vec<f32>,
     colors: usize,
     /// Distance constraints of the prepared body.
     distance: usize,
@@ -166,6 +209,8 @@ impl Colored {
             wave: None,
             graph_is_iteration: false,
             lambda: Vec::new(),
+            tethers: Vec::new(),
+            kind_lambda: Vec::new(),
             colors: 0,
             distance: 0,
             parallel_work: false,
@@ -301,9 +346,10 @@ impl Colored {
 
     /// The whole-body part of one iteration: color after color, large colors split across the
     /// pool's threads.
-    fn iterate_by_color(&mut self, s: &mut SolveState, first: bool) {
+    fn iterate_by_color(&mut self, s: &mut SolveState, first: bool, last: bool) {
         let (inv_dt2, k, kernel) = (s.inv_dt2, s.stiffness, self.kernel);
         let chunk = self.opts.chunk;
+        let kind_lambda = &mut self.kind_lambda;
         for work in &self.work[self.sweep..] {
             // Fresh pointers per color: `s.x` is used directly by the generic path below.
             let x = SharedMut::new(s.x);
@@ -338,7 +384,132 @@ impl Colored {
                 }
             });
             Colored::project_generic_list(s, &work.generic);
+            for w in &work.bends {
+                Colored::project_kind(s, w, kind_lambda, first, last, |x, b, r, l| {
+                    // SAFETY: see `project_kind`; the kernel was resolved by `Colored::new`.
+                    unsafe { project_bend_batch_range(kernel, x, b, r, l, inv_dt2, k) }
+                });
+            }
         }
+        for w in &self.tethers {
+            Colored::project_kind(s, w, kind_lambda, first, last, |x, b, r, l| {
+                // SAFETY: as above; tether batches run on this thread only (their anchors are
+                // shared).
+                unsafe { project_tether_batch_range(kernel, x, b, r, l, inv_dt2, k) }
+            });
+        }
+    }
+
+    /// Projects kind batch `w` with `project(x, batch, range, multipliers)` on this thread,
+    /// zeroing its multipliers first in a substep's first iteration and writing them to
+    /// `s.lambda` (global numbering) after its last.
+    ///
+    /// `project` gets `s.x` (`self.particles` particles, checked by `iterate`; the batch's
+    /// indices were checked against that count at prepare) and the batch's multiplier range of
+    /// `kind_lambda`, both held exclusively.
+    fn project_kind<B: KindBatch>(
+        s: &mut SolveState,
+        w: &KindWork<B>,
+        kind_lambda: &mut [f32],
+        first: bool,
+        last: bool,
+        project: impl Fn(*mut Packed4, &B, Range<usize>, *mut f32),
+    ) {
+        let len = w.batch.ids().len();
+        let lam = &mut kind_lambda[w.lambda_start..w.lambda_start + len];
+        if first {
+            lam.fill(0.0);
+        }
+        project(s.x.as_mut_ptr(), &w.batch, 0..len, lam.as_mut_ptr());
+        if last {
+            for (&c, &l) in w.batch.ids().iter().zip(lam.iter()) {
+                s.lambda[w.offset as usize + c as usize] = l;
+            }
+        }
+    }
+
+    /// Takes the tethers out of the colors: each table whose tethers batch (see
+    /// [`TetherBatch::split`]) gets its batches; the others stay where they are.
+    fn take_tethers(
+        &mut self,
+        constraints: &Constraints,
+        particles: usize,
+        offsets: &[usize],
+        colors: &mut [Vec<u32>],
+        kind_len: &mut usize,
+    ) -> Result<(), WobbleError> {
+        let mut taken = Vec::new();
+        for (t, kind) in constraints.extra.iter().enumerate() {
+            let Some(table) = kind.as_any().downcast_ref::<Tethers>() else {
+                continue;
+            };
+            let Some(batches) = TetherBatch::split(table, particles)? else {
+                continue;
+            };
+            for batch in batches {
+                let len = batch.len();
+                self.tethers.push(KindWork {
+                    batch,
+                    lambda_start: *kind_len,
+                    offset: offsets[t + 1] as u32,
+                });
+                *kind_len += len;
+            }
+            taken.push(offsets[t + 1] as u32..offsets[t + 2] as u32);
+        }
+        if !taken.is_empty() {
+            for ids in colors.iter_mut() {
+                ids.retain(|g| !taken.iter().any(|r| r.contains(g)));
+            }
+        }
+        Ok(())
+    }
+
+    /// Splits a color's other constraints into bend batches (one per dihedral or isometric
+    /// table) and what stays generic.
+    #[allow(clippy::type_complexity)]
+    fn bend_batches(
+        constraints: &Constraints,
+        particles: usize,
+        offsets: &[usize],
+        generic: Vec<[u32; 3]>,
+        kind_len: &mut usize,
+    ) -> Result<(Vec<KindWork<BendBatch>>, Vec<[u32; 3]>), WobbleError> {
+        let mut per_table: Vec<Vec<u32>> = vec![Vec::new(); constraints.extra.len()];
+        let mut rest = Vec::with_capacity(generic.len());
+        for e in generic {
+            let kind = constraints.extra[e[0] as usize].as_any();
+            if kind.is::<DihedralBending>() || kind.is::<IsometricBending>() {
+                per_table[e[0] as usize].push(e[1]);
+            } else {
+                rest.push(e);
+            }
+        }
+        let mut bends = Vec::new();
+        for (t, ids) in per_table
+            .iter()
+            .enumerate()
+            .filter(|(_, ids)| !ids.is_empty())
+        {
+            let kind = constraints.extra[t].as_any();
+            let batch = match kind.downcast_ref::<DihedralBending>() {
+                Some(table) => BendBatch::dihedral(table, ids, particles)?,
+                None => {
+                    let table = kind
+                        .downcast_ref::<IsometricBending>()
+                        .expect("only bending tables were kept");
+                    BendBatch::isometric(table, ids, particles)?
+                }
+            };
+            let len = batch.len();
+            bends.push(KindWork {
+                batch,
+                lambda_start: *kind_len,
+                offset: offsets[t + 1] as u32,
+            });
+            *kind_len += len;
+        }
+        Ok((bends, rest))
     }
 
     /// Zeroes the multipliers of batch `w` (before the first iteration of a substep).
@@ -464,6 +635,7 @@ impl Colored {
             batch,
             lambda_start: *lambda_len,
             generic,
+            bends: Vec::new(),
         });
         *lambda_len += len;
         Ok(())
@@ -520,6 +692,9 @@ impl Solver for Colored {
         self.graph_is_iteration = false;
         self.tile_report = TileReport::default();
         let mut lambda_len = 0;
+        let mut kind_len = 0;
+        self.tethers.clear();
+        self.take_tethers(constraints, particles, &offsets, &mut colors, &mut kind_len)?;
         if let Some((per_tile, per_seam)) =
             self.split_into_tiles(constraints, particles, &mut colors)
         {
@@ -545,6 +720,11 @@ impl Solver for Colored {
                     [t as u32, g - offsets[t + 1] as u32, g]
                 })
                 .collect();
+            if ids.is_empty() {
+                continue;
+            }
+            let (bends, generic) =
+                Colored::bend_batches(constraints, particles, &offsets, generic, &mut kind_len)?;
             self.push_work(
                 constraints,
                 particles,
@@ -552,7 +732,9 @@ impl Solver for Colored {
                 generic,
                 &mut lambda_len,
             )?;
+            self.work.last_mut().expect("just pushed").bends = bends;
         }
+        self.kind_lambda = vec![0.0; kind_len];
         self.lambda = vec![0.0; lambda_len];
         self.colors = coloring.colors();
         self.distance = nd;
@@ -564,7 +746,8 @@ impl Solver for Colored {
         self.other_ids = nd..constraints.len();
         let swept = self.work[self.sweep..]
             .iter()
-            .any(|w| !w.batch.is_empty() || !w.generic.is_empty());
+            .any(|w| !w.batch.is_empty() || !w.generic.is_empty() || !w.bends.is_empty())
+            || !self.tethers.is_empty();
         self.graph_is_iteration = !swept && !constraints.has_step_loop_kinds();
         self.report = coloring.report(nd);
         self.particles = particles;
@@ -599,7 +782,7 @@ impl Solver for Colored {
             );
         }
         self.run_graph(s, iteration, 1);
-        self.iterate_by_color(s, iteration == 0);
+        self.iterate_by_color(s, iteration == 0, last);
         if last {
             let out = SharedMut::new(s.lambda);
             let (work, lambda) = (&self.work[self.sweep..], SharedMut::new(&mut self.lambda));

@@ -112,6 +112,18 @@ impl Isa for Avx2 {
         each(|h| _mm256_blendv_ps(f[h], t[h], m[h]))
     }
     #[inline(always)]
+    unsafe fn lt(a: Y2, b: Y2) -> Y2 {
+        each(|h| _mm256_cmp_ps::<_CMP_LT_OQ>(a[h], b[h]))
+    }
+    #[inline(always)]
+    unsafe fn and(a: Y2, b: Y2) -> Y2 {
+        each(|h| _mm256_and_ps(a[h], b[h]))
+    }
+    #[inline(always)]
+    unsafe fn any(m: Y2) -> bool {
+        _mm256_movemask_ps(_mm256_or_ps(m[0], m[1])) != 0
+    }
+    #[inline(always)]
     unsafe fn transpose(r: [Y2; 4]) -> [Y2; 4] {
         let a = transpose4(r.map(|v| v[0]));
         let b = transpose4(r.map(|v| v[1]));
@@ -167,4 +179,133 @@ impl Isa for Avx2 {
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn project_range(job: Job) {
     block::project_range::<Avx2>(job)
+}
+
+/// One 256-bit register at a time: the bend update keeps some 40 values live per vector, which
+/// two registers per value ([`Avx2`]) would spill from the 16 `ymm` registers.
+pub(super) struct Avx2x1;
+
+impl Isa for Avx2x1 {
+    type V = __m256;
+    type M = __m256;
+    const WIDTH: usize = 8;
+
+    #[inline(always)]
+    unsafe fn splat(v: f32) -> __m256 {
+        _mm256_set1_ps(v)
+    }
+    #[inline(always)]
+    unsafe fn load(p: *const f32) -> __m256 {
+        _mm256_loadu_ps(p)
+    }
+    #[inline(always)]
+    unsafe fn store(p: *mut f32, v: __m256) {
+        _mm256_storeu_ps(p, v)
+    }
+    #[inline(always)]
+    unsafe fn add(a: __m256, b: __m256) -> __m256 {
+        _mm256_add_ps(a, b)
+    }
+    #[inline(always)]
+    unsafe fn sub(a: __m256, b: __m256) -> __m256 {
+        _mm256_sub_ps(a, b)
+    }
+    #[inline(always)]
+    unsafe fn mul(a: __m256, b: __m256) -> __m256 {
+        _mm256_mul_ps(a, b)
+    }
+    #[inline(always)]
+    unsafe fn div(a: __m256, b: __m256) -> __m256 {
+        _mm256_div_ps(a, b)
+    }
+    #[inline(always)]
+    unsafe fn sqrt(a: __m256) -> __m256 {
+        _mm256_sqrt_ps(a)
+    }
+    #[inline(always)]
+    unsafe fn mul_add(a: __m256, b: __m256, c: __m256) -> __m256 {
+        _mm256_fmadd_ps(a, b, c)
+    }
+    #[inline(always)]
+    unsafe fn rsqrt_estimate(a: __m256) -> __m256 {
+        _mm256_rsqrt_ps(a)
+    }
+    #[inline(always)]
+    unsafe fn recip_estimate(a: __m256) -> __m256 {
+        _mm256_rcp_ps(a)
+    }
+    #[inline(always)]
+    unsafe fn neither_le_zero(a: __m256, b: __m256) -> __m256 {
+        let zero = _mm256_setzero_ps();
+        _mm256_and_ps(
+            _mm256_cmp_ps::<_CMP_NLE_UQ>(a, zero),
+            _mm256_cmp_ps::<_CMP_NLE_UQ>(b, zero),
+        )
+    }
+    #[inline(always)]
+    unsafe fn and_nonzero(m: __m256, w: __m256) -> __m256 {
+        _mm256_and_ps(m, _mm256_cmp_ps::<_CMP_NEQ_UQ>(w, _mm256_setzero_ps()))
+    }
+    #[inline(always)]
+    unsafe fn select(m: __m256, t: __m256, f: __m256) -> __m256 {
+        _mm256_blendv_ps(f, t, m)
+    }
+    #[inline(always)]
+    unsafe fn lt(a: __m256, b: __m256) -> __m256 {
+        _mm256_cmp_ps::<_CMP_LT_OQ>(a, b)
+    }
+    #[inline(always)]
+    unsafe fn and(a: __m256, b: __m256) -> __m256 {
+        _mm256_and_ps(a, b)
+    }
+    #[inline(always)]
+    unsafe fn any(m: __m256) -> bool {
+        _mm256_movemask_ps(m) != 0
+    }
+    #[inline(always)]
+    unsafe fn transpose(r: [__m256; 4]) -> [__m256; 4] {
+        transpose4(r)
+    }
+    #[inline(always)]
+    unsafe fn gather(at: impl Fn(usize) -> *const f32) -> __m256 {
+        let lo = _mm256_castps128_ps256(_mm_loadu_ps(at(0)));
+        _mm256_insertf128_ps::<1>(lo, _mm_loadu_ps(at(1)))
+    }
+    #[inline(always)]
+    unsafe fn scatter(v: __m256, at: impl Fn(usize) -> *mut f32) {
+        _mm_storeu_ps(at(0), _mm256_castps256_ps128(v));
+        _mm_storeu_ps(at(1), _mm256_extractf128_ps::<1>(v));
+    }
+    #[inline(always)]
+    unsafe fn deinterleave(lo: __m256, hi: __m256) -> (__m256, __m256) {
+        (
+            _mm256_permute2f128_ps::<0x20>(lo, hi),
+            _mm256_permute2f128_ps::<0x31>(lo, hi),
+        )
+    }
+    #[inline(always)]
+    unsafe fn interleave(a: __m256, b: __m256) -> (__m256, __m256) {
+        (
+            _mm256_permute2f128_ps::<0x20>(a, b),
+            _mm256_permute2f128_ps::<0x31>(a, b),
+        )
+    }
+}
+
+/// [`super::bend::project_range`] on this instruction set.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; otherwise as [`super::bend::project_range`].
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn project_bend_range(job: super::bend::BendJob) {
+    super::bend::project_range::<Avx2x1>(job)
+}
+
+/// [`super::tether::project_range`] on this instruction set.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; otherwise as [`super::tether::project_range`].
+#[target_feature(enable = "avx2,fma")]
+pub(super) unsafe fn project_tether_range(job: super::tether::TetherJob) {
+    super::tether::project_range::<Avx2>(job)
 }

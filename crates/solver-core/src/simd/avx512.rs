@@ -75,6 +75,18 @@ impl Isa for Avx512 {
         _mm512_mask_blend_ps(m, f, t)
     }
     #[inline(always)]
+    unsafe fn lt(a: __m512, b: __m512) -> __mmask16 {
+        _mm512_cmp_ps_mask::<_CMP_LT_OQ>(a, b)
+    }
+    #[inline(always)]
+    unsafe fn and(a: __mmask16, b: __mmask16) -> __mmask16 {
+        a & b
+    }
+    #[inline(always)]
+    unsafe fn any(m: __mmask16) -> bool {
+        m != 0
+    }
+    #[inline(always)]
     unsafe fn transpose(r: [__m512; 4]) -> [__m512; 4] {
         let t0 = _mm512_castps_pd(_mm512_unpacklo_ps(r[0], r[1]));
         let t1 = _mm512_castps_pd(_mm512_unpackhi_ps(r[0], r[1]));
@@ -126,4 +138,22 @@ impl Isa for Avx512 {
 #[target_feature(enable = "avx512f")]
 pub(super) unsafe fn project_range(job: Job) {
     block::project_range::<Avx512>(job)
+}
+
+/// [`super::bend::project_range`] on this instruction set.
+///
+/// # Safety
+/// The CPU has AVX-512F; otherwise as [`super::bend::project_range`].
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn project_bend_range(job: super::bend::BendJob) {
+    super::bend::project_range::<Avx512>(job)
+}
+
+/// [`super::tether::project_range`] on this instruction set.
+///
+/// # Safety
+/// The CPU has AVX-512F; otherwise as [`super::tether::project_range`].
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn project_tether_range(job: super::tether::TetherJob) {
+    super::tether::project_range::<Avx512>(job)
 }

@@ -54,6 +54,12 @@ pub(super) trait Isa {
     unsafe fn and_nonzero(m: Self::M, w: Self::V) -> Self::M;
     /// `t` where `m`, else `f`.
     unsafe fn select(m: Self::M, t: Self::V, f: Self::V) -> Self::V;
+    /// Lanes where `a < b` (false where either is NaN).
+    unsafe fn lt(a: Self::V, b: Self::V) -> Self::M;
+    /// Lanes set in both masks.
+    unsafe fn and(a: Self::M, b: Self::M) -> Self::M;
+    /// Whether any lane of `m` is set.
+    unsafe fn any(m: Self::M) -> bool;
     /// Transposes the 4 x 4 matrix in each 128-bit part of four vectors: one `Packed4` per
     /// part to one component per vector, and back (it is an involution).
     unsafe fn transpose(r: [Self::V; 4]) -> [Self::V; 4];

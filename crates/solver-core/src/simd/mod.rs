@@ -49,10 +49,21 @@
 //!
 //! In both modes a lane's result depends only on its own constraint's data, so it does not
 //! depend on how a batch is cut at multiples of `LANES`, nor on the thread count.
+//!
+//! # Bending and tethers
+//! [`BendBatch`] (dihedral and isometric bending, four particles per constraint) and
+//! [`TetherBatch`] (tethers to pinned anchors) run on the same kernels and [`Kernel`] choice:
+//! their updates are written once over a lane type (`lane.rs`) for the scalar twin and for each
+//! instruction set's [`block`] primitives, every particle gathered 16 bytes at a time and
+//! transposed in registers. Their divisions and square roots are IEEE in both modes; products
+//! are fused unless `enhanced-determinism` (see `bend.rs`, `tether.rs`).
 
 mod batch;
+mod bend;
 mod block;
+mod lane;
 mod portable;
+mod tether;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -60,9 +71,19 @@ mod avx2;
 mod avx512;
 
 #[cfg(test)]
+mod bend_tests;
+#[cfg(test)]
 mod tests;
 
 pub use batch::{BatchLayout, EdgeBatch};
+pub use bend::{
+    atan2_abs_scalar, project_bend_batch_range, project_bend_batch_range_scalar,
+    project_bend_batch_with, BendBatch, BendModel, ATAN_MAX_ERROR,
+};
+pub use tether::{
+    project_tether_batch_range, project_tether_batch_range_scalar, project_tether_batch_with,
+    TetherBatch,
+};
 
 use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};

@@ -71,6 +71,18 @@ impl Isa for Portable {
         m.select(t, f)
     }
     #[inline(always)]
+    unsafe fn lt(a: f32x4, b: f32x4) -> f32x4 {
+        a.simd_lt(b)
+    }
+    #[inline(always)]
+    unsafe fn and(a: f32x4, b: f32x4) -> f32x4 {
+        a & b
+    }
+    #[inline(always)]
+    unsafe fn any(m: f32x4) -> bool {
+        m.any()
+    }
+    #[inline(always)]
     unsafe fn transpose(r: [f32x4; 4]) -> [f32x4; 4] {
         f32x4::transpose(r)
     }

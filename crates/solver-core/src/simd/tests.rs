@@ -5,26 +5,26 @@ use crate::constraints::{project_distance_scalar, DistanceConstraints};
 use crate::WobbleError;
 
 /// splitmix64: a small deterministic generator, so failures reproduce.
-struct Rng(u64);
+pub(super) struct Rng(pub u64);
 
 impl Rng {
-    fn next_u64(&mut self) -> u64 {
+    pub(super) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
-    fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
     }
-    fn unit(&mut self) -> f32 {
+    pub(super) fn unit(&mut self) -> f32 {
         (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
     }
-    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+    pub(super) fn range(&mut self, lo: f32, hi: f32) -> f32 {
         lo + (hi - lo) * self.unit()
     }
-    fn shuffle<T>(&mut self, v: &mut [T]) {
+    pub(super) fn shuffle<T>(&mut self, v: &mut [T]) {
         for k in (1..v.len()).rev() {
             v.swap(k, self.below(k + 1));
         }
@@ -139,7 +139,7 @@ fn assert_close(what: &str, simd: f32, scalar: f32, scale: f32) {
 }
 
 /// The vector kernels this CPU can run; those it cannot are printed as skipped, by name.
-fn vector_kernels(test: &str) -> Vec<Kernel> {
+pub(super) fn vector_kernels(test: &str) -> Vec<Kernel> {
     Kernel::CONCRETE[1..]
         .iter()
         .copied()

@@ -1,0 +1,242 @@
+//! The bend and tether kernels: ns per projection (criterion's time per sweep over elements =
+//! constraints), and the flag's step with and without its bending.
+//!
+//! - `bend/<model>_<scene>`: the generic scalar path (`project_generic` through
+//!   `dyn ConstraintKind`, what `colored` ran before the bend batches) over every bend; the scalar
+//!   twin over the colored batches; each vector kernel the CPU has over the same batches (one
+//!   it lacks is printed as skipped). The state is the flag or cloth after 30 steps (bends
+//!   violated as in a real solve); every sweep starts from it.
+//! - `tether/cloth_64`: `project_tethers` (the specialised scalar path) against the twin and
+//!   the kernels over the tether batches (`TetherBatch::split`), stretched so that every
+//!   tether is taut.
+//! - `flag_step/n32`: one `colored` step (8 iterations, auto kernel, 1 thread) of the flag with
+//!   its dihedral bending and without it (the `bending`/`no_bending` pair's ratio is the
+//!   figure of issue 15; `wobble step --no-bending` measures the same from the command line).
+//! - `cloth_step/n32`: the same for the cloth with two tethers per particle (to its two pins)
+//!   and without.
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use solver_core::constraints::{
+    project_generic, project_tethers, ConstraintKind, DihedralBending, IsometricBending,
+    TetherDistance, Tethers,
+};
+use solver_core::glam::Vec3;
+use solver_core::simd::{
+    cpu_features, project_bend_batch_with, project_tether_batch_with, BendBatch, Kernel,
+    TetherBatch, DETERMINISTIC,
+};
+use solver_core::{scenes, step, Body, GaussSeidel, Packed4, StepParams};
+use sparse::{make_solver, Coloring, Incidence, SolverOptions};
+use std::hint::black_box;
+use std::time::Duration;
+
+const INV_DT2: f32 = 3600.0;
+
+/// The kernels this CPU has besides the scalar twin; the others printed as skipped.
+fn kernels() -> Vec<Kernel> {
+    Kernel::CONCRETE[1..]
+        .iter()
+        .copied()
+        .filter(|k| {
+            if !k.available() {
+                eprintln!("{k} skipped: this CPU lacks {}", k.needs());
+            }
+            k.available()
+        })
+        .collect()
+}
+
+/// `body` after 30 Gauss-Seidel steps.
+fn hung(mut body: Body) -> Body {
+    let mut gs = GaussSeidel::new();
+    for _ in 0..30 {
+        step(&mut body, &StepParams::default(), &mut gs, None).expect("step");
+    }
+    body
+}
+
+/// The local ids of table `t` (in `extra`) per color of the body's greedy coloring.
+fn colors_of(body: &Body, t: usize) -> Vec<Vec<u32>> {
+    let inc = Incidence::new(&body.constraints, body.len()).expect("incidence");
+    let coloring = Coloring::greedy(&inc);
+    let offsets = body.constraints.offsets();
+    let (lo, hi) = (offsets[t + 1] as u32, offsets[t + 2] as u32);
+    (0..coloring.colors())
+        .map(|k| {
+            coloring
+                .color(k)
+                .iter()
+                .filter(|&&g| g >= lo && g < hi)
+                .map(|&g| g - lo)
+                .collect::<Vec<u32>>()
+        })
+        .filter(|ids| !ids.is_empty())
+        .collect()
+}
+
+fn bench_bends(
+    c: &mut Criterion,
+    name: &str,
+    kind: &dyn ConstraintKind,
+    batches: &[BendBatch],
+    x0: &[Packed4],
+) {
+    let mut g = c.benchmark_group(format!("bend/{name}"));
+    g.throughput(Throughput::Elements(kind.len() as u64));
+    let fresh = || (x0.to_vec(), vec![0.0f32; kind.len()]);
+    g.bench_function("generic", |b| {
+        b.iter_batched_ref(
+            fresh,
+            |(x, l)| {
+                for (c, l) in l.iter_mut().enumerate() {
+                    project_generic(black_box(kind), c, x, l, kind.compliance(c) * INV_DT2, 1.0);
+                }
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    for k in std::iter::once(Kernel::Scalar).chain(kernels()) {
+        g.bench_function(k.name(), |b| {
+            b.iter_batched_ref(
+                fresh,
+                |(x, l)| {
+                    for batch in batches {
+                        project_bend_batch_with(k, x, black_box(batch), l, INV_DT2, 1.0).unwrap();
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+fn bends(c: &mut Criterion) {
+    eprintln!(
+        "CPU features: {}; auto runs {}; enhanced-determinism {}",
+        cpu_features().join(" "),
+        Kernel::best(),
+        if DETERMINISTIC { "on" } else { "off" }
+    );
+    // The flag n = 32 (63 x 32, 5673 dihedral bends) after 30 steps.
+    let flag = hung(scenes::flag(32).unwrap());
+    let table = flag.constraints.extra[0]
+        .as_any()
+        .downcast_ref::<DihedralBending>()
+        .expect("the flag's bending")
+        .clone();
+    let batches: Vec<BendBatch> = colors_of(&flag, 0)
+        .iter()
+        .map(|ids| BendBatch::dihedral(&table, ids, flag.len()).unwrap())
+        .collect();
+    bench_bends(c, "dihedral_flag_32", &table, &batches, &flag.particles.x);
+
+    // Isometric bending on the same flag.
+    let mut iso_flag = scenes::flag(32).unwrap();
+    let iso =
+        IsometricBending::from_triangles(&iso_flag.particles.x, &iso_flag.topology.triangles, 1e-4)
+            .unwrap();
+    iso_flag.constraints.extra = vec![Box::new(iso.clone())];
+    iso_flag.topology_changed();
+    let iso_flag = hung(iso_flag);
+    let batches: Vec<BendBatch> = colors_of(&iso_flag, 0)
+        .iter()
+        .map(|ids| BendBatch::isometric(&iso, ids, iso_flag.len()).unwrap())
+        .collect();
+    bench_bends(
+        c,
+        "isometric_flag_32",
+        &iso,
+        &batches,
+        &iso_flag.particles.x,
+    );
+}
+
+fn tethers(c: &mut Criterion) {
+    let cloth = scenes::cloth(64).unwrap();
+    let t = Tethers::from_pins(&cloth, TetherDistance::Euclidean, 2, 0.0).unwrap();
+    let x: Vec<Packed4> = cloth
+        .particles
+        .x
+        .iter()
+        .map(|p| Packed4::new(Vec3::new(p.x * 1.2, p.y - 0.3, p.z * 1.2), p.w))
+        .collect();
+    let batches = TetherBatch::split(&t, x.len())
+        .unwrap()
+        .expect("pinned anchors");
+    let mut g = c.benchmark_group("tether/cloth_64");
+    g.throughput(Throughput::Elements(t.len() as u64));
+    let fresh = || (x.clone(), vec![0.0f32; t.len()]);
+    g.bench_function("project_tethers", |b| {
+        b.iter_batched_ref(
+            fresh,
+            |(x, l)| project_tethers(x, black_box(&t), 0..t.len(), l, INV_DT2, 1.0),
+            BatchSize::LargeInput,
+        )
+    });
+    for k in std::iter::once(Kernel::Scalar).chain(kernels()) {
+        g.bench_function(k.name(), |b| {
+            b.iter_batched_ref(
+                fresh,
+                |(x, l)| {
+                    for batch in &batches {
+                        project_tether_batch_with(k, x, black_box(batch), l, INV_DT2, 1.0).unwrap();
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+fn flag_step(c: &mut Criterion) {
+    let with = hung(scenes::flag(32).unwrap());
+    let mut without = with.clone();
+    without.constraints.extra.clear();
+    without.topology_changed();
+    let plain = hung(scenes::cloth(32).unwrap());
+    let mut tethered = plain.clone();
+    let t = Tethers::from_pins(&tethered, TetherDistance::Euclidean, 2, 0.0).unwrap();
+    tethered.constraints.push_kind(Box::new(t));
+    tethered.topology_changed();
+    bench_steps(
+        c,
+        "flag_step/n32",
+        [("bending", with), ("no_bending", without)],
+    );
+    bench_steps(
+        c,
+        "cloth_step/n32",
+        [("tethers", tethered), ("no_tethers", plain)],
+    );
+}
+
+/// One `colored` step (default options: auto kernel, 1 thread) of each body.
+fn bench_steps(c: &mut Criterion, group: &str, bodies: [(&str, Body); 2]) {
+    let mut g = c.benchmark_group(group);
+    for (name, body) in bodies {
+        let mut solver = make_solver("colored", &SolverOptions::default()).unwrap();
+        let mut b0 = body.clone();
+        step(&mut b0, &StepParams::default(), solver.as_mut(), None).unwrap();
+        g.bench_function(name, |b| {
+            b.iter_batched_ref(
+                || b0.clone(),
+                |body| step(body, &StepParams::default(), solver.as_mut(), None).unwrap(),
+                BatchSize::LargeInput,
+            )
+        });
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .without_plots()
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1))
+        .sample_size(20);
+    targets = bends, tethers, flag_step
+}
+criterion_main!(benches);

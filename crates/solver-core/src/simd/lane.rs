@@ -1,0 +1,256 @@
+//! [`Lane`]: the arithmetic of the bending and tether updates written once for one `f32` (the
+//! scalar twin) and for an instruction set's vector ([`W`]), so that both perform the same
+//! operations in the same order. Only `fma` differs between them: the scalar twin always
+//! multiplies then adds (a software `fmaf` would be slow in a build without FMA), the vector
+//! kernels fuse unless `enhanced-determinism` is on, so under that feature every kernel gives
+//! the scalar twin's bits.
+
+use super::block::Isa;
+use super::DETERMINISTIC;
+use std::marker::PhantomData;
+
+/// One lane (or a vector of lanes) of f32 and the operations the updates use. Methods are
+/// `unsafe` because the vector implementation needs its instruction set (see [`Isa`]).
+pub(super) trait Lane: Copy {
+    /// A lane mask.
+    type M: Copy;
+    /// Every lane `v`.
+    unsafe fn splat(v: f32) -> Self;
+    /// `self + o`.
+    unsafe fn add(self, o: Self) -> Self;
+    /// `self - o`.
+    unsafe fn sub(self, o: Self) -> Self;
+    /// `self * o`.
+    unsafe fn mul(self, o: Self) -> Self;
+    /// `self / o`, correctly rounded.
+    unsafe fn div(self, o: Self) -> Self;
+    /// `√self`, correctly rounded.
+    unsafe fn sqrt(self) -> Self;
+    /// `self * b + c`: fused in the vector kernels unless `enhanced-determinism`.
+    unsafe fn fma(self, b: Self, c: Self) -> Self;
+    /// Lanes where `self < o` (false for NaN).
+    unsafe fn lt(self, o: Self) -> Self::M;
+    /// Lanes set in both.
+    unsafe fn and(a: Self::M, b: Self::M) -> Self::M;
+    /// `t` where `m`, else `f`.
+    unsafe fn select(m: Self::M, t: Self, f: Self) -> Self;
+}
+
+impl Lane for f32 {
+    type M = bool;
+    #[inline(always)]
+    unsafe fn splat(v: f32) -> f32 {
+        v
+    }
+    #[inline(always)]
+    unsafe fn add(self, o: f32) -> f32 {
+        self + o
+    }
+    #[inline(always)]
+    unsafe fn sub(self, o: f32) -> f32 {
+        self - o
+    }
+    #[inline(always)]
+    unsafe fn mul(self, o: f32) -> f32 {
+        self * o
+    }
+    #[inline(always)]
+    unsafe fn div(self, o: f32) -> f32 {
+        self / o
+    }
+    #[inline(always)]
+    unsafe fn sqrt(self) -> f32 {
+        f32::sqrt(self)
+    }
+    #[inline(always)]
+    unsafe fn fma(self, b: f32, c: f32) -> f32 {
+        self * b + c
+    }
+    #[inline(always)]
+    unsafe fn lt(self, o: f32) -> bool {
+        self < o
+    }
+    #[inline(always)]
+    unsafe fn and(a: bool, b: bool) -> bool {
+        a & b
+    }
+    #[inline(always)]
+    unsafe fn select(m: bool, t: f32, f: f32) -> f32 {
+        if m {
+            t
+        } else {
+            f
+        }
+    }
+}
+
+/// A vector of instruction set `I` as a [`Lane`].
+pub(super) struct W<I: Isa>(pub I::V, PhantomData<I>);
+
+impl<I: Isa> Clone for W<I> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<I: Isa> Copy for W<I> {}
+
+impl<I: Isa> W<I> {
+    /// Wraps a vector.
+    #[inline(always)]
+    pub fn new(v: I::V) -> Self {
+        W(v, PhantomData)
+    }
+}
+
+impl<I: Isa> Lane for W<I> {
+    type M = I::M;
+    #[inline(always)]
+    unsafe fn splat(v: f32) -> Self {
+        W::new(I::splat(v))
+    }
+    #[inline(always)]
+    unsafe fn add(self, o: Self) -> Self {
+        W::new(I::add(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn sub(self, o: Self) -> Self {
+        W::new(I::sub(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn mul(self, o: Self) -> Self {
+        W::new(I::mul(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn div(self, o: Self) -> Self {
+        W::new(I::div(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn sqrt(self) -> Self {
+        W::new(I::sqrt(self.0))
+    }
+    #[inline(always)]
+    unsafe fn fma(self, b: Self, c: Self) -> Self {
+        if DETERMINISTIC {
+            W::new(I::add(I::mul(self.0, b.0), c.0))
+        } else {
+            W::new(I::mul_add(self.0, b.0, c.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn lt(self, o: Self) -> I::M {
+        I::lt(self.0, o.0)
+    }
+    #[inline(always)]
+    unsafe fn and(a: I::M, b: I::M) -> I::M {
+        I::and(a, b)
+    }
+    #[inline(always)]
+    unsafe fn select(m: I::M, t: Self, f: Self) -> Self {
+        W::new(I::select(m, t.0, f.0))
+    }
+}
+
+/// A 3-vector of lanes.
+#[derive(Clone, Copy)]
+pub(super) struct V3<L>(pub [L; 3]);
+
+impl<L: Lane> V3<L> {
+    #[inline(always)]
+    pub unsafe fn sub(self, o: Self) -> Self {
+        let (a, b) = (self.0, o.0);
+        V3([a[0].sub(b[0]), a[1].sub(b[1]), a[2].sub(b[2])])
+    }
+    #[inline(always)]
+    pub unsafe fn add(self, o: Self) -> Self {
+        let (a, b) = (self.0, o.0);
+        V3([a[0].add(b[0]), a[1].add(b[1]), a[2].add(b[2])])
+    }
+    #[inline(always)]
+    pub unsafe fn scale(self, s: L) -> Self {
+        let a = self.0;
+        V3([a[0].mul(s), a[1].mul(s), a[2].mul(s)])
+    }
+    /// `self * s + o`.
+    #[inline(always)]
+    pub unsafe fn scale_add(self, s: L, o: Self) -> Self {
+        let (a, b) = (self.0, o.0);
+        V3([a[0].fma(s, b[0]), a[1].fma(s, b[1]), a[2].fma(s, b[2])])
+    }
+    /// `self` where `m`, else `o`.
+    #[inline(always)]
+    pub unsafe fn keep(self, m: L::M, o: Self) -> Self {
+        let (a, b) = (self.0, o.0);
+        V3([
+            L::select(m, a[0], b[0]),
+            L::select(m, a[1], b[1]),
+            L::select(m, a[2], b[2]),
+        ])
+    }
+    /// `x² + y² + z²` in that order (the products after the first fused where allowed).
+    #[inline(always)]
+    pub unsafe fn dot(self, o: Self) -> L {
+        let (a, b) = (self.0, o.0);
+        a[2].fma(b[2], a[1].fma(b[1], a[0].mul(b[0])))
+    }
+    #[inline(always)]
+    pub unsafe fn cross(self, o: Self) -> Self {
+        let (a, b) = (self.0, o.0);
+        V3([
+            a[1].mul(b[2]).sub(a[2].mul(b[1])),
+            a[2].mul(b[0]).sub(a[0].mul(b[2])),
+            a[0].mul(b[1]).sub(a[1].mul(b[0])),
+        ])
+    }
+}
+
+/// `min(a, b)` as `a < b ? a : b` (the same bits in every implementation).
+#[inline(always)]
+pub(super) unsafe fn min<L: Lane>(a: L, b: L) -> L {
+    L::select(a.lt(b), a, b)
+}
+
+/// `max(a, b)` as `b < a ? a : b`.
+#[inline(always)]
+pub(super) unsafe fn max<L: Lane>(a: L, b: L) -> L {
+    L::select(b.lt(a), a, b)
+}
+
+/// `|a|` (`-0.0` stays `-0.0`).
+#[inline(always)]
+pub(super) unsafe fn abs<L: Lane>(a: L) -> L {
+    L::select(a.lt(L::splat(0.0)), a.mul(L::splat(-1.0)), a)
+}
+
+/// Lanes where `a` is positive and finite.
+#[inline(always)]
+pub(super) unsafe fn positive_finite<L: Lane>(a: L, above: f32) -> L::M {
+    L::and(L::splat(above).lt(a), a.lt(L::splat(f32::INFINITY)))
+}
+
+/// `[e(0), e(1), e(2), e(3)]` for `arr4!(k => e(k))`: a macro, not a function of a closure,
+/// because closures (and `core::array::from_fn`, `map`) stay out of line in the
+/// `#[target_feature]` kernels when their bodies are large, a call per vector operation.
+macro_rules! arr4 {
+    ($k:ident => $e:expr) => {
+        [
+            {
+                let $k = 0usize;
+                $e
+            },
+            {
+                let $k = 1usize;
+                $e
+            },
+            {
+                let $k = 2usize;
+                $e
+            },
+            {
+                let $k = 3usize;
+                $e
+            },
+        ]
+    };
+}
+pub(super) use arr4;
