@@ -5,7 +5,7 @@
 //! M·|g|·(bounding diagonal)). Confirmed if k_max(semi-implicit) >= 10 k_max(explicit) and
 //! k_max(Verlet) > k_max(explicit), partly if one of the two holds, refuted if neither.
 
-use super::{Claim, Ctx, Verdict};
+use super::{Claim, Ctx, Decision};
 use crate::csv::RowWriter;
 use crate::setup::Error;
 use solver_core::mass_spring::{largest_stable_stiffness, Integrator};
@@ -56,7 +56,6 @@ pub fn c7(ctx: &Ctx) -> Result<Claim, Error> {
         of(Integrator::Verlet),
         of(Integrator::Rk4),
     );
-    let held = (si >= 10.0 * ex) as usize + (ve > ex) as usize;
     Ok(Claim {
         id: "C7",
         source: SOURCE,
@@ -66,7 +65,15 @@ pub fn c7(ctx: &Ctx) -> Result<Claim, Error> {
             si / ex
         ),
         rule: "k_max by bracketing and bisection to ~1%; stable = finite and energy never above start + M|g|·diagonal; confirmed if k_max(semi-implicit) >= 10 k_max(explicit) and k_max(Verlet) > k_max(explicit); partly if one holds; refuted if neither".into(),
-        verdict: Verdict::from_parts(held, 2),
+        verdict: super::rules::c7(ex as f64, si as f64, ve as f64),
+        decision: Decision::exact(
+            format!(
+                "k_max semi-implicit / explicit {:.0}; Verlet / explicit {:.1}",
+                si / ex,
+                ve / ex
+            ),
+            ">= 10; > 1",
+        ),
         files: vec![path],
     })
 }
