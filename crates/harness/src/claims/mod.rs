@@ -428,18 +428,21 @@ pub fn run(a: &ClaimsArgs) -> Result<Section, Error> {
     std::fs::create_dir_all(&ctx.dir).map_err(|e| crate::setup::io_error(&ctx.dir, e))?;
     let pb = progress::bar(CLAIMS.len(), "claims");
     let mut claims = Vec::new();
+    let mut seconds = Vec::new();
     for e in CLAIMS {
         pb.set_message(e.id.to_string());
+        let (t0, c0) = (std::time::Instant::now(), cpu_seconds());
         let c = if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == e.id)) {
             Claim::untestable(e.id, "-", "-", "not run (excluded with --only)".into())
         } else {
             (e.run)(&ctx)?
         };
+        seconds.push((t0.elapsed().as_secs_f64(), cpu_seconds() - c0));
         claims.push(c);
         pb.inc(1);
     }
     pb.finish_and_clear();
-    let md = markdown(&claims, &ctx);
+    let md = markdown(&claims, &seconds, &ctx);
     let path = a.out.join("CLAIMS.md");
     std::fs::write(&path, md).map_err(|e| crate::setup::io_error(&path, e))?;
     let csv = a.out.join("claims.csv");
@@ -458,6 +461,21 @@ pub fn run(a: &ClaimsArgs) -> Result<Section, Error> {
     ));
     sec.line(summary_lines(&claims));
     Ok(sec)
+}
+
+/// CPU seconds used so far by this process and its waited-for children (user + system).
+fn cpu_seconds() -> f64 {
+    let mut total = 0.0;
+    for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
+        // SAFETY: getrusage writes one rusage struct into the zeroed one it is given.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(who, &mut u) } == 0 {
+            for t in [u.ru_utime, u.ru_stime] {
+                total += t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+            }
+        }
+    }
+    total
 }
 
 /// The entry of claim `id`.
@@ -535,8 +553,9 @@ pub fn write_csv(path: &Path, claims: &[Claim]) -> Result<(), Error> {
     Ok(())
 }
 
-/// CLAIMS.md.
-pub fn markdown(claims: &[Claim], ctx: &Ctx) -> String {
+/// CLAIMS.md; `seconds` holds each claim's wall and CPU seconds (this process and its
+/// children), in the order of `claims`.
+pub fn markdown(claims: &[Claim], seconds: &[(f64, f64)], ctx: &Ctx) -> String {
     let mut s = String::new();
     s.push_str("# Claims tested\n\n");
     s.push_str(&format!(
@@ -553,7 +572,7 @@ pub fn markdown(claims: &[Claim], ctx: &Ctx) -> String {
     s.push_str("\n\nThe same, for programs: [claims.csv](claims.csv).\n");
     s.push_str("\n## Machine and code\n\n");
     s.push_str(&ctx.machine.markdown());
-    for c in claims {
+    for (k, c) in claims.iter().enumerate() {
         s.push_str(&format!("\n## {}\n\n", c.id));
         if let Some(e) = entry(c.id) {
             for src in e.sources {
@@ -564,6 +583,11 @@ pub fn markdown(claims: &[Claim], ctx: &Ctx) -> String {
         s.push_str(&format!("- **Measured:** {}\n", c.measured));
         s.push_str(&format!("- **Rule:** {}\n", c.rule));
         s.push_str(&format!("- **Verdict:** {}\n", verdict_text(&c.verdict)));
+        if let Some((wall, cpu)) = seconds.get(k) {
+            s.push_str(&format!(
+                "- **Run time:** {wall:.1} s wall, {cpu:.1} s CPU\n"
+            ));
+        }
         if c.decision.figure != "-" {
             s.push_str(&format!(
                 "- **Deciding figure:** {} (threshold {})\n",
