@@ -212,7 +212,7 @@ impl Scale {
                 conv_n: 16,
                 conv_iters: 200,
                 stretch_n: 16,
-                energy_steps: 1000,
+                energy_steps: 600,
                 parallel_n: 64,
                 target_s: 0.05,
                 jelly_n: 2,

@@ -169,12 +169,13 @@ pub fn c16(spread_iterations: f64, spread_dt: f64, min_spread: f64) -> Verdict {
     )
 }
 
-/// C6: `gs_pumps` = the reference gs gained energy or diverged in some run; `others_pump` =
-/// some other solver did. Refuted if gs does, confirmed if none does, partly otherwise.
-pub fn c6(gs_pumps: bool, others_pump: bool) -> Verdict {
-    if gs_pumps {
+/// C6: `explodes` = a gs run rose above its starting energy or diverged; `step_rises` = a gs
+/// run gained energy within one step. Refuted if it explodes, partly if it only gains in single
+/// steps, confirmed if neither.
+pub fn c6(explodes: bool, step_rises: bool) -> Verdict {
+    if explodes {
         Verdict::Refuted
-    } else if others_pump {
+    } else if step_rises {
         Verdict::Partly
     } else {
         Verdict::Confirmed
