@@ -221,3 +221,13 @@ fn c13_c14_literature_variants() {
     assert_eq!(verdict(&[Ok(0.5), Err("diverged".into())], 0.01), Refuted);
     assert_eq!(verdict(&[Ok(0.001), Ok(0.5)], 0.01), Partly);
 }
+
+#[test]
+fn c17_ordering_and_c18_jacobi_averaging() {
+    assert_eq!(rules::ordering(1.2, 1.5), Confirmed);
+    assert_eq!(rules::ordering(4.0, 1.5), Refuted);
+    assert_eq!(rules::ordering(2.0, 1.5), Partly);
+    assert_eq!(rules::c18(1.3, 0.99), Confirmed);
+    assert_eq!(rules::c18(0.98, 1.01), Refuted);
+    assert_eq!(rules::c18(1.3, 1.01), Partly);
+}

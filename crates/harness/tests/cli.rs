@@ -343,12 +343,12 @@ fn report_quick_writes_report_and_claims_with_every_verdict() {
     let report = read(&dir.path().join("REPORT.md"));
     let claims = read(&dir.path().join("CLAIMS.md"));
     assert!(report.contains("## Machine"));
-    assert!(report.contains("## Summary of findings") && report.contains("- **C16** "));
+    assert!(report.contains("## Summary of findings") && report.contains("- **C18** "));
     assert!(claims.contains("- git commit: ") && claims.contains("- load at the start: "));
     let csv = read(&dir.path().join("claims.csv"));
     assert!(csv.starts_with("id,source,verdict,figure,threshold,interval_lo,interval_hi"));
-    assert_eq!(csv.lines().count(), 17, "{csv}");
-    for id in 1..=16 {
+    assert_eq!(csv.lines().count(), 19, "{csv}");
+    for id in 1..=18 {
         let head = format!("\n## C{id}\n");
         let at = claims
             .find(&head)

@@ -1,6 +1,7 @@
 //! Classic results added as claims of their own: C15, Young's rho(GS) = rho(J)^2 for
 //! consistently ordered systems, measured on the rope and the cloth against the spectral radii
-//! of the linearized iterations; C16, plain PBD stiffness depends on iterations and dt.
+//! of the linearized iterations; C16, plain PBD stiffness depends on iterations and dt; C17,
+//! Gauss-Seidel's ordering matters little; C18, Jacobi needs averaging or under-relaxation.
 
 use super::{rules, Claim, Ctx, Decision};
 use crate::converge::{common_state, residual_curve};
@@ -328,6 +329,201 @@ pub fn c16(ctx: &Ctx) -> Result<Claim, Error> {
         rule: format!("spread = (max - min) / mean across the settings; stiffness depends on a setting if its spread >= {MIN_SPREAD}. Two parts, iterations and dt: confirmed if both, refuted if neither, partly otherwise"),
         verdict: rules::c16(si, sd, MIN_SPREAD),
         decision: Decision::exact(format!("spread over iterations {si:.2}, over dt {sd:.2}"), format!(">= {MIN_SPREAD}")),
+        files,
+    })
+}
+
+/// The residual after `k` iterations (or the last one measured).
+fn at(curve: &[f64], k: usize) -> f64 {
+    curve
+        .get(k.min(curve.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(f64::NAN)
+}
+
+/// C17: the order of the Gauss-Seidel sweep (natural, shuffled, graph-colored) changes its
+/// convergence little at equal iterations.
+pub fn c17(ctx: &Ctx) -> Result<Claim, Error> {
+    let text = "Gauss-Seidel in natural, shuffled and graph-colored order on the cloth, one step from the common state: the residual after 20 iterations and the asymptotic rate, at equal iterations";
+    const FACTOR: f64 = 1.5;
+    const K: usize = 20;
+    let mut curves = Vec::new();
+    for name in ["gs", "gs-shuffled", "colored"] {
+        match ctx.curve(name)? {
+            Ok(c) => curves.push((name.to_string(), c)),
+            Err(note) => {
+                return Ok(Claim::untestable(
+                    "C17",
+                    "Vivace 2016",
+                    text,
+                    format!("{name}: {note}"),
+                ))
+            }
+        }
+    }
+    let path = ctx.path("c17.csv");
+    let mut w = RowWriter::create(
+        &path,
+        &[
+            "order",
+            "residual_at_20",
+            "residual_at_end",
+            "asymptotic_rate",
+        ],
+    )?;
+    let base_res = at(&curves[0].1, K);
+    let base_rate = asymptotic_rate(&curves[0].1).ln();
+    let mut worst: f64 = 1.0;
+    let mut figs = Vec::new();
+    for (name, c) in &curves {
+        let r = asymptotic_rate(c);
+        w.record(&[
+            name.clone(),
+            at(c, K).to_string(),
+            c.last().copied().unwrap_or(f64::NAN).to_string(),
+            r.to_string(),
+        ])?;
+        let res_ratio = at(c, K) / base_res;
+        let rate_ratio = r.ln() / base_rate;
+        for x in [res_ratio, rate_ratio] {
+            worst = worst.max(x.max(1.0 / x));
+        }
+        figs.push(format!("{name}: residual after {K} {:.3e} ({res_ratio:.2}x natural's), rate {r:.5} (log-rate {rate_ratio:.2}x natural's)", at(c, K)));
+    }
+    let plot = Plot {
+        title: format!("C17: Gauss-Seidel orderings, cloth n={}", ctx.scale.conv_n),
+        x_label: "iterations in the step".into(),
+        y_label: "constraint residual (RMS C / mean rest length)".into(),
+        y_log: true,
+        legend: Legend::UpperRight,
+        series: curves
+            .iter()
+            .map(|(n, c)| Series {
+                name: n.clone(),
+                points: c.iter().enumerate().map(|(k, &r)| (k as f64, r)).collect(),
+                ..Default::default()
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let mut files = vec![path];
+    files.extend(plot.save(&ctx.path("c17"))?);
+    Ok(Claim {
+        id: "C17",
+        source: "Vivace 2016",
+        text,
+        measured: format!("cloth n={} ({} vertices), one step from the common state, {} iterations: {}", ctx.scale.conv_n, ctx.scale.conv_n * ctx.scale.conv_n, ctx.scale.conv_iters, figs.join("; ")),
+        rule: format!("worst factor = the largest, over shuffled and colored, of the ratio (either way) of residual after {K} iterations and of log-rate to natural order's: confirmed if <= {FACTOR}, refuted if > 2 x {FACTOR}, partly between"),
+        verdict: rules::ordering(worst, FACTOR),
+        decision: Decision::exact(format!("worst factor {worst:.2}"), format!("<= {FACTOR}")),
+        files,
+    })
+}
+
+/// C18: plain Jacobi needs averaging or under-relaxation to converge.
+pub fn c18(ctx: &Ctx) -> Result<Claim, Error> {
+    let text = "Jacobi on the cloth, one step from the common state, with and without averaging, over relaxations omega 0.25-1.75: plain (unaveraged) Jacobi at omega = 1 does not converge, and averaging makes it converge";
+    let base = match ctx.base()? {
+        Ok(b) => b,
+        Err(note) => return Ok(Claim::untestable("C18", "Macklin 2014", text, note)),
+    };
+    let omegas = [0.25f32, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75];
+    let iters = ctx.scale.conv_iters;
+    let path = ctx.path("c18.csv");
+    let mut w = RowWriter::create(
+        &path,
+        &[
+            "averaging",
+            "omega",
+            "residual_start",
+            "residual_end",
+            "asymptotic_rate",
+            "status",
+        ],
+    )?;
+    let mut rates: Vec<(Averaging, f32, f64)> = Vec::new();
+    let mut series = Vec::new();
+    for (ai, average) in [Averaging::Off, Averaging::Particle, Averaging::Constraint]
+        .into_iter()
+        .enumerate()
+    {
+        let mut pts = Vec::new();
+        for &omega in &omegas {
+            let opts = SolverOptions {
+                average,
+                omega,
+                ..ctx.tuning.options(1)
+            };
+            let mut s = make_solver("jacobi", &opts)?;
+            let (rate, status, r0, r1) = match or_note(residual_curve(&base, s.as_mut(), iters))? {
+                Ok(c) => {
+                    let end = c.last().copied().unwrap_or(f64::NAN);
+                    let r = if end.is_finite() {
+                        (end / c[0]).powf(1.0 / iters as f64)
+                    } else {
+                        f64::INFINITY
+                    };
+                    (r, "ok".to_string(), c[0], end)
+                }
+                Err(note) => (f64::INFINITY, note, f64::NAN, f64::NAN),
+            };
+            w.record(&[
+                format!("{average:?}"),
+                omega.to_string(),
+                r0.to_string(),
+                r1.to_string(),
+                rate.to_string(),
+                status,
+            ])?;
+            pts.push((omega as f64, rate.min(10.0)));
+            rates.push((average, omega, rate));
+        }
+        series.push(Series {
+            name: format!("averaging {average:?}"),
+            points: pts,
+            color: Some(ai),
+            ..Default::default()
+        });
+    }
+    series.push(Series {
+        name: "rate 1 (no convergence above)".into(),
+        points: vec![(0.25, 1.0), (1.75, 1.0)],
+        dashed: true,
+        color: Some(7),
+    });
+    let rate_of = |a: Averaging, o: f32| {
+        rates
+            .iter()
+            .find(|r| r.0 == a && r.1 == o)
+            .map_or(f64::NAN, |r| r.2)
+    };
+    let plain = rate_of(Averaging::Off, 1.0);
+    let averaged = rate_of(Averaging::Particle, 1.0).min(rate_of(Averaging::Constraint, 1.0));
+    let plot = Plot {
+        title: format!(
+            "C18: Jacobi's mean contraction per iteration over {iters} iterations, cloth n={}",
+            ctx.scale.conv_n
+        ),
+        x_label: "relaxation omega".into(),
+        y_label: "(residual at the end / at the start)^(1/iterations)".into(),
+        legend: Legend::UpperLeft,
+        series,
+        ..Default::default()
+    };
+    let mut files = vec![path];
+    files.extend(plot.save(&ctx.path("c18"))?);
+    Ok(Claim {
+        id: "C18",
+        source: "Macklin 2014",
+        text,
+        measured: format!(
+            "cloth n={}, one step from the common state, {iters} iterations; mean contraction per iteration: {}",
+            ctx.scale.conv_n,
+            rates.iter().map(|(a, o, r)| format!("{a:?} omega {o}: {r:.4}")).collect::<Vec<_>>().join(", ")
+        ),
+        rule: "mean contraction = (residual after all iterations / before)^(1/iterations), 1 or more meaning no convergence. Two parts: plain Jacobi at omega 1 has contraction >= 1; averaged Jacobi (per particle or per constraint) at omega 1 has contraction < 1. Confirmed if both, refuted if neither, partly otherwise".into(),
+        verdict: rules::c18(plain, averaged),
+        decision: Decision::exact(format!("contraction plain {plain:.4}, averaged {averaged:.4}"), "plain >= 1 > averaged"),
         files,
     })
 }

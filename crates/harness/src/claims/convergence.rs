@@ -13,7 +13,7 @@ use super::{count_or_more, rules, Claim, Ctx, Decision};
 use crate::converge::write_curves;
 use crate::csv::RowWriter;
 use crate::paired::Interval;
-use crate::plot::{Legend, Plot, Series};
+use crate::plot::{Legend, Marker, Plot, Series};
 use crate::setup::{build_solver, or_note, Error};
 use solver_core::{step, Body, StepParams};
 use std::path::PathBuf;
@@ -365,6 +365,17 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
             y_log: true,
             legend: Legend::UpperRight,
             series,
+            markers: best
+                .iter()
+                .map(|(n, k)| Marker {
+                    x: *k as f64,
+                    label: format!("{n} reaches the target at {k}"),
+                })
+                .chain(std::iter::once(Marker {
+                    x: GS_K as f64,
+                    label: format!("gs at {GS_K}"),
+                }))
+                .collect(),
             ..Default::default()
         };
         files.extend(plot.save(&ctx.path(stem))?);

@@ -1,4 +1,4 @@
-//! `wobble claims`: tests fourteen published claims about PBD solvers on this code and machine
+//! `wobble claims`: tests eighteen published claims about PBD solvers on this code and machine
 //! and writes CLAIMS.md. One function per claim runs what the claim needs, writes the CSV and
 //! plot behind it under `claims/`, and computes its verdict from the measured numbers by the
 //! rule it states; nothing in CLAIMS.md is typed by hand.
@@ -9,6 +9,10 @@
 //! - [`mass_spring`]: C7 (largest stable stiffness per mass-spring integrator).
 //! - [`jacobi`]: C13, C14 (the Jacobi variants' fixed point on the hanging chain and momentum
 //!   on the free cloth).
+//! - [`classic`]: C15-C18 (rho(GS) = rho(J)^2, plain PBD stiffness, Gauss-Seidel ordering,
+//!   Jacobi averaging and relaxation).
+//! - [`rules`]: every verdict rule as a pure function; [`timing`]: interleaved timing;
+//!   [`sources`]: the quotes and citations.
 
 pub mod behaviour;
 pub mod classic;
@@ -146,7 +150,7 @@ impl Decision {
 /// One tested claim.
 #[derive(Debug, Clone)]
 pub struct Claim {
-    /// C1..C16.
+    /// C1..C18.
     pub id: &'static str,
     /// Short name of the source (the full citation and quote come from [`sources`]).
     pub source: &'static str,
@@ -297,7 +301,7 @@ type ClaimFn = fn(&Ctx) -> Result<Claim, Error>;
 
 /// One claim's entry: its id, the function that tests it and the sources it is quoted from.
 pub struct Entry {
-    /// C1..C16.
+    /// C1..C18.
     pub id: &'static str,
     /// Runs it.
     pub run: ClaimFn,
@@ -386,6 +390,16 @@ pub const CLAIMS: &[Entry] = &[
         id: "C16",
         run: classic::c16,
         sources: &[sources::C16],
+    },
+    Entry {
+        id: "C17",
+        run: classic::c17,
+        sources: &[sources::C17],
+    },
+    Entry {
+        id: "C18",
+        run: classic::c18,
+        sources: &[sources::C18],
     },
 ];
 

@@ -221,3 +221,21 @@ pub fn c10(
     ];
     Verdict::from_parts(p.iter().filter(|&&b| b).count(), 3)
 }
+
+/// C17: `worst` = the largest factor (either way) between an ordering's figures and natural
+/// order's: confirmed if <= `factor`, refuted if > 2 x `factor`, partly between.
+pub fn ordering(worst: f64, factor: f64) -> Verdict {
+    if worst <= factor {
+        Verdict::Confirmed
+    } else if worst > 2.0 * factor {
+        Verdict::Refuted
+    } else {
+        Verdict::Partly
+    }
+}
+
+/// C18: mean contraction per iteration of plain Jacobi and of averaged Jacobi at omega 1.
+/// Parts: plain does not converge (>= 1); averaged does (< 1).
+pub fn c18(plain: f64, averaged: f64) -> Verdict {
+    Verdict::from_parts((plain >= 1.0) as usize + (averaged < 1.0) as usize, 2)
+}

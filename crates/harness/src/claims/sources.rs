@@ -172,6 +172,18 @@ pub const C16: Source = Source {
     original: "",
     english: "with a plain stiffness factor k per projection, the effective stiffness of PBD depends on the iteration count and on the time step (§3.3)",
 };
+/// C17.
+pub const C17: Source = Source {
+    cite: VIVACE_2016,
+    original: "",
+    english: "the order in which Gauss-Seidel visits the constraints (natural, shuffled, or color by color) matters little for how fast it converges: the assumption that lets it be reordered by graph coloring for parallel sweeps (§3-4; for linear systems the rate does depend on the ordering in general, Saad 2003, §4.2)",
+};
+/// C18.
+pub const C18: Source = Source {
+    cite: FLEX_2014_42,
+    original: "",
+    english: "a Jacobi iteration over constraints can fail to converge when constraints are redundant; averaging each particle's corrections by the number of constraints acting on it, with a relaxation omega, makes it converge",
+};
 
 #[cfg(test)]
 mod tests {
