@@ -236,8 +236,8 @@ pub fn iterations_to(curve: &[f64], factor: f64) -> Option<usize> {
         .map(|p| p + 1)
 }
 
-/// `wobble converge`.
-pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
+/// The checked lists of `wobble converge`'s arguments: solvers and stretch iteration counts.
+fn check_args(a: &ConvergeArgs) -> Result<(Vec<String>, Vec<usize>), Error> {
     check_scene(&a.scene)?;
     check_size(&a.scene, a.n)?;
     check_mesh(&a.scene, &a.mesh)?;
@@ -250,173 +250,177 @@ pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
         return Err(Error::Arg("--threads must be at least 1".into()));
     }
     a.tuning.check()?;
-    let out = &a.out;
-    let mut sec = Section::new("Convergence inside one step");
-    let mut rows = RowWriter::create(&out.join("converge.csv"), CONVERGE_HEADER)?;
-    let mut notes = RowWriter::create(
-        &out.join("converge_runs.csv"),
-        &["solver", "part", "status"],
-    )?;
-    let mut srows = RowWriter::create(
-        &out.join("converge_stretch.csv"),
-        &[
-            "scene",
-            "n",
-            "solver",
-            "iterations",
-            "steps",
-            "stretch_mean_avg",
-            "stretch_max_final",
-            "ms_per_step_median",
-            "status",
-        ],
-    )?;
-    sec.add_files([rows.path().into(), notes.path().into(), srows.path().into()]);
+    Ok((solvers, stretch_iters))
+}
 
-    let base = match or_note(common_state(
-        &a.scene,
-        a.n,
-        a.mesh.clone(),
-        &a.ordering,
-        a.warm,
-    ))? {
-        Ok(b) => b,
+/// The three CSVs `wobble converge` writes.
+struct Writers {
+    /// converge.csv: residual and time per iteration.
+    rows: RowWriter,
+    /// converge_runs.csv: what ran and what was refused.
+    notes: RowWriter,
+    /// converge_stretch.csv: stretch against iterations.
+    srows: RowWriter,
+}
+
+impl Writers {
+    fn create(out: &Path) -> Result<Writers, Error> {
+        Ok(Writers {
+            rows: RowWriter::create(&out.join("converge.csv"), CONVERGE_HEADER)?,
+            notes: RowWriter::create(
+                &out.join("converge_runs.csv"),
+                &["solver", "part", "status"],
+            )?,
+            srows: RowWriter::create(
+                &out.join("converge_stretch.csv"),
+                &[
+                    "scene",
+                    "n",
+                    "solver",
+                    "iterations",
+                    "steps",
+                    "stretch_mean_avg",
+                    "stretch_max_final",
+                    "ms_per_step_median",
+                    "status",
+                ],
+            )?,
+        })
+    }
+
+    fn paths(&self) -> [PathBuf; 3] {
+        [
+            self.rows.path().into(),
+            self.notes.path().into(),
+            self.srows.path().into(),
+        ]
+    }
+}
+
+/// One solver's residual and elapsed-time curves from `base`, written to converge.csv; `Err`
+/// with the note when the solver refuses the body.
+fn solver_curves(
+    a: &ConvergeArgs,
+    base: &Body,
+    name: &str,
+    w: &mut Writers,
+) -> Result<Result<(Vec<f64>, Vec<f64>), String>, Error> {
+    let mut solver = match or_note(build_solver(name, &a.tuning.options(a.threads)))? {
+        Ok(s) => s,
         Err(note) => {
-            notes.record(&["(scene)", "common state", &note])?;
-            sec.line(format!("Scene {} n={}: {note}", a.scene, a.n));
-            return Ok(sec);
+            w.notes.record(&[name, "all", &note])?;
+            return Ok(Err(note));
         }
     };
-    sec.line(format!(
-        "{} n={} ({} vertices, {} constraints), common state after {} warm steps of gs; one step of {} iterations per solver, timing median of {} repetitions per iteration count. Method: see `converge.rs` docs.",
-        a.scene,
-        a.n,
-        base.len(),
-        base.constraints.len(),
-        a.warm,
-        a.iters,
-        a.reps
-    ));
-
-    let pb = progress::bar(solvers.len() * (1 + stretch_iters.len()), "converge");
-    let mut curves: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
-    let mut stretch: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
-    let mut table = vec![
-        "| solver | residual before | residual after all | iterations to 1/100 | µs to 1/100 | stretch_mean_avg at 8 it |".to_string(),
-        "| --- | --- | --- | --- | --- | --- |".to_string(),
-    ];
-    for name in &solvers {
-        pb.set_message(name.clone());
-        let solver = or_note(build_solver(name, &a.tuning.options(a.threads)));
-        let mut solver = match solver? {
-            Ok(s) => s,
-            Err(note) => {
-                progress::note(&pb, &format!("converge: {name}: {note}"));
-                notes.record(&[name.as_str(), "all", &note])?;
-                table.push(format!("| {name} | {note} | | | | |"));
-                pb.inc(1 + stretch_iters.len() as u64);
-                continue;
-            }
-        };
-        let curve = or_note(residual_curve(&base, solver.as_mut(), a.iters))?;
-        let curve = match curve {
-            Ok(c) => c,
-            Err(note) => {
-                notes.record(&[name.as_str(), "residual", &note])?;
-                table.push(format!("| {name} | {note} | | | | |"));
-                pb.inc(1 + stretch_iters.len() as u64);
-                continue;
-            }
-        };
-        let elapsed = match or_note(elapsed_curve(&base, solver.as_mut(), a.iters, a.reps))? {
-            Ok(e) => e,
-            Err(note) => {
-                notes.record(&[name.as_str(), "timing", &note])?;
-                vec![f64::NAN; curve.len()]
-            }
-        };
-        for (k, (&r, &t)) in curve.iter().zip(&elapsed).enumerate() {
-            rows.row(&ConvergeRow {
-                scene: a.scene.clone(),
-                n: a.n,
-                solver: name.clone(),
-                iteration: k,
-                residual: r,
-                elapsed_us: t,
-            })?;
+    let curve = match or_note(residual_curve(base, solver.as_mut(), a.iters))? {
+        Ok(c) => c,
+        Err(note) => {
+            w.notes.record(&[name, "residual", &note])?;
+            return Ok(Err(note));
         }
-        notes.record(&[name.as_str(), "residual", "ok"])?;
-        pb.inc(1);
-        let mut pts = Vec::new();
-        let mut at8 = f64::NAN;
-        for &it in &stretch_iters {
-            let mut spec = Spec::new(&a.scene, a.n, name).iterations(it);
-            spec.mesh = a.mesh.clone();
-            spec.ordering = a.ordering.clone();
-            spec.threads = a.threads;
-            spec.tuning = a.tuning.clone();
-            let row = match or_note(Sim::new(&spec))? {
-                Ok(mut sim) => {
-                    let t = sim.run(a.stretch_steps);
-                    let status = t
-                        .diverged
-                        .clone()
-                        .map_or("ok".to_string(), |d| format!("diverged: {d}"));
-                    if t.finished() {
-                        pts.push((it as f64, t.stretch_mean_avg()));
-                        if it == 8 {
-                            at8 = t.stretch_mean_avg();
-                        }
-                    }
-                    StretchRow {
-                        scene: a.scene.clone(),
-                        n: a.n,
-                        solver: name.clone(),
-                        iterations: it,
-                        steps: t.steps(),
-                        stretch_mean_avg: t.stretch_mean_avg(),
-                        stretch_max_final: t.stretch_max.last().copied().unwrap_or(f64::NAN),
-                        ms_per_step_median: t.ms_median(0),
-                        status,
+    };
+    let elapsed = match or_note(elapsed_curve(base, solver.as_mut(), a.iters, a.reps))? {
+        Ok(e) => e,
+        Err(note) => {
+            w.notes.record(&[name, "timing", &note])?;
+            vec![f64::NAN; curve.len()]
+        }
+    };
+    for (k, (&r, &t)) in curve.iter().zip(&elapsed).enumerate() {
+        w.rows.row(&ConvergeRow {
+            scene: a.scene.clone(),
+            n: a.n,
+            solver: name.to_string(),
+            iteration: k,
+            residual: r,
+            elapsed_us: t,
+        })?;
+    }
+    w.notes.record(&[name, "residual", "ok"])?;
+    Ok(Ok((curve, elapsed)))
+}
+
+/// Mean stretch of `name` over `--stretch-steps` steps at each stretch iteration count,
+/// written to converge_stretch.csv; returns the finished points and the value at 8 iterations.
+fn stretch_sweep(
+    a: &ConvergeArgs,
+    name: &str,
+    stretch_iters: &[usize],
+    w: &mut Writers,
+    pb: &indicatif::ProgressBar,
+) -> Result<(Vec<(f64, f64)>, f64), Error> {
+    let mut pts = Vec::new();
+    let mut at8 = f64::NAN;
+    for &it in stretch_iters {
+        let mut spec = Spec::new(&a.scene, a.n, name).iterations(it);
+        spec.mesh = a.mesh.clone();
+        spec.ordering = a.ordering.clone();
+        spec.threads = a.threads;
+        spec.tuning = a.tuning.clone();
+        let mut row = StretchRow {
+            scene: a.scene.clone(),
+            n: a.n,
+            solver: name.to_string(),
+            iterations: it,
+            steps: 0,
+            stretch_mean_avg: f64::NAN,
+            stretch_max_final: f64::NAN,
+            ms_per_step_median: f64::NAN,
+            status: String::new(),
+        };
+        match or_note(Sim::new(&spec))? {
+            Ok(mut sim) => {
+                let t = sim.run(a.stretch_steps);
+                row.status = t
+                    .diverged
+                    .clone()
+                    .map_or("ok".to_string(), |d| format!("diverged: {d}"));
+                if t.finished() {
+                    pts.push((it as f64, t.stretch_mean_avg()));
+                    if it == 8 {
+                        at8 = t.stretch_mean_avg();
                     }
                 }
-                Err(note) => StretchRow {
-                    scene: a.scene.clone(),
-                    n: a.n,
-                    solver: name.clone(),
-                    iterations: it,
-                    steps: 0,
-                    stretch_mean_avg: f64::NAN,
-                    stretch_max_final: f64::NAN,
-                    ms_per_step_median: f64::NAN,
-                    status: note,
-                },
-            };
-            srows.row(&row)?;
-            pb.inc(1);
-        }
-        let to = iterations_to(&curve, 0.01);
-        table.push(format!(
-            "| {name} | {:.3e} | {:.3e} | {} | {} | {} |",
-            curve[0],
-            curve.last().copied().unwrap_or(f64::NAN),
-            to.map_or(format!("> {}", a.iters), |k| k.to_string()),
-            to.map_or("-".into(), |k| format!("{:.1}", elapsed[k])),
-            if at8.is_nan() {
-                "-".into()
-            } else {
-                format!("{at8:.4}")
+                row.steps = t.steps();
+                row.stretch_mean_avg = t.stretch_mean_avg();
+                row.stretch_max_final = t.stretch_max.last().copied().unwrap_or(f64::NAN);
+                row.ms_per_step_median = t.ms_median(0);
             }
-        ));
-        stretch.push((name.clone(), pts));
-        curves.push((name.clone(), curve, elapsed));
+            Err(note) => row.status = note,
+        }
+        w.srows.row(&row)?;
+        pb.inc(1);
     }
-    pb.finish_and_clear();
+    Ok((pts, at8))
+}
 
+/// The summary table's row of one measured solver.
+fn table_row(name: &str, curve: &[f64], elapsed: &[f64], iters: usize, at8: f64) -> String {
+    let to = iterations_to(curve, 0.01);
+    format!(
+        "| {name} | {:.3e} | {:.3e} | {} | {} | {} |",
+        curve[0],
+        curve.last().copied().unwrap_or(f64::NAN),
+        to.map_or(format!("> {iters}"), |k| k.to_string()),
+        to.map_or("-".into(), |k| format!("{:.1}", elapsed[k])),
+        if at8.is_nan() {
+            "-".into()
+        } else {
+            format!("{at8:.4}")
+        }
+    )
+}
+
+/// The three plots: residual against iterations and against time, stretch against iterations.
+fn plots(
+    a: &ConvergeArgs,
+    curves: &[(String, Vec<f64>, Vec<f64>)],
+    stretch: &[(String, Vec<(f64, f64)>)],
+) -> [(PathBuf, Plot, &'static str); 3] {
     let by_iter = Plot {
         title: format!("Residual inside one step, {} n={}", a.scene, a.n),
-        x_label: "iteration".into(),
-        y_label: "residual (RMS C / mean rest length)".into(),
+        x_label: "iterations in the step".into(),
+        y_label: "constraint residual (RMS C / mean rest length)".into(),
         y_log: true,
         legend: Legend::UpperRight,
         series: curves
@@ -434,8 +438,8 @@ pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
             "Residual against wall time of the step, {} n={}",
             a.scene, a.n
         ),
-        x_label: "elapsed µs (whole step with k iterations)".into(),
-        y_label: "residual".into(),
+        x_label: "wall time of the whole step with k iterations (µs)".into(),
+        y_label: "constraint residual (RMS C / mean rest length)".into(),
         x_log: true,
         y_log: true,
         legend: Legend::UpperRight,
@@ -455,7 +459,7 @@ pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
             a.stretch_steps, a.scene, a.n
         ),
         x_label: "iterations per step".into(),
-        y_label: "stretch_mean_avg".into(),
+        y_label: "mean structural stretch over the run".into(),
         x_log: true,
         y_log: true,
         legend: Legend::UpperRight,
@@ -469,7 +473,8 @@ pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
             .collect(),
         ..Default::default()
     };
-    let stems = [
+    let out = &a.out;
+    [
         (
             out.join("converge_iterations"),
             by_iter,
@@ -481,8 +486,67 @@ pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
             by_stretch,
             "stretch against iterations",
         ),
+    ]
+}
+
+/// `wobble converge`: checks the arguments, builds the common state, measures each solver's
+/// curves and stretch sweep, then writes the plots and the summary table.
+pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
+    let (solvers, stretch_iters) = check_args(a)?;
+    let out = &a.out;
+    let mut sec = Section::new("Convergence inside one step");
+    let mut w = Writers::create(out)?;
+    sec.add_files(w.paths());
+    let base = match or_note(common_state(
+        &a.scene,
+        a.n,
+        a.mesh.clone(),
+        &a.ordering,
+        a.warm,
+    ))? {
+        Ok(b) => b,
+        Err(note) => {
+            w.notes.record(&["(scene)", "common state", &note])?;
+            sec.line(format!("Scene {} n={}: {note}", a.scene, a.n));
+            return Ok(sec);
+        }
+    };
+    sec.line(format!(
+        "{} n={} ({} vertices, {} constraints), common state after {} warm steps of gs; one step of {} iterations per solver, timing median of {} repetitions per iteration count. Method: see `converge.rs` docs.",
+        a.scene,
+        a.n,
+        base.len(),
+        base.constraints.len(),
+        a.warm,
+        a.iters,
+        a.reps
+    ));
+    let pb = progress::bar(solvers.len() * (1 + stretch_iters.len()), "converge");
+    let mut curves: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
+    let mut stretch: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    let mut table = vec![
+        "| solver | residual before | residual after all | iterations to 1/100 | µs to 1/100 | stretch_mean_avg at 8 it |".to_string(),
+        "| --- | --- | --- | --- | --- | --- |".to_string(),
     ];
-    for (stem, plot, alt) in &stems {
+    for name in &solvers {
+        pb.set_message(name.clone());
+        let (curve, elapsed) = match solver_curves(a, &base, name, &mut w)? {
+            Ok(c) => c,
+            Err(note) => {
+                progress::note(&pb, &format!("converge: {name}: {note}"));
+                table.push(format!("| {name} | {note} | | | | |"));
+                pb.inc(1 + stretch_iters.len() as u64);
+                continue;
+            }
+        };
+        pb.inc(1);
+        let (pts, at8) = stretch_sweep(a, name, &stretch_iters, &mut w, &pb)?;
+        table.push(table_row(name, &curve, &elapsed, a.iters, at8));
+        stretch.push((name.clone(), pts));
+        curves.push((name.clone(), curve, elapsed));
+    }
+    pb.finish_and_clear();
+    for (stem, plot, alt) in &plots(a, &curves, &stretch) {
         sec.add_files(plot.save(stem)?);
         sec.line(format!("\n{}\n", figure(stem, out, alt)));
     }

@@ -38,6 +38,104 @@ pub struct Machine {
     pub cpu_features: Vec<String>,
     /// How this binary was built.
     pub build: Build,
+    /// Which code ran, when, and how busy the machine was when it started.
+    pub provenance: Provenance,
+}
+
+/// Which code produced a run, when, and the load the run started under.
+#[derive(Debug, Clone, Default)]
+pub struct Provenance {
+    /// `git rev-parse HEAD` of the working directory (or why it is unknown).
+    pub commit: String,
+    /// Whether `git status --porcelain` listed changes (None: git could not tell).
+    pub dirty: Option<bool>,
+    /// Start of the run, UTC, as `YYYY-MM-DD HH:MM:SS UTC`.
+    pub date: String,
+    /// `/proc/loadavg`'s 1, 5 and 15 minute load averages at the start (None: unreadable).
+    pub load: Option<[f64; 3]>,
+}
+
+impl Provenance {
+    /// Reads the commit, the date and the load now.
+    pub fn now() -> Provenance {
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .args(args)
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        };
+        let commit = git(&["rev-parse", "HEAD"])
+            .unwrap_or_else(|| "unknown (not run inside a git checkout)".into());
+        // Untracked files under the output directory would mark every run dirty; only tracked
+        // changes say the code differs from the commit.
+        let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty());
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        Provenance {
+            commit,
+            dirty,
+            date: utc_date(secs),
+            load: std::fs::read_to_string("/proc/loadavg")
+                .ok()
+                .and_then(|t| parse_loadavg(&t)),
+        }
+    }
+
+    /// `commit (clean)`, `commit (dirty: uncommitted changes)` or with `dirty state unknown`.
+    pub fn commit_line(&self) -> String {
+        let state = match self.dirty {
+            Some(true) => "dirty: tracked files differ from the commit",
+            Some(false) => "clean",
+            None => "dirty state unknown",
+        };
+        format!("{} ({state})", self.commit)
+    }
+
+    /// `1.23 / 1.00 / 0.80 (1, 5, 15 min)` or `unknown`.
+    pub fn load_line(&self) -> String {
+        self.load
+            .map_or("unknown (/proc/loadavg unreadable)".into(), |l| {
+                format!(
+                    "{:.2} / {:.2} / {:.2} (1, 5, 15 min averages, /proc/loadavg)",
+                    l[0], l[1], l[2]
+                )
+            })
+    }
+}
+
+/// The first three fields of `/proc/loadavg`.
+pub fn parse_loadavg(text: &str) -> Option<[f64; 3]> {
+    let v: Vec<f64> = text
+        .split_whitespace()
+        .take(3)
+        .filter_map(|f| f.parse().ok())
+        .collect();
+    (v.len() == 3).then(|| [v[0], v[1], v[2]])
+}
+
+/// Seconds since 1970 as `YYYY-MM-DD HH:MM:SS UTC` (proleptic Gregorian calendar).
+pub fn utc_date(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    // Howard Hinnant's days-to-civil algorithm.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + (m <= 2) as i64;
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// How the running binary was built (recorded by the harness's build script).
@@ -166,6 +264,7 @@ pub fn probe() -> Machine {
         .map(String::from)
         .collect();
     m.build = Build::this();
+    m.provenance = Provenance::now();
     m.cache_source = if m.caches.is_empty() {
         format!("not found: {CACHE_DIR}/index*/ is missing or unreadable")
     } else {
@@ -202,6 +301,10 @@ impl Machine {
     /// A Markdown description.
     pub fn markdown(&self) -> String {
         let mut s = String::new();
+        let p = &self.provenance;
+        s.push_str(&format!("- git commit: {}\n", p.commit_line()));
+        s.push_str(&format!("- started: {}\n", p.date));
+        s.push_str(&format!("- load at the start: {}\n", p.load_line()));
         s.push_str(&format!(
             "- CPU: {} ({} logical CPUs available to the run); read from {}\n",
             self.cpu, self.logical_cpus, self.cpu_source
@@ -275,6 +378,18 @@ mod tests {
         assert_eq!(parse_size("2M"), Some(2 << 20));
         assert_eq!(parse_size("512"), Some(512));
         assert_eq!(parse_size("x"), None);
+    }
+
+    #[test]
+    fn dates_and_load_parse() {
+        assert_eq!(utc_date(0), "1970-01-01 00:00:00 UTC");
+        // 2024-02-29 12:34:56 UTC, a leap day.
+        assert_eq!(utc_date(1_709_210_096), "2024-02-29 12:34:56 UTC");
+        assert_eq!(
+            parse_loadavg("0.52 1.10 2.00 3/400 1234\n"),
+            Some([0.52, 1.10, 2.00])
+        );
+        assert_eq!(parse_loadavg("garbage"), None);
     }
 
     #[test]

@@ -301,6 +301,9 @@ fn markdown(
         if a.quick { " --quick" } else { "" },
         env!("CARGO_PKG_VERSION")
     ));
+    s.push_str("## Summary of findings\n\n");
+    s.push_str(&claims_summary(&out.join("claims.csv")));
+    s.push_str("\n\nDetails, quotes and rules in [CLAIMS.md](CLAIMS.md).\n\n");
     s.push_str("## Machine\n\n");
     s.push_str(&machine.markdown());
     s.push_str(&machine::Machine::kernel_line(a.tuning.kernel));
@@ -331,4 +334,32 @@ fn markdown(
         }
     }
     s
+}
+
+/// One line per claim from `claims.csv` (verdict and deciding figure), or why there are none.
+pub fn claims_summary(csv_path: &Path) -> String {
+    let mut r = match ::csv::Reader::from_path(csv_path) {
+        Ok(r) => r,
+        Err(e) => {
+            return format!(
+                "No claim verdicts: {} could not be read ({e}).",
+                csv_path.display()
+            )
+        }
+    };
+    let mut lines = Vec::new();
+    for row in r.records().flatten() {
+        let get = |i: usize| row.get(i).unwrap_or("").to_string();
+        let (id, verdict, figure, threshold) = (get(0), get(2), get(3), get(4));
+        lines.push(if figure == "-" || figure.is_empty() {
+            format!("- **{id}** {verdict}")
+        } else {
+            format!("- **{id}** {verdict}: {figure} (threshold {threshold})")
+        });
+    }
+    if lines.is_empty() {
+        format!("No claim verdicts in {}.", csv_path.display())
+    } else {
+        lines.join("\n")
+    }
 }

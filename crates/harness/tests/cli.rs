@@ -343,7 +343,12 @@ fn report_quick_writes_report_and_claims_with_every_verdict() {
     let report = read(&dir.path().join("REPORT.md"));
     let claims = read(&dir.path().join("CLAIMS.md"));
     assert!(report.contains("## Machine"));
-    for id in 1..=14 {
+    assert!(report.contains("## Summary of findings") && report.contains("- **C18** "));
+    assert!(claims.contains("- git commit: ") && claims.contains("- load at the start: "));
+    let csv = read(&dir.path().join("claims.csv"));
+    assert!(csv.starts_with("id,source,verdict,figure,threshold,interval_lo,interval_hi"));
+    assert_eq!(csv.lines().count(), 19, "{csv}");
+    for id in 1..=18 {
         let head = format!("\n## C{id}\n");
         let at = claims
             .find(&head)
@@ -355,9 +360,15 @@ fn report_quick_writes_report_and_claims_with_every_verdict() {
             .find_map(|l| l.strip_prefix("- **Verdict:** "))
             .unwrap_or_else(|| panic!("C{id} has no verdict"));
         assert!(
-            ["confirmed", "refuted", "partly", "untestable-here"]
-                .iter()
-                .any(|v| verdict.starts_with(v)),
+            [
+                "confirmed",
+                "refuted",
+                "partly",
+                "inconclusive",
+                "untestable-here"
+            ]
+            .iter()
+            .any(|v| verdict.starts_with(v)),
             "C{id}: {verdict}"
         );
     }

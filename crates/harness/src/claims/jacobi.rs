@@ -10,7 +10,7 @@
 //! The measurements are `solver_core::analytic`'s, which the analytic tests
 //! (tests/chain_static_stretch.rs, tests/free_body_momentum.rs) run too.
 
-use super::{Claim, Ctx, Verdict};
+use super::{Claim, Ctx, Decision, Verdict};
 use crate::csv::RowWriter;
 use crate::setup::Error;
 use solver_core::analytic::{
@@ -136,6 +136,18 @@ pub fn verdict(literature: &[Result<f64, String>], limit: f64) -> Verdict {
 }
 
 /// A figure or why there is none, for the tables.
+/// The largest figure of `v` (a failed run counts as infinite), formatted.
+fn worst(v: &[Result<f64, String>]) -> String {
+    let w = v
+        .iter()
+        .map(|f| match f {
+            Ok(x) if x.is_finite() => *x,
+            _ => f64::INFINITY,
+        })
+        .fold(f64::NEG_INFINITY, f64::max);
+    format!("{w:.3e}")
+}
+
 fn show(f: &Result<f64, String>) -> String {
     match f {
         Ok(x) => format!("{x:.3e}"),
@@ -216,6 +228,10 @@ pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
             "the literature's averaging (per particle, multipliers unscaled) holds at a tested ω and Jacobi-based solver when its worst chain error after {many} iterations is at most {CHAIN_LIMIT}; confirmed if all {LITERATURE} such variants hold, refuted if none, partly otherwise (the other variants are measured for comparison)"
         ),
         verdict: verdict(&literature, CHAIN_LIMIT),
+        decision: Decision::exact(
+            format!("worst chain error of the literature's averaging {}", worst(&literature)),
+            format!("<= {CHAIN_LIMIT}"),
+        ),
         files: vec![path],
     })
 }
@@ -314,6 +330,10 @@ pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
             "a literature-averaged variant (per particle) holds when |p - p0| / |p0| is at most {MOMENTUM_LIMIT} (f32 rounding leaves a few 1e-6 of it); confirmed if all {LITERATURE} such variants hold, refuted if none, partly otherwise (the other variants are measured for comparison)"
         ),
         verdict: verdict(&literature, MOMENTUM_LIMIT),
+        decision: Decision::exact(
+            format!("worst |p - p0| / |p0| of the literature's averaging {}", worst(&literature)),
+            format!("<= {MOMENTUM_LIMIT:e}"),
+        ),
         files: vec![path],
     })
 }

@@ -1,4 +1,4 @@
-//! `wobble claims`: tests fourteen published claims about PBD solvers on this code and machine
+//! `wobble claims`: tests eighteen published claims about PBD solvers on this code and machine
 //! and writes CLAIMS.md. One function per claim runs what the claim needs, writes the CSV and
 //! plot behind it under `claims/`, and computes its verdict from the measured numbers by the
 //! rule it states; nothing in CLAIMS.md is typed by hand.
@@ -9,12 +9,20 @@
 //! - [`mass_spring`]: C7 (largest stable stiffness per mass-spring integrator).
 //! - [`jacobi`]: C13, C14 (the Jacobi variants' fixed point on the hanging chain and momentum
 //!   on the free cloth).
+//! - [`classic`]: C15-C18 (rho(GS) = rho(J)^2, plain PBD stiffness, Gauss-Seidel ordering,
+//!   Jacobi averaging and relaxation).
+//! - [`rules`]: every verdict rule as a pure function; [`timing`]: interleaved timing;
+//!   [`sources`]: the quotes and citations.
 
 pub mod behaviour;
+pub mod classic;
 pub mod convergence;
 pub mod cost;
 pub mod jacobi;
 pub mod mass_spring;
+pub mod rules;
+pub mod sources;
+pub mod timing;
 
 use crate::machine::{self, Machine};
 use crate::progress;
@@ -58,6 +66,9 @@ pub enum Verdict {
     Refuted,
     /// Some of it holds.
     Partly,
+    /// Measured, but the interval of the deciding figure straddles the rule's threshold: the
+    /// data cannot decide at the stated confidence.
+    Inconclusive,
     /// Cannot be tested with this build or machine; why.
     Untestable(String),
 }
@@ -69,6 +80,7 @@ impl Verdict {
             Verdict::Confirmed => "confirmed",
             Verdict::Refuted => "refuted",
             Verdict::Partly => "partly",
+            Verdict::Inconclusive => "inconclusive",
             Verdict::Untestable(_) => "untestable-here",
         }
     }
@@ -85,14 +97,64 @@ impl Verdict {
     }
 }
 
+/// The figure a verdict rests on, the threshold the rule compares it with, and its interval
+/// (NaN when the figure is exact, e.g. an iteration count, or nothing was measured).
+#[derive(Debug, Clone)]
+pub struct Decision {
+    /// The figure, e.g. "slope 1.04 [0.98, 1.10]".
+    pub figure: String,
+    /// The threshold, e.g. "1.5".
+    pub threshold: String,
+    /// Lower end of the figure's interval.
+    pub lo: f64,
+    /// Upper end.
+    pub hi: f64,
+}
+
+impl Default for Decision {
+    fn default() -> Self {
+        Decision {
+            figure: "-".into(),
+            threshold: "-".into(),
+            lo: f64::NAN,
+            hi: f64::NAN,
+        }
+    }
+}
+
+impl Decision {
+    /// An exact figure (no interval).
+    pub fn exact(figure: impl Into<String>, threshold: impl Into<String>) -> Decision {
+        Decision {
+            figure: figure.into(),
+            threshold: threshold.into(),
+            ..Default::default()
+        }
+    }
+
+    /// A figure with its interval.
+    pub fn interval(
+        figure: impl Into<String>,
+        threshold: impl Into<String>,
+        iv: &crate::paired::Interval,
+    ) -> Decision {
+        Decision {
+            figure: figure.into(),
+            threshold: threshold.into(),
+            lo: iv.lo,
+            hi: iv.hi,
+        }
+    }
+}
+
 /// One tested claim.
 #[derive(Debug, Clone)]
 pub struct Claim {
-    /// C1..C14.
+    /// C1..C18.
     pub id: &'static str,
-    /// Where the claim comes from.
+    /// Short name of the source (the full citation and quote come from [`sources`]).
     pub source: &'static str,
-    /// The claim.
+    /// What exactly is tested: the claim's scope here.
     pub text: &'static str,
     /// What was run and the figures measured.
     pub measured: String,
@@ -100,6 +162,8 @@ pub struct Claim {
     pub rule: String,
     /// The verdict.
     pub verdict: Verdict,
+    /// The figure the verdict rests on.
+    pub decision: Decision,
     /// CSV and plots behind it.
     pub files: Vec<PathBuf>,
 }
@@ -119,6 +183,7 @@ impl Claim {
             measured: "nothing: see why".into(),
             rule: "-".into(),
             verdict: Verdict::Untestable(why),
+            decision: Decision::default(),
             files: Vec::new(),
         }
     }
@@ -151,7 +216,7 @@ impl Scale {
                 conv_n: 16,
                 conv_iters: 200,
                 stretch_n: 16,
-                energy_steps: 1000,
+                energy_steps: 600,
                 parallel_n: 64,
                 target_s: 0.05,
                 jelly_n: 2,
@@ -234,45 +299,134 @@ impl Ctx {
 
 type ClaimFn = fn(&Ctx) -> Result<Claim, Error>;
 
+/// One claim's entry: its id, the function that tests it and the sources it is quoted from.
+pub struct Entry {
+    /// C1..C18.
+    pub id: &'static str,
+    /// Runs it.
+    pub run: ClaimFn,
+    /// Where it comes from, quoted or paraphrased.
+    pub sources: &'static [sources::Source],
+}
+
 /// The claims in order.
-pub const CLAIMS: &[(&str, ClaimFn)] = &[
-    ("C1", convergence::c1),
-    ("C2", convergence::c2),
-    ("C3", cost::c3),
-    ("C4", cost::c4),
-    ("C5", behaviour::c5),
-    ("C6", behaviour::c6),
-    ("C7", mass_spring::c7),
-    ("C8", behaviour::c8),
-    ("C9", convergence::c9),
-    ("C10", behaviour::c10),
-    ("C11", convergence::c11),
-    ("C12", behaviour::c12),
-    ("C13", jacobi::c13),
-    ("C14", jacobi::c14),
+pub const CLAIMS: &[Entry] = &[
+    Entry {
+        id: "C1",
+        run: convergence::c1,
+        sources: &[sources::C1],
+    },
+    Entry {
+        id: "C2",
+        run: convergence::c2,
+        sources: &[sources::C2],
+    },
+    Entry {
+        id: "C3",
+        run: cost::c3,
+        sources: &[sources::C3],
+    },
+    Entry {
+        id: "C4",
+        run: cost::c4,
+        sources: &[sources::C4],
+    },
+    Entry {
+        id: "C5",
+        run: behaviour::c5,
+        sources: &[sources::C5],
+    },
+    Entry {
+        id: "C6",
+        run: behaviour::c6,
+        sources: &sources::C6,
+    },
+    Entry {
+        id: "C7",
+        run: mass_spring::c7,
+        sources: &sources::C7,
+    },
+    Entry {
+        id: "C8",
+        run: behaviour::c8,
+        sources: &[sources::C8],
+    },
+    Entry {
+        id: "C9",
+        run: convergence::c9,
+        sources: &[sources::C9],
+    },
+    Entry {
+        id: "C10",
+        run: behaviour::c10,
+        sources: &sources::C10,
+    },
+    Entry {
+        id: "C11",
+        run: convergence::c11,
+        sources: &[sources::C11],
+    },
+    Entry {
+        id: "C12",
+        run: behaviour::c12,
+        sources: &[sources::C12],
+    },
+    Entry {
+        id: "C13",
+        run: jacobi::c13,
+        sources: &[sources::C13],
+    },
+    Entry {
+        id: "C14",
+        run: jacobi::c14,
+        sources: &[sources::C14],
+    },
+    Entry {
+        id: "C15",
+        run: classic::c15,
+        sources: &[sources::C15],
+    },
+    Entry {
+        id: "C16",
+        run: classic::c16,
+        sources: &[sources::C16],
+    },
+    Entry {
+        id: "C17",
+        run: classic::c17,
+        sources: &[sources::C17],
+    },
+    Entry {
+        id: "C18",
+        run: classic::c18,
+        sources: &[sources::C18],
+    },
 ];
 
-/// Runs the claims and writes CLAIMS.md.
+/// Parses `--only`: the upper-cased ids, each checked against [`CLAIMS`].
+pub fn parse_only(list: &str) -> Result<Vec<String>, Error> {
+    let ids: Vec<String> = list
+        .split(',')
+        .map(|s| s.trim().to_uppercase())
+        .filter(|s| !s.is_empty())
+        .collect();
+    if let Some(bad) = ids
+        .iter()
+        .find(|id| !CLAIMS.iter().any(|e| e.id == id.as_str()))
+    {
+        return Err(Error::Arg(format!(
+            "unknown claim id '{bad}'; expected C1..C{}",
+            CLAIMS.len()
+        )));
+    }
+    Ok(ids)
+}
+
+/// Runs the claims and writes CLAIMS.md and claims.csv.
 pub fn run(a: &ClaimsArgs) -> Result<Section, Error> {
     let solvers = parse_solvers(&a.solvers)?;
     a.tuning.check()?;
-    let only: Option<Vec<String>> = match &a.only {
-        None => None,
-        Some(list) => {
-            let ids: Vec<String> = list
-                .split(',')
-                .map(|s| s.trim().to_uppercase())
-                .filter(|s| !s.is_empty())
-                .collect();
-            if let Some(bad) = ids.iter().find(|id| !CLAIMS.iter().any(|(c, _)| c == id)) {
-                return Err(Error::Arg(format!(
-                    "unknown claim id '{bad}'; expected C1..C{}",
-                    CLAIMS.len()
-                )));
-            }
-            Some(ids)
-        }
-    };
+    let only = a.only.as_deref().map(parse_only).transpose()?;
     let ctx = Ctx {
         dir: a.out.join("claims"),
         out: a.out.clone(),
@@ -288,101 +442,179 @@ pub fn run(a: &ClaimsArgs) -> Result<Section, Error> {
     std::fs::create_dir_all(&ctx.dir).map_err(|e| crate::setup::io_error(&ctx.dir, e))?;
     let pb = progress::bar(CLAIMS.len(), "claims");
     let mut claims = Vec::new();
-    for (id, f) in CLAIMS {
-        pb.set_message(id.to_string());
-        let c = if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == id)) {
-            let mut c = f_skipped(id);
-            c.verdict = Verdict::Untestable("not run (excluded with --only)".into());
-            c
+    let mut seconds = Vec::new();
+    for e in CLAIMS {
+        pb.set_message(e.id.to_string());
+        let (t0, c0) = (std::time::Instant::now(), cpu_seconds());
+        let c = if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == e.id)) {
+            Claim::untestable(e.id, "-", "-", "not run (excluded with --only)".into())
         } else {
-            f(&ctx)?
+            (e.run)(&ctx)?
         };
+        seconds.push((t0.elapsed().as_secs_f64(), cpu_seconds() - c0));
         claims.push(c);
         pb.inc(1);
     }
     pb.finish_and_clear();
-    let md = markdown(&claims, &ctx);
+    let md = markdown(&claims, &seconds, &ctx);
     let path = a.out.join("CLAIMS.md");
     std::fs::write(&path, md).map_err(|e| crate::setup::io_error(&path, e))?;
+    let csv = a.out.join("claims.csv");
+    write_csv(&csv, &claims)?;
     let mut sec = Section::new("Claims");
-    sec.add_files([path.clone()]);
+    sec.add_files([path.clone(), csv.clone()]);
     for c in &claims {
         sec.add_files(c.files.iter().cloned());
     }
     sec.line(format!(
-        "{} published claims tested on this code ({} mode); details, rules and data in {}.\n",
+        "{} published claims tested on this code ({} mode); quotes, rules and data in {}, one row per claim in {}.\n",
         CLAIMS.len(),
         if a.quick { "quick" } else { "full" },
-        link(&path, &a.out)
+        link(&path, &a.out),
+        link(&csv, &a.out)
     ));
-    sec.line(summary_table(&claims, &a.out));
+    sec.line(summary_lines(&claims));
     Ok(sec)
 }
 
-fn f_skipped(id: &'static str) -> Claim {
-    Claim::untestable(id, "-", "-", String::new())
+/// CPU seconds used so far by this process and its waited-for children (user + system).
+fn cpu_seconds() -> f64 {
+    let mut total = 0.0;
+    for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
+        // SAFETY: getrusage writes one rusage struct into the zeroed one it is given.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(who, &mut u) } == 0 {
+            for t in [u.ru_utime, u.ru_stime] {
+                total += t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+            }
+        }
+    }
+    total
+}
+
+/// The entry of claim `id`.
+pub fn entry(id: &str) -> Option<&'static Entry> {
+    CLAIMS.iter().find(|e| e.id == id)
 }
 
 fn one_line(s: &str) -> String {
     s.replace('\n', " ").replace('|', "/")
 }
 
-/// The summary table (id, verdict, measured figure).
-pub fn summary_table(claims: &[Claim], out: &Path) -> String {
-    let mut t = vec![
-        "| id | verdict | measured |".to_string(),
-        "| --- | --- | --- |".to_string(),
-    ];
-    for c in claims {
-        let v = match &c.verdict {
-            Verdict::Untestable(why) => format!("untestable-here ({})", one_line(why)),
-            v => v.word().to_string(),
-        };
-        let _ = out;
-        t.push(format!(
-            "| {} | **{}** | {} |",
-            c.id,
-            v,
-            one_line(&c.measured)
-        ));
+/// The verdict as written in summaries: the word, with why for untestable claims.
+fn verdict_text(v: &Verdict) -> String {
+    match v {
+        Verdict::Untestable(why) => format!("untestable-here ({})", one_line(why)),
+        v => v.word().to_string(),
     }
-    t.join("\n")
 }
 
-/// CLAIMS.md.
-pub fn markdown(claims: &[Claim], ctx: &Ctx) -> String {
+/// The summary of findings: one line per claim, its verdict and the figure it rests on.
+pub fn summary_lines(claims: &[Claim]) -> String {
+    claims
+        .iter()
+        .map(|c| {
+            let d = &c.decision;
+            let fig = if d.figure == "-" {
+                String::new()
+            } else if d.threshold == "-" {
+                format!(": {}", d.figure)
+            } else {
+                format!(": {} (threshold {})", d.figure, d.threshold)
+            };
+            format!("- **{}** {}{}", c.id, verdict_text(&c.verdict), fig)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `claims.csv`: id, source, verdict, the deciding figure, its threshold and interval.
+pub fn write_csv(path: &Path, claims: &[Claim]) -> Result<(), Error> {
+    let mut w = crate::csv::RowWriter::create(
+        path,
+        &[
+            "id",
+            "source",
+            "verdict",
+            "figure",
+            "threshold",
+            "interval_lo",
+            "interval_hi",
+        ],
+    )?;
+    let num = |x: f64| {
+        if x.is_finite() {
+            x.to_string()
+        } else {
+            String::new()
+        }
+    };
+    for c in claims {
+        w.record(&[
+            c.id.to_string(),
+            entry(c.id).map_or(c.source.to_string(), |e| {
+                let mut cites: Vec<&str> = e.sources.iter().map(|s| s.cite).collect();
+                cites.dedup();
+                cites.join("; ")
+            }),
+            c.verdict.word().to_string(),
+            one_line(&c.decision.figure),
+            one_line(&c.decision.threshold),
+            num(c.decision.lo),
+            num(c.decision.hi),
+        ])?;
+    }
+    Ok(())
+}
+
+/// CLAIMS.md; `seconds` holds each claim's wall and CPU seconds (this process and its
+/// children), in the order of `claims`.
+pub fn markdown(claims: &[Claim], seconds: &[(f64, f64)], ctx: &Ctx) -> String {
     let mut s = String::new();
     s.push_str("# Claims tested\n\n");
     s.push_str(&format!(
         "Written by `wobble claims{}`: every figure below was measured by that run and every verdict \
          computed from the figures by the rule stated beside it (see `crates/harness/src/claims/`). \
-         Verdicts: confirmed, refuted, partly, or untestable-here (with why).\n\n",
+         Verdicts: confirmed, refuted, partly, inconclusive (the interval of a timed figure straddles \
+         the rule's threshold), or untestable-here (with why). Timed figures come from interleaved, \
+         repeated runs and carry a 95% order-statistic interval of the median (`paired.rs`); the \
+         machine is shared, so timings are noisy and the intervals say how much.\n\n",
         if ctx.quick { " --quick" } else { "" }
     ));
-    s.push_str("Machine:\n\n");
+    s.push_str("## Summary of findings\n\n");
+    s.push_str(&summary_lines(claims));
+    s.push_str("\n\nThe same, for programs: [claims.csv](claims.csv).\n");
+    s.push_str("\n## Machine and code\n\n");
     s.push_str(&ctx.machine.markdown());
-    s.push_str("\n## Summary\n\n");
-    s.push_str(&summary_table(claims, &ctx.out));
-    s.push('\n');
-    for c in claims {
+    for (k, c) in claims.iter().enumerate() {
         s.push_str(&format!("\n## {}\n\n", c.id));
-        s.push_str(&format!("- **Source:** {}\n", c.source));
-        s.push_str(&format!("- **Claim:** {}\n", c.text));
+        if let Some(e) = entry(c.id) {
+            for src in e.sources {
+                s.push_str(&format!("- **Source:** {}\n", src.markdown()));
+            }
+        }
+        s.push_str(&format!("- **Tested:** {}\n", c.text));
         s.push_str(&format!("- **Measured:** {}\n", c.measured));
         s.push_str(&format!("- **Rule:** {}\n", c.rule));
-        match &c.verdict {
-            Verdict::Untestable(why) => {
-                s.push_str(&format!("- **Verdict:** untestable-here: {why}\n"))
-            }
-            v => s.push_str(&format!("- **Verdict:** {}\n", v.word())),
+        s.push_str(&format!("- **Verdict:** {}\n", verdict_text(&c.verdict)));
+        if let Some((wall, cpu)) = seconds.get(k) {
+            s.push_str(&format!(
+                "- **Run time:** {wall:.1} s wall, {cpu:.1} s CPU\n"
+            ));
+        }
+        if c.decision.figure != "-" {
+            s.push_str(&format!(
+                "- **Deciding figure:** {} (threshold {})\n",
+                c.decision.figure, c.decision.threshold
+            ));
         }
         if !c.files.is_empty() {
             let links: Vec<String> = c.files.iter().map(|f| link(f, &ctx.out)).collect();
             s.push_str(&format!("- **Data:** {}\n", links.join(", ")));
-            if let Some(png) = c
+            for png in c
                 .files
                 .iter()
-                .find(|f| f.extension().is_some_and(|e| e == "png"))
+                .filter(|f| f.extension().is_some_and(|e| e == "png"))
             {
                 s.push_str(&format!("\n![{} plot]({})\n", c.id, rel(png, &ctx.out)));
             }

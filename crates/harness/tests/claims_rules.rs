@@ -1,0 +1,233 @@
+//! The claims' decision rules on synthetic measurements: for each rule an input on which it
+//! must confirm and one on which it must refute, and the timing rule's guarantee that two
+//! measurements whose intervals both hold the true value never give opposite verdicts.
+
+use harness::claims::behaviour::enough_from;
+use harness::claims::classic::asymptotic_rate;
+use harness::claims::rules;
+use harness::claims::Verdict;
+use harness::paired::{median_interval, Interval};
+
+fn iv(lo: f64, median: f64, hi: f64) -> Interval {
+    Interval {
+        lo,
+        median,
+        hi,
+        samples: 30,
+    }
+}
+
+use Verdict::{Confirmed, Inconclusive, Partly, Refuted};
+
+#[test]
+fn parts_are_inconclusive_only_when_an_open_part_could_change_the_verdict() {
+    assert_eq!(rules::parts(&[Some(true), Some(true)]), Confirmed);
+    assert_eq!(rules::parts(&[Some(false), Some(false)]), Refuted);
+    assert_eq!(rules::parts(&[Some(true), Some(false)]), Partly);
+    assert_eq!(rules::parts(&[Some(true), None]), Inconclusive);
+    assert_eq!(rules::parts(&[Some(false), None]), Inconclusive);
+    // Already partly whichever way the open part goes.
+    assert_eq!(rules::parts(&[Some(true), Some(false), None]), Partly);
+}
+
+#[test]
+fn timed_rule_follows_the_interval_side() {
+    assert_eq!(rules::timed(&iv(1.6, 1.8, 2.0), 1.5, true), Confirmed);
+    assert_eq!(rules::timed(&iv(1.0, 1.1, 1.3), 1.5, true), Refuted);
+    assert_eq!(rules::timed(&iv(1.2, 1.5, 1.9), 1.5, true), Inconclusive);
+    // No samples: undecided.
+    let empty = median_interval(&[], 0.95);
+    assert_eq!(rules::timed(&empty, 1.5, true), Inconclusive);
+}
+
+/// Any two intervals that both contain the true value can never be decided opposite ways, so
+/// two runs whose intervals both cover the truth never give confirmed then refuted.
+#[test]
+fn overlapping_intervals_never_give_opposite_verdicts() {
+    let mut seed = 12345u64;
+    let mut rnd = || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 11) as f64 / (1u64 << 53) as f64
+    };
+    for _ in 0..20_000 {
+        let truth = 0.5 + 2.0 * rnd();
+        let a = iv(truth - rnd(), truth, truth + rnd());
+        let b = iv(truth - rnd(), truth, truth + rnd());
+        let t = 0.5 + 2.0 * rnd();
+        let (va, vb) = (rules::timed(&a, t, true), rules::timed(&b, t, true));
+        assert!(
+            !((va == Confirmed && vb == Refuted) || (va == Refuted && vb == Confirmed)),
+            "{a:?} {b:?} threshold {t}"
+        );
+        // The same through a multi-part rule with one exact part.
+        let (ma, mb) = (rules::c3(&a, Some(2.0)), rules::c3(&b, Some(2.0)));
+        assert!(!((ma == Confirmed && mb == Refuted) || (ma == Refuted && mb == Confirmed)));
+    }
+}
+
+#[test]
+fn slope_of_a_ratio_maps_the_interval() {
+    let s = rules::slope_of_ratio(&iv(2.0, 4.0, 8.0), 2.0);
+    assert!(
+        (s.lo - 1.0).abs() < 1e-12 && (s.median - 2.0).abs() < 1e-12 && (s.hi - 3.0).abs() < 1e-12
+    );
+}
+
+#[test]
+fn c1_confirms_few_cheap_iterations_and_refutes_many_costly_ones() {
+    assert_eq!(rules::c1(Some(5), Some(&iv(0.5, 0.7, 0.9))), Confirmed);
+    assert_eq!(rules::c1(Some(15), Some(&iv(3.0, 4.0, 6.0))), Refuted);
+    assert_eq!(rules::c1(None, Some(&iv(3.0, 4.0, 6.0))), Refuted);
+    assert_eq!(rules::c1(Some(2), Some(&iv(3.0, 4.0, 6.0))), Partly);
+    assert_eq!(rules::c1(Some(2), Some(&iv(0.8, 1.1, 1.4))), Inconclusive);
+}
+
+#[test]
+fn c2_iteration_ratio() {
+    assert_eq!(rules::iteration_ratio(3.0, 2.0, 1.25), Confirmed);
+    assert_eq!(rules::iteration_ratio(1.0, 2.0, 1.25), Refuted);
+    assert_eq!(rules::iteration_ratio(1.5, 2.0, 1.25), Partly);
+}
+
+#[test]
+fn c3_needs_a_superlinear_slope_and_growing_misses() {
+    assert_eq!(rules::c3(&iv(1.8, 2.0, 2.2), Some(2.0)), Confirmed);
+    assert_eq!(rules::c3(&iv(0.9, 1.0, 1.1), Some(1.02)), Refuted);
+    assert_eq!(rules::c3(&iv(1.8, 2.0, 2.2), Some(1.0)), Partly);
+    assert_eq!(rules::c3(&iv(1.0, 1.6, 2.4), Some(1.0)), Inconclusive);
+    assert_eq!(rules::c3(&iv(1.8, 2.0, 2.2), None), Confirmed);
+}
+
+#[test]
+fn c4_product_needs_quadratic_growth() {
+    assert_eq!(rules::c4(0.999, &iv(1.9, 2.0, 2.1)), Confirmed);
+    assert_eq!(rules::c4(0.999, &iv(1.0, 1.05, 1.1)), Refuted);
+    assert_eq!(rules::c4(0.5, &iv(1.9, 2.0, 2.1)), Partly);
+    assert_eq!(rules::c4(0.999, &iv(1.2, 1.5, 1.8)), Inconclusive);
+}
+
+#[test]
+fn c5_ten_odd_iterations() {
+    assert_eq!(rules::c5(Some(12)), Confirmed);
+    assert_eq!(rules::c5(Some(4)), Refuted);
+    assert_eq!(rules::c5(None), Refuted);
+    assert_eq!(rules::c5(Some(64)), Refuted);
+    assert_eq!(rules::c5(Some(24)), Partly);
+    // "Enough" holds from a count on only if every higher tested count holds too.
+    let ks = [1, 2, 4, 8, 16, 32];
+    assert_eq!(
+        enough_from(&ks, &[9.0, 5.0, 0.5, 2.0, 0.5, 0.1], 1.0),
+        Some(16)
+    );
+    assert_eq!(enough_from(&ks, &[9.0, 5.0, 3.0, 2.0, 1.5, 1.1], 1.0), None);
+}
+
+#[test]
+fn c9_acceleration_in_rate_and_time() {
+    assert_eq!(rules::c9(3.0, Some(&iv(5.0, 8.0, 12.0))), Confirmed);
+    assert_eq!(rules::c9(0.8, Some(&iv(0.5, 0.7, 0.9))), Refuted);
+    assert_eq!(rules::c9(3.0, Some(&iv(0.8, 1.0, 1.3))), Inconclusive);
+}
+
+#[test]
+fn c11_rate_jacobi_and_speedups() {
+    assert_eq!(rules::c11(1.1, Some(4.0), &[iv(1.5, 1.7, 1.9)]), Confirmed);
+    assert_eq!(rules::c11(3.0, Some(1.0), &[iv(0.6, 0.8, 0.9)]), Refuted);
+    assert_eq!(rules::c11(1.1, Some(4.0), &[iv(0.6, 0.8, 0.9)]), Partly);
+    assert_eq!(
+        rules::c11(1.1, Some(4.0), &[iv(1.0, 1.2, 1.5)]),
+        Inconclusive
+    );
+}
+
+#[test]
+fn c12_three_to_five_for_a_jelly() {
+    assert_eq!(rules::c12(Some(4)), Confirmed);
+    assert_eq!(rules::c12(Some(16)), Refuted);
+    assert_eq!(rules::c12(None), Refuted);
+    assert_eq!(rules::c12(Some(8)), Partly);
+}
+
+#[test]
+fn c15_young_relation() {
+    // rho_gs = rho_j² exactly.
+    assert_eq!(rules::c15((0.81, 0.9), (0.64, 0.8), 0.1), Confirmed);
+    // rho_gs = rho_j: GS no better than Jacobi.
+    assert_eq!(rules::c15((0.9, 0.9), (0.8, 0.8), 0.1), Refuted);
+    // Jacobi diverging: no relation to test.
+    assert_eq!(rules::c15((0.9, 1.2), (0.9, 1.5), 0.1), Refuted);
+}
+
+#[test]
+fn c16_stiffness_depends_on_settings() {
+    assert_eq!(rules::c16(1.0, 0.9, 0.5), Confirmed);
+    assert_eq!(rules::c16(0.05, 0.1, 0.5), Refuted);
+    assert_eq!(rules::c16(1.0, 0.1, 0.5), Partly);
+}
+
+#[test]
+fn asymptotic_rate_reads_the_tail_of_a_geometric_curve() {
+    let curve: Vec<f64> = (0..100).map(|k| 0.9f64.powi(k)).collect();
+    assert!((asymptotic_rate(&curve) - 0.9).abs() < 1e-9);
+    assert!(asymptotic_rate(&[1.0, 0.5]).is_nan());
+}
+
+#[test]
+fn young_holds_exactly_for_the_linearized_chain() {
+    // A sagging chain: the constraint graph is a path, A tridiagonal, consistently ordered.
+    let mut rope = solver_core::scenes::rope(8).unwrap();
+    for (k, p) in rope.particles.x.iter_mut().enumerate() {
+        p.y -= 0.05 * (k as f32).powi(2) / 49.0;
+    }
+    let (rj, rgs) = harness::claims::classic::linearized_radii(&rope);
+    assert!(rj > 0.0 && rj < 1.0, "{rj}");
+    assert!((rgs - rj * rj).abs() < 1e-9, "{rgs} vs {}", rj * rj);
+}
+
+#[test]
+fn c6_energy() {
+    assert_eq!(rules::c6(false, false), Confirmed);
+    assert_eq!(rules::c6(true, false), Refuted);
+    assert_eq!(rules::c6(false, true), Partly);
+}
+
+#[test]
+fn c7_integrators() {
+    assert_eq!(rules::c7(1.0, 20.0, 2.0), Confirmed);
+    assert_eq!(rules::c7(1.0, 2.0, 0.5), Refuted);
+    assert_eq!(rules::c7(1.0, 20.0, 0.5), Partly);
+}
+
+#[test]
+fn c8_substeps() {
+    assert_eq!(rules::c8(3, 3, 3), Confirmed);
+    assert_eq!(rules::c8(0, 0, 3), Refuted);
+    assert_eq!(rules::c8(3, 1, 3), Partly);
+}
+
+#[test]
+fn c10_iteration_and_dt_independence() {
+    assert_eq!(rules::c10(1.5, 0.05, 0.1, 0.05, 0.2), Confirmed);
+    assert_eq!(rules::c10(0.1, 0.3, 1.0, 0.9, 0.2), Refuted);
+    assert_eq!(rules::c10(1.5, 0.05, 1.0, 0.05, 0.2), Partly);
+}
+
+#[test]
+fn c13_c14_literature_variants() {
+    use harness::claims::jacobi::verdict;
+    assert_eq!(verdict(&[Ok(0.001), Ok(0.002)], 0.01), Confirmed);
+    assert_eq!(verdict(&[Ok(0.5), Err("diverged".into())], 0.01), Refuted);
+    assert_eq!(verdict(&[Ok(0.001), Ok(0.5)], 0.01), Partly);
+}
+
+#[test]
+fn c17_ordering_and_c18_jacobi_averaging() {
+    assert_eq!(rules::ordering(1.2, 1.5), Confirmed);
+    assert_eq!(rules::ordering(4.0, 1.5), Refuted);
+    assert_eq!(rules::ordering(2.0, 1.5), Partly);
+    assert_eq!(rules::c18(1.3, 0.99), Confirmed);
+    assert_eq!(rules::c18(0.98, 1.01), Refuted);
+    assert_eq!(rules::c18(1.3, 1.01), Partly);
+}
