@@ -207,6 +207,39 @@ fn parse(a: &CacheArgs) -> Result<Study, Error> {
 struct Timed {
     points: Vec<OrderingPoint>,
     notes: Vec<String>,
+    locality: Vec<Locality>,
+}
+
+/// How far apart in memory consecutive constraints (in storage order, as `gs` and `jacobi`
+/// visit them) reach, in one numbering.
+#[derive(Debug, Clone)]
+struct Locality {
+    n: usize,
+    vertices: usize,
+    ordering: String,
+    /// Mean |i_k - i_(k-1)| of the constraints' first particles.
+    mean_jump: f64,
+    /// Fraction of constraints whose first particle's position (16 B each) lies on another
+    /// 4 KiB page than the previous constraint's.
+    page_changes: f64,
+}
+
+fn locality(n: usize, ordering: &str, b: &Body) -> Locality {
+    let pairs = &b.constraints.distance.pairs;
+    let (mut jump, mut pages) = (0f64, 0usize);
+    for w in pairs.windows(2) {
+        let (a, c) = (w[0][0] as i64, w[1][0] as i64);
+        jump += (c - a).abs() as f64;
+        pages += usize::from(a / 256 != c / 256);
+    }
+    let k = pairs.len().saturating_sub(1).max(1) as f64;
+    Locality {
+        n,
+        vertices: b.len(),
+        ordering: ordering.to_string(),
+        mean_jump: jump / k,
+        page_changes: pages as f64 / k,
+    }
 }
 
 /// Bodies of size `n`, one per ordering (or the note why one cannot be built).
@@ -270,7 +303,12 @@ fn time_orderings(a: &CacheArgs, st: &Study, sec: &mut Section) -> Result<Timed,
             continue;
         }
         let bs = match bodies(&a.scene, n, &st.orderings)? {
-            Ok(b) => b,
+            Ok(b) => {
+                for (o, body) in &b {
+                    t.locality.push(locality(n, o, body));
+                }
+                b
+            }
             Err(note) => {
                 t.notes.push(note);
                 pb.inc(st.solvers.len() as u64);
@@ -448,6 +486,33 @@ fn report_timing(
     }
     md.push_str("ns per projection [95% interval] per size, and each ordering's paired ratio to the first:\n\n");
     md.push_str(&significance_table(&t.points, &st.orderings));
+    md.push_str("\nLocality of each numbering: constraints keep their storage order in every numbering (only particle indices change), so `gs` and `jacobi` visit particles in the order below; mean index jump between consecutive constraints' first particles, and the share of constraints whose particle lies on another 4 KiB page (16 B per position) than the previous one's:\n\n| vertices (n) |");
+    for o in &st.orderings {
+        md.push_str(&format!(" {o} |"));
+    }
+    md.push_str(&format!(
+        "\n| --- |{}\n",
+        " --- |".repeat(st.orderings.len())
+    ));
+    let mut seen: Vec<usize> = Vec::new();
+    for l in &t.locality {
+        if seen.contains(&l.n) {
+            continue;
+        }
+        seen.push(l.n);
+        md.push_str(&format!("| {} ({}) |", l.vertices, l.n));
+        for o in &st.orderings {
+            match t.locality.iter().find(|x| x.n == l.n && &x.ordering == o) {
+                Some(x) => md.push_str(&format!(
+                    " jump {:.0}, pages {:.0}% |",
+                    x.mean_jump,
+                    x.page_changes * 100.0
+                )),
+                None => md.push_str(" - |"),
+            }
+        }
+        md.push('\n');
+    }
     if !t.notes.is_empty() {
         md.push_str(&format!("\nNot measured:\n\n- {}\n", t.notes.join("\n- ")));
     }
