@@ -353,7 +353,7 @@ pub fn binary_label(bin: &Path) -> String {
     let b = crate::machine::Build::this();
     let this = child::wobble_exe().ok();
     if this.as_deref() == Some(bin) {
-        format!("this wobble build ({}, {} profile)", b.target, b.profile)
+        format!("this wobble build ({} {} profile)", b.target, b.profile)
     } else if v3_binary().as_deref() == Some(bin) {
         format!("the x86-64-v3 build of the same sources ({})", b.target)
     } else {

@@ -519,10 +519,13 @@ fn report_timing(
     Ok(())
 }
 
-/// The counts' resolution in the table: `0.0123 (±0.0001)`, or `< res` for a zero count.
+/// A count per projection with its resolution: `0.4 (res 2e-6)`, `6.4e-6 (res 1e-6)`, or
+/// `< res` for a zero count.
 fn with_resolution(v: f64, r: f64) -> String {
     if v == 0.0 {
         format!("< {r:.1e}")
+    } else if v < 0.01 {
+        format!("{v:.1e} (res {r:.0e})")
     } else {
         format!("{v:.4} (res {r:.0e})")
     }
@@ -606,6 +609,8 @@ fn simulate(
     let smallest = st.cg_sizes.iter().copied().min().unwrap_or(1);
     let mut rows = Vec::new();
     let started = Instant::now();
+    // (vertices, wall seconds) of the largest size simulated, for the estimate of a larger one.
+    let mut largest: (usize, f64) = (0, 0.0);
     let pb = progress::bar(
         st.cg_sizes.len() * st.solvers.len() * st.cg_orderings.len(),
         "cachegrind",
@@ -634,6 +639,7 @@ fn simulate(
                 } else {
                     cachegrind::runs(&bin, &p, (low, high), &a.tuning)
                 };
+                let wall = started.elapsed().as_secs_f64() - spent;
                 let mut row = MissRow {
                     scene: a.scene.clone(),
                     n,
@@ -655,6 +661,16 @@ fn simulate(
                 };
                 match r {
                     Ok((mg, rep)) => {
+                        if rep.vertices >= largest.0 {
+                            largest = (
+                                rep.vertices,
+                                if rep.vertices > largest.0 {
+                                    wall
+                                } else {
+                                    largest.1.max(wall)
+                                },
+                            );
+                        }
                         row.vertices = rep.vertices;
                         row.projections_per_step = rep.constraints * rep.iterations * rep.substeps;
                         row.d_refs_per_projection = Some(mg.per_projection.d_refs);
@@ -704,8 +720,30 @@ fn simulate(
             )),
         }
     }
-    if !st.cg_sizes.contains(&1024) && st.large.contains(&1024) {
-        md.push_str("\nThe 1M-vertex body (n = 1024) is left out of the simulation: under cachegrind a step there takes minutes on this machine (about 50x native, and body building and ordering on top), so two runs per solver and ordering would take hours.\n");
+    let simulated_max = st.cg_sizes.iter().copied().max().unwrap_or(0);
+    let unsimulated: Vec<usize> = st
+        .large
+        .iter()
+        .copied()
+        .filter(|&n| n > simulated_max)
+        .collect();
+    if !unsimulated.is_empty() && largest.0 > 0 {
+        let est: Vec<String> = unsimulated
+            .iter()
+            .map(|&n| {
+                let v = crate::scale::estimate_vertices(&a.scene, n);
+                format!(
+                    "n = {n}: about {:.0} s per solver and ordering",
+                    largest.1 * v / largest.0 as f64
+                )
+            })
+            .collect();
+        md.push_str(&format!(
+            "\nLarger sizes are left out of the simulation; from the slowest run at {} vertices ({:.0} s for both runs), linearly in vertices: {}.\n",
+            largest.0,
+            largest.1,
+            est.join("; ")
+        ));
     }
     Ok(rows)
 }
