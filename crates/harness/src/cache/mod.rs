@@ -531,16 +531,13 @@ fn with_resolution(v: f64, r: f64) -> String {
     }
 }
 
-/// Timed steps of the two cachegrind runs at size `n`: the asked ones at the smallest sizes;
-/// fewer at larger ones, for about as many projections between the two runs.
-fn cg_steps_for(
-    scene: &str,
-    n: usize,
-    (low, high): (usize, usize),
-    smallest: usize,
-) -> (usize, usize) {
-    let f = crate::scale::estimate_vertices(scene, smallest)
-        / crate::scale::estimate_vertices(scene, n);
+/// Bodies up to this many vertices get the asked cachegrind steps; larger ones fewer.
+const CG_REFERENCE_VERTICES: f64 = 1024.0;
+
+/// Timed steps of the two cachegrind runs at size `n`: the asked ones up to
+/// [`CG_REFERENCE_VERTICES`]; fewer beyond, for about as many projections between the runs.
+fn cg_steps_for(scene: &str, n: usize, (low, high): (usize, usize)) -> (usize, usize) {
+    let f = CG_REFERENCE_VERTICES / crate::scale::estimate_vertices(scene, n);
     if f >= 1.0 {
         return (low, high);
     }
@@ -606,7 +603,6 @@ fn simulate(
         Ok(b) => b,
     };
     let label = cachegrind::binary_label(&bin);
-    let smallest = st.cg_sizes.iter().copied().min().unwrap_or(1);
     let mut rows = Vec::new();
     let started = Instant::now();
     // (vertices, wall seconds) of the largest size simulated, for the estimate of a larger one.
@@ -616,7 +612,7 @@ fn simulate(
         "cachegrind",
     );
     for &n in &st.cg_sizes {
-        let (low, high) = cg_steps_for(&a.scene, n, st.cg_steps, smallest);
+        let (low, high) = cg_steps_for(&a.scene, n, st.cg_steps);
         for s in &st.solvers {
             for o in &st.cg_orderings {
                 pb.set_message(format!("n={n} {s} {o}"));
@@ -1123,5 +1119,28 @@ fn alternation_stage(a: &CacheArgs, st: &Study, md: &mut String) -> Result<Strin
             md.push_str(&format!("not measured: {e}\n"));
             Ok(format!("The alternation study failed: {e}."))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_bodies_get_fewer_cachegrind_steps_and_small_ones_the_asked() {
+        assert_eq!(cg_steps_for("cloth", 23, (10, 60)), (10, 60));
+        assert_eq!(cg_steps_for("cloth", 32, (10, 60)), (10, 60));
+        // 16k vertices: a sixteenth of the steps, at least one apart.
+        assert_eq!(cg_steps_for("cloth", 128, (10, 60)), (1, 4));
+        assert_eq!(cg_steps_for("cloth", 512, (10, 60)), (1, 2));
+    }
+
+    #[test]
+    fn bandwidth_bound_means_from_some_size_on() {
+        assert_eq!(
+            bound_from(&[(1, 0.6), (2, 0.2), (3, 0.7), (4, 0.9)]),
+            Some(3)
+        );
+        assert_eq!(bound_from(&[(1, 0.6), (2, 0.2)]), None);
     }
 }
