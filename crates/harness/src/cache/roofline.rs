@@ -103,14 +103,15 @@ pub fn stream(level: &str, bytes: u64, min_bytes: u64) -> Bandwidth {
     }
 }
 
-/// L2, L3 and memory bandwidths: arrays of a quarter of L2, a quarter of L3 and 8x L3 (2x L3
-/// when `scale` < 0.5, a quick run; L2 1 MiB and L3 32 MiB when the sizes are unknown), each
-/// timing moving at least twice its array and about `2e9 x scale` bytes.
+/// L2, L3 and memory bandwidths: arrays of a quarter of L2, a quarter of L3 and 8x L3 (L2
+/// 1 MiB and L3 32 MiB when the sizes are unknown), each timing moving at least its array and
+/// about `2e9 x scale` bytes (`scale` < 1 shortens a quick run; the memory array stays 8x L3,
+/// since a smaller one is partly served by L3).
 pub fn measure(m: &Machine, scale: f64) -> Vec<Bandwidth> {
     let l2 = m.data_cache(2).unwrap_or(1 << 20);
     let l3 = m.data_cache(3).unwrap_or(32 << 20);
-    let memory = l3 * if scale < 0.5 { 2 } else { 8 };
-    let min = |b: u64| ((b as f64 * 2.0).max(2e9 * scale)) as u64;
+    let memory = (l3 * 8).max(256 << 20);
+    let min = |b: u64| ((b as f64).max(2e9 * scale)) as u64;
     vec![
         stream("L2", l2 / 4, min(l2 / 4)),
         stream("L3", l3 / 4, min(l3 / 4)),
