@@ -60,6 +60,6 @@ pub use solver_core::figures;
 pub use solver_core::interaction::picking;
 pub use solver_core::interaction::picking::{GrabId, GrabState, Hit, Picker};
 pub use solver_core::mesh::vertex_normals_into;
-pub use solver_core::{step, Body, Collider, GaussSeidel, Solver, StepParams, Wind, WobbleError};
 pub use solver_core::step::{StepReport, StepWarning};
+pub use solver_core::{step, Body, Collider, GaussSeidel, Solver, StepParams, Wind, WobbleError};
 pub use sparse::{make_solver, Pool, SolverOptions};

@@ -114,7 +114,7 @@ fn solved(base: &Body, solver: &str, ctx: &Ctx, k: usize) -> Result<Result<Body,
         ..Default::default()
     };
     match or_note(step(&mut b, &params, s.as_mut(), None).map_err(Error::from))? {
-        Ok(()) => Ok(Ok(b)),
+        Ok(_) => Ok(Ok(b)),
         Err(note) => Ok(Err(note)),
     }
 }
