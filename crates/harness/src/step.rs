@@ -109,7 +109,7 @@ pub struct StepReport {
     pub solver: String,
     /// Solver iterations per substep.
     pub iterations: usize,
-    /// Substeps per step.
+    /// Substeps per step the step loop ran (more than asked when dt exceeded `max_substep`).
     pub substeps: usize,
     /// Time step, in s.
     pub dt: f32,
@@ -188,6 +188,9 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
         ..Default::default()
     };
     params.validate()?;
+    // What the step loop runs: a frame longer than `max_substep` is split into more substeps,
+    // and the projections (and the mass-spring model's substeps) count those.
+    let substeps = params.planned()?.substeps;
     let mut model = match args.model.as_str() {
         "pbd" => {
             let opts = SolverOptions {
@@ -221,8 +224,8 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
                 step(&mut body, &params, solver.as_mut(), None)?;
             }
             Model::MassSpring(ms) => {
-                let h = params.substep_dt();
-                for _ in 0..params.substeps {
+                let h = params.dt / substeps as f32;
+                for _ in 0..substeps {
                     ms.step(&mut body, h, params.gravity)?;
                 }
             }
@@ -252,7 +255,7 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
             None,
         ),
     };
-    let projections = (per_substep * args.substeps).max(1) as f64;
+    let projections = (per_substep * substeps).max(1) as f64;
     let bending = body
         .constraints
         .extra
@@ -267,7 +270,7 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
         constraints: body.constraints.len(),
         solver: name,
         iterations: args.iterations,
-        substeps: args.substeps,
+        substeps,
         dt: args.dt,
         threads,
         warmup: args.warmup,
