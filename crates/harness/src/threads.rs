@@ -51,6 +51,10 @@ pub struct ThreadsArgs {
     /// solvers of a thread count sharing one pool (`SolverOptions::pool`).
     #[arg(long, default_value_t = 1)]
     pub bodies: usize,
+    /// With several bodies: step whole bodies on the pool's threads at once
+    /// (`sparse::step_bodies`), each body's solver serial, instead of splitting each body.
+    #[arg(long)]
+    pub across_bodies: bool,
     /// Smallest color (colored) or constraint count (Jacobi family) split across threads.
     #[arg(long, default_value_t = SolverOptions::default().parallel_threshold)]
     pub parallel_threshold: usize,
@@ -98,6 +102,8 @@ pub struct ThreadsReport {
     pub bodies: usize,
     /// The parallel threshold the solvers ran with.
     pub parallel_threshold: usize,
+    /// Whether whole bodies ran on the threads at once (each body's solver serial).
+    pub across_bodies: bool,
     /// Constraint count of the body.
     pub constraints: usize,
     /// Solver name, as the solver reports it.
@@ -131,24 +137,28 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
             args.bodies
         )));
     }
-    // Per thread count, one solver per body, all on one pool.
+    // Per thread count, one solver per body, all on one pool (or, across bodies, serial
+    // solvers and the pool stepping the bodies).
     let mut solvers: Vec<Vec<Box<dyn Solver>>> = Vec::with_capacity(counts.len());
+    let mut pools = Vec::with_capacity(counts.len());
     for &threads in &counts {
+        let pool = sparse::Pool::new(threads)?;
         let opts = SolverOptions {
-            threads,
+            threads: if args.across_bodies { 1 } else { threads },
             tile_particles: args.tile,
             kernel: args.kernel,
             parallel_threshold: args.parallel_threshold,
             ..Default::default()
         };
         let opts = SolverOptions {
-            pool: Some(opts.make_pool()?),
+            pool: (!args.across_bodies).then(|| pool.clone()),
             ..opts
         };
+        pools.push(pool);
         let group = (0..args.bodies)
             .map(|_| build_solver(&args.solver, &opts))
             .collect::<Result<Vec<_>, _>>()?;
-        if group[0].report().threads != threads {
+        if !args.across_bodies && group[0].report().threads != threads {
             return Err(Error::Arg(format!(
                 "solver '{}' runs on {} thread(s), not {threads}: `wobble threads` compares the \
                  parallel solvers (colored, jacobi, chebyshev)",
@@ -171,25 +181,32 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         ..Default::default()
     };
     params.validate()?;
-    let mut frame = |group: &mut Vec<Box<dyn Solver>>| -> Result<(), Error> {
-        for (body, s) in bodies.iter_mut().zip(group.iter_mut()) {
-            step(body, &params, s.as_mut(), None)?;
+    let across = args.across_bodies;
+    let mut frame = |c: usize, group: &mut Vec<Box<dyn Solver>>| -> Result<(), Error> {
+        if across {
+            for r in sparse::step_bodies(&pools[c], &mut bodies, group, &params)? {
+                r?;
+            }
+        } else {
+            for (body, s) in bodies.iter_mut().zip(group.iter_mut()) {
+                step(body, &params, s.as_mut(), None)?;
+            }
         }
         Ok(())
     };
     for _ in 0..args.warmup {
-        for group in solvers.iter_mut() {
-            frame(group)?;
+        for (c, group) in solvers.iter_mut().enumerate() {
+            frame(c, group)?;
         }
     }
     let turns = args.steps.div_ceil(args.turn);
     let m = crate::paired::interleave(counts.len(), turns, |c| {
         // The first step of a turn wakes the pool and brings this solver's data back.
-        frame(&mut solvers[c])?;
+        frame(c, &mut solvers[c])?;
         let mut turn = Vec::with_capacity(args.turn);
         for _ in 0..args.turn {
             let t0 = Instant::now();
-            frame(&mut solvers[c])?;
+            frame(c, &mut solvers[c])?;
             turn.push(t0.elapsed().as_secs_f64() * 1e3);
         }
         Ok::<_, Error>(turn)
@@ -225,6 +242,7 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         vertices: body.len(),
         bodies: args.bodies,
         parallel_threshold: args.parallel_threshold,
+        across_bodies: args.across_bodies,
         constraints: body.constraints.len(),
         solver: firsts[0].name(),
         iterations: args.iterations,

@@ -54,6 +54,7 @@ fn bodies_sharing_a_pool_give_the_same_bits_on_every_thread_count() {
         tile: sparse::colored::DEFAULT_TILE_PARTICLES,
         kernel: Kernel::Auto,
         bodies: 3,
+        across_bodies: false,
         parallel_threshold: 1,
         warmup: 1,
         steps: 4,
@@ -65,5 +66,11 @@ fn bodies_sharing_a_pool_give_the_same_bits_on_every_thread_count() {
     assert!(r.same_bits);
     assert_eq!(r.counts.len(), 2);
     assert!(r.counts.iter().all(|c| c.ms_per_step_median > 0.0));
+    let across = threads(&ThreadsArgs {
+        across_bodies: true,
+        ..args.clone()
+    })
+    .unwrap();
+    assert!(across.same_bits && across.across_bodies);
     assert!(threads(&ThreadsArgs { bodies: 0, ..args }).is_err());
 }

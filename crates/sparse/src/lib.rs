@@ -12,7 +12,9 @@
 //!   [`colored`], [`jacobi`], [`chebyshev`], [`newton`] (`newton-gs`, `newton-jacobi`,
 //!   `newton-direct`).
 //! - [`Averaging`]: how the Jacobi family scales its constraints' updates.
+//! - [`bodies`]: several bodies stepped at once, one body per thread of a shared [`Pool`].
 
+pub mod bodies;
 pub mod chebyshev;
 pub mod colored;
 pub mod coloring;
@@ -24,6 +26,7 @@ pub mod ordering;
 mod parallel;
 mod wavefront;
 
+pub use bodies::step_bodies;
 pub use chebyshev::Chebyshev;
 pub use colored::Colored;
 pub use coloring::{Coloring, ColoringReport, LaneSplit};

@@ -52,3 +52,46 @@ fn bodies_on_one_shared_pool_match_their_serial_runs() {
         }
     }
 }
+
+#[test]
+#[cfg_attr(
+    not(feature = "parallel"),
+    ignore = "needs the `parallel` feature (threads)"
+)]
+fn bodies_stepped_at_once_match_the_bodies_stepped_in_turn() {
+    let params = StepParams::default();
+    let pool = Pool::new(2).unwrap();
+    let make = || -> Vec<_> {
+        ["gs", "colored", "jacobi", "colored"]
+            .iter()
+            .map(|n| make_solver(n, &SolverOptions::default()).unwrap())
+            .collect()
+    };
+    let scenes = || {
+        vec![
+            scenes::cloth(12).unwrap(),
+            scenes::flag(8).unwrap(),
+            scenes::cloth(9).unwrap(),
+            scenes::rope(20).unwrap(),
+        ]
+    };
+    let (mut at_once, mut in_turn) = (scenes(), scenes());
+    let (mut s1, mut s2) = (make(), make());
+    for _ in 0..20 {
+        for r in sparse::step_bodies(&pool, &mut at_once, &mut s1, &params).unwrap() {
+            r.unwrap();
+        }
+        for (b, s) in in_turn.iter_mut().zip(s2.iter_mut()) {
+            step(b, &params, s.as_mut(), None).unwrap();
+        }
+    }
+    for (k, (a, b)) in at_once.iter().zip(&in_turn).enumerate() {
+        assert_eq!(
+            state_hash(&a.particles.x),
+            state_hash(&b.particles.x),
+            "body {k}"
+        );
+    }
+    let short = &mut s1[..3];
+    assert!(sparse::step_bodies(&pool, &mut at_once, short, &params).is_err());
+}
