@@ -453,11 +453,12 @@ pub(crate) fn diverged_at(x: Packed4, v: Packed4) -> Option<Option<f32>> {
 /// Zeroes the multipliers of the kinds the step loop projects: a solver's `begin` need not know
 /// them (a drag table may have grown since it prepared).
 fn zero_step_loop_multipliers(state: &mut SolveState) {
-    let offsets = state.constraints.offsets();
-    for (t, kind) in state.constraints.extra.iter().enumerate() {
+    let mut g = state.constraints.distance.len();
+    for kind in &state.constraints.extra {
         if kind.projected_by_step_loop() {
-            state.lambda[offsets[t + 1]..offsets[t + 2]].fill(0.0);
+            state.lambda[g..g + kind.len()].fill(0.0);
         }
+        g += kind.len();
     }
 }
 
