@@ -609,6 +609,8 @@ pub fn c11(ctx: &Ctx) -> Result<Claim, Error> {
     let mut speedups = Vec::new();
     if ctx.machine.logical_cpus < 2 {
         figures.push("parallel speed not measured: one logical CPU".into());
+    } else if !sparse::PARALLEL {
+        figures.push("parallel speed not measured: built without the `parallel` feature".into());
     } else {
         let csv = ctx.path("c11_parallel.csv");
         let mut w = RowWriter::create(
