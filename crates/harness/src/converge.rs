@@ -29,7 +29,7 @@ use crate::sim::{Sim, Spec};
 use crate::stats::quantile;
 use clap::Args;
 use serde::Serialize;
-use solver_core::{step, Body, Constraints, SolveState, Solver, StepParams};
+use solver_core::{step, Body, SolveState, Solver, StepParams};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -130,20 +130,11 @@ pub struct StretchRow {
 /// A solver that does nothing: the step loop around it predicts, projects contacts and
 /// updates velocities, which gives the residual and the cost of a step before any iteration.
 #[derive(Debug, Default)]
-pub struct NoSolve {
-    prepared: Option<u64>,
-}
+pub struct NoSolve;
 
 impl Solver for NoSolve {
     fn name(&self) -> String {
         "none".into()
-    }
-    fn prepare(&mut self, _: &Constraints, _: usize, topology_id: u64) -> solver_core::Result<()> {
-        self.prepared = Some(topology_id);
-        Ok(())
-    }
-    fn prepared_for(&self) -> Option<u64> {
-        self.prepared
     }
     fn iterate(&mut self, _: &mut SolveState, _: usize) {}
 }

@@ -337,6 +337,29 @@ pub fn check_finite(what: &'static str, index: usize, value: f32) -> Result<()> 
     }
 }
 
+/// Returns an error when `value`, which `what` number `index` holds, is not below `len`.
+pub fn check_index(what: &'static str, index: usize, value: usize, len: usize) -> Result<()> {
+    if value < len {
+        Ok(())
+    } else {
+        Err(WobbleError::IndexOutOfRange {
+            what,
+            index,
+            value: value as u64,
+            len,
+        })
+    }
+}
+
+/// Returns an error naming the first of `values` (the particles or vertices that `what`
+/// number `index` refers to) that is not below `len`.
+pub fn check_indices(what: &'static str, index: usize, values: &[u32], len: usize) -> Result<()> {
+    match values.iter().find(|&&v| v as usize >= len) {
+        None => Ok(()),
+        Some(&v) => check_index(what, index, v as usize, len),
+    }
+}
+
 /// Checks a time step: finite and strictly positive.
 pub fn check_dt(dt: f32) -> Result<()> {
     if dt.is_finite() && dt > 0.0 {

@@ -73,5 +73,7 @@ pub use error::{Result, WobbleError};
 pub use glam;
 pub use mesh::tetgen::TetMesh;
 pub use scenes::Scene;
-pub use solver::{Executor, GaussSeidel, Serial, SolveState, Solver, SolverReport};
+pub use solver::{
+    prepare_solver, Executor, GaussSeidel, Preparation, Serial, SolveState, Solver, SolverReport,
+};
 pub use step::{step, StepParams, Stiffness};

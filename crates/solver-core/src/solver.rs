@@ -35,17 +35,19 @@ impl SolveState<'_> {
 
 /// A constraint solver: runs iterations over a body's constraints.
 ///
-/// The step loop calls [`Solver::prepare`] whenever the body's topology id differs from the one
-/// the solver last prepared for, then per substep [`Solver::begin`] once and
-/// [`Solver::iterate`] `iterations` times. After each iteration the step loop itself projects
-/// the kinds it owns ([`project_step_loop_kinds`]: a closed surface's volume, which couples every
-/// particle and so is neither colored nor assembled, and the drag of a grab, which comes and
-/// goes from frame to frame), then contacts, and, when asked, measures the residual; so a
-/// solver projects only the other kinds' constraints and never pays for figures nobody reads.
+/// Per substep the step loop calls [`Solver::begin`] once and [`Solver::iterate`]
+/// `iterations` times. After each iteration the step loop itself projects the kinds it owns
+/// ([`project_step_loop_kinds`]: a closed surface's volume, which couples every particle and so
+/// is neither colored nor assembled, and the drag of a grab, which comes and goes from frame to
+/// frame), then contacts, and, when asked, measures the residual; so a solver projects only the
+/// other kinds' constraints and never pays for figures nobody reads.
 ///
-/// What makes the step loop call `prepare` again is a new topology id: adding or removing
-/// constraints of a solver's kinds, renumbering particles, tearing, plasticity's rebuilt rest
-/// state. Grabbing and releasing (while the drag table is the last kind, as
+/// The step loop also owns the topology bookkeeping ([`prepare_solver`]): it calls
+/// [`Solver::prepare`] when the body's topology id differs from the one recorded in the
+/// solver's [`Preparation`], or before every step for a solver that keeps none (the default,
+/// right for a solver whose `prepare` costs nothing). What renews the topology id: adding or
+/// removing constraints of a solver's kinds, renumbering particles, tearing, plasticity's
+/// rebuilt rest state. Grabbing and releasing (while the drag table is the last kind, as
 /// `interaction::picking::grab` leaves it), moving a grab, pinning, attaching and moving an
 /// attachment change no structure a solver builds, so they cost no re-prepare. One solver may
 /// step several bodies in turn, but it re-prepares every time the body changes; give each body
@@ -53,15 +55,17 @@ impl SolveState<'_> {
 pub trait Solver: Send {
     /// The name the CLI knows it by.
     fn name(&self) -> String;
-    /// Builds structures that depend only on topology (colorings, CSR patterns, scratch).
-    fn prepare(
-        &mut self,
-        constraints: &Constraints,
-        particles: usize,
-        topology_id: u64,
-    ) -> Result<()>;
-    /// The topology id of the last successful `prepare`, if any.
-    fn prepared_for(&self) -> Option<u64>;
+    /// Builds structures that depend only on topology (colorings, CSR patterns, scratch); the
+    /// default builds nothing.
+    fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<()> {
+        let _ = (constraints, particles);
+        Ok(())
+    }
+    /// Where the step loop records the topology this solver is prepared for; `None` (the
+    /// default) makes the step loop call [`Solver::prepare`] before every step.
+    fn preparation(&mut self) -> Option<&mut Preparation> {
+        None
+    }
     /// Called once per substep before the first iteration; it owns the multipliers' start:
     /// the default zeroes them all, and a solver that overrides it must leave every multiplier
     /// it reads zero before reading it.
@@ -138,6 +142,39 @@ impl Executor for Serial {
     }
 }
 
+/// The topology id a solver was last prepared for, kept in the solver and read and written by
+/// the step loop alone ([`prepare_solver`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Preparation(Option<u64>);
+
+impl Preparation {
+    /// Whether the solver has been prepared for some body.
+    pub fn is_prepared(&self) -> bool {
+        self.0.is_some()
+    }
+}
+
+/// Prepares `solver` for a body's constraints unless its [`Preparation`] already records
+/// `topology_id`; the record is cleared while preparing, so a failed `prepare` is retried.
+pub fn prepare_solver(
+    solver: &mut dyn Solver,
+    constraints: &Constraints,
+    particles: usize,
+    topology_id: u64,
+) -> Result<()> {
+    if let Some(p) = solver.preparation() {
+        if p.0 == Some(topology_id) {
+            return Ok(());
+        }
+        p.0 = None;
+    }
+    solver.prepare(constraints, particles)?;
+    if let Some(p) = solver.preparation() {
+        p.0 = Some(topology_id);
+    }
+    Ok(())
+}
+
 /// Projects every constraint of the kinds the step loop owns
 /// ([`crate::constraints::ConstraintKind::projected_by_step_loop`]) once, in order,
 /// Gauss-Seidel style: the step loop calls it after every solver iteration.
@@ -164,7 +201,7 @@ pub fn project_step_loop_kinds(s: &mut SolveState) {
 /// Nonlinear Gauss-Seidel over all constraints in storage order, scalar: the reference solver.
 #[derive(Debug, Default, Clone)]
 pub struct GaussSeidel {
-    prepared: Option<u64>,
+    prepared: Preparation,
     /// Optional visiting order (a permutation of global constraint ids); storage order if `None`.
     pub order: Option<Vec<u32>>,
 }
@@ -180,7 +217,7 @@ impl GaussSeidel {
     /// they are skipped).
     pub fn with_order(order: Vec<u32>) -> Self {
         GaussSeidel {
-            prepared: None,
+            prepared: Preparation::default(),
             order: Some(order),
         }
     }
@@ -191,12 +228,7 @@ impl Solver for GaussSeidel {
         "gs".into()
     }
 
-    fn prepare(
-        &mut self,
-        constraints: &Constraints,
-        _particles: usize,
-        topology_id: u64,
-    ) -> Result<()> {
+    fn prepare(&mut self, constraints: &Constraints, _particles: usize) -> Result<()> {
         if let Some(order) = &self.order {
             let owned = constraints.solver_ids().len();
             if order.len() < owned || order.len() > constraints.len() {
@@ -207,12 +239,11 @@ impl Solver for GaussSeidel {
                 });
             }
         }
-        self.prepared = Some(topology_id);
         Ok(())
     }
 
-    fn prepared_for(&self) -> Option<u64> {
-        self.prepared
+    fn preparation(&mut self) -> Option<&mut Preparation> {
+        Some(&mut self.prepared)
     }
 
     fn iterate(&mut self, s: &mut SolveState, _iteration: usize) {
@@ -270,16 +301,11 @@ impl<S: Solver + ?Sized> Solver for Box<S> {
     fn name(&self) -> String {
         (**self).name()
     }
-    fn prepare(
-        &mut self,
-        constraints: &Constraints,
-        particles: usize,
-        topology_id: u64,
-    ) -> Result<()> {
-        (**self).prepare(constraints, particles, topology_id)
+    fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<()> {
+        (**self).prepare(constraints, particles)
     }
-    fn prepared_for(&self) -> Option<u64> {
-        (**self).prepared_for()
+    fn preparation(&mut self) -> Option<&mut Preparation> {
+        (**self).preparation()
     }
     fn begin(&mut self, state: &mut SolveState) {
         (**self).begin(state)

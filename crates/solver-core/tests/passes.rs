@@ -38,11 +38,11 @@ impl Solver for ScrambledBlocks {
     fn name(&self) -> String {
         "gs".into()
     }
-    fn prepare(&mut self, c: &Constraints, n: usize, id: u64) -> solver_core::Result<()> {
-        self.gs.prepare(c, n, id)
+    fn prepare(&mut self, c: &Constraints, n: usize) -> solver_core::Result<()> {
+        self.gs.prepare(c, n)
     }
-    fn prepared_for(&self) -> Option<u64> {
-        self.gs.prepared_for()
+    fn preparation(&mut self) -> Option<&mut solver_core::Preparation> {
+        self.gs.preparation()
     }
     fn iterate(&mut self, s: &mut SolveState, it: usize) {
         self.gs.iterate(s, it)

@@ -55,7 +55,7 @@
 
 use crate::jacobi::JacobiCore;
 use crate::SolverOptions;
-use solver_core::{Constraints, Packed4, SolveState, Solver, WobbleError};
+use solver_core::{Constraints, Packed4, Preparation, SolveState, Solver, WobbleError};
 
 /// Default delayed start S. Wang uses S = 10 with tens of iterations; with wobble's default of
 /// 8 iterations that would never start, so the default is 4.
@@ -72,7 +72,7 @@ pub const PROBE_SIGNAL: f64 = 10.0;
 #[derive(Debug)]
 pub struct Chebyshev {
     core: JacobiCore,
-    prepared: Option<u64>,
+    prepared: Preparation,
     rho_given: Option<f32>,
     delay: usize,
     /// x⁽ᵏ⁻¹⁾.
@@ -107,7 +107,7 @@ impl Chebyshev {
     pub fn new(opts: &SolverOptions) -> Result<Self, WobbleError> {
         Ok(Chebyshev {
             core: JacobiCore::new(opts)?,
-            prepared: None,
+            prepared: Preparation::default(),
             rho_given: opts.rho,
             delay: opts.chebyshev_delay,
             prev: Vec::new(),
@@ -182,13 +182,7 @@ impl Solver for Chebyshev {
         "chebyshev".into()
     }
 
-    fn prepare(
-        &mut self,
-        constraints: &Constraints,
-        particles: usize,
-        topology_id: u64,
-    ) -> Result<(), WobbleError> {
-        self.prepared = None;
+    fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<(), WobbleError> {
         self.core.prepare(constraints, particles)?;
         self.prev = vec![Packed4::default(); particles];
         self.prev_lambda = vec![0.0; constraints.len()];
@@ -206,12 +200,11 @@ impl Solver for Chebyshev {
             .collect();
         self.partials = Vec::with_capacity(particles.div_ceil(self.core.chunk));
         self.rho = self.rho_given;
-        self.prepared = Some(topology_id);
         Ok(())
     }
 
-    fn prepared_for(&self) -> Option<u64> {
-        self.prepared
+    fn preparation(&mut self) -> Option<&mut Preparation> {
+        Some(&mut self.prepared)
     }
 
     fn begin(&mut self, s: &mut SolveState) {

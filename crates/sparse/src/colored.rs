@@ -63,7 +63,7 @@ use solver_core::simd::{
     project_bend_batch_range, project_distance_batch_range, project_tether_batch_range, BendBatch,
     EdgeBatch, Kernel, TetherBatch,
 };
-use solver_core::{Constraints, Packed4, SolveState, Solver, WobbleError};
+use solver_core::{Constraints, Packed4, Preparation, SolveState, Solver, WobbleError};
 use std::ops::Range;
 
 /// What the kernel needs besides the data: which kernel, α̃ scale, stiffness, whether this
@@ -156,7 +156,7 @@ pub struct Colored {
     opts: SolverOptions,
     /// The kernel `opts.kernel` resolves to on this CPU (never `Auto`).
     kernel: Kernel,
-    prepared: Option<u64>,
+    prepared: Preparation,
     particles: usize,
     /// The tiles' batches (tile after tile), the seam tiles' batches, then the whole-body
     /// sweep's colors from `sweep`.
@@ -179,7 +179,8 @@ pub struct Colored {
     tethers: Vec<KindWork<TetherBatch>>,
     /// Multipliers of the bend and tether batches in batch order.
     kind_lambda: Vec<f32>,
-    colors: usize,
+    /// Colors of the last successful prepare.
+    colors: Option<usize>,
     /// Distance constraints of the prepared body.
     distance: usize,
     /// Whether any part of an iteration is large enough to run on several threads.
@@ -200,7 +201,7 @@ impl Colored {
             pool: opts.make_pool()?,
             opts: opts.clone(),
             kernel: opts.kernel.resolve()?,
-            prepared: None,
+            prepared: Preparation::default(),
             particles: 0,
             work: Vec::new(),
             sweep: 0,
@@ -211,7 +212,7 @@ impl Colored {
             lambda: Vec::new(),
             tethers: Vec::new(),
             kind_lambda: Vec::new(),
-            colors: 0,
+            colors: None,
             distance: 0,
             parallel_work: false,
             other_ids: 0..0,
@@ -647,13 +648,8 @@ impl Solver for Colored {
         "colored".into()
     }
 
-    fn prepare(
-        &mut self,
-        constraints: &Constraints,
-        particles: usize,
-        topology_id: u64,
-    ) -> Result<(), WobbleError> {
-        self.prepared = None;
+    fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<(), WobbleError> {
+        self.colors = None;
         let nd = constraints.distance.len();
         let coloring = {
             let inc = Incidence::without_entries(constraints, particles)?;
@@ -736,7 +732,7 @@ impl Solver for Colored {
         }
         self.kind_lambda = vec![0.0; kind_len];
         self.lambda = vec![0.0; lambda_len];
-        self.colors = coloring.colors();
+        self.colors = Some(coloring.colors());
         self.distance = nd;
         let threshold = self.opts.parallel_threshold;
         self.parallel_work = self.tiles.len + self.seams.len >= threshold
@@ -751,12 +747,11 @@ impl Solver for Colored {
         self.graph_is_iteration = !swept && !constraints.has_step_loop_kinds();
         self.report = coloring.report(nd);
         self.particles = particles;
-        self.prepared = Some(topology_id);
         Ok(())
     }
 
-    fn prepared_for(&self) -> Option<u64> {
-        self.prepared
+    fn preparation(&mut self) -> Option<&mut Preparation> {
+        Some(&mut self.prepared)
     }
 
     fn begin(&mut self, s: &mut SolveState) {
@@ -812,7 +807,7 @@ impl Solver for Colored {
     fn report(&self) -> solver_core::SolverReport {
         solver_core::SolverReport {
             threads: self.pool.threads(),
-            colors: self.prepared.map(|_| self.colors),
+            colors: self.colors,
             kernel: Some(self.kernel),
         }
     }

@@ -9,7 +9,7 @@
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
-use solver_core::{Constraints, GaussSeidel, SolveState, Solver, WobbleError};
+use solver_core::{Constraints, GaussSeidel, Preparation, SolveState, Solver, WobbleError};
 
 /// Sequential Gauss-Seidel over a seeded random permutation of the constraints.
 #[derive(Debug, Clone)]
@@ -38,12 +38,7 @@ impl Solver for ShuffledGaussSeidel {
         "gs-shuffled".into()
     }
 
-    fn prepare(
-        &mut self,
-        constraints: &Constraints,
-        particles: usize,
-        topology_id: u64,
-    ) -> Result<(), WobbleError> {
+    fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<(), WobbleError> {
         if constraints.len() > u32::MAX as usize {
             return Err(WobbleError::BadCount {
                 name: "constraints",
@@ -56,11 +51,11 @@ impl Solver for ShuffledGaussSeidel {
         let mut order = constraints.solver_ids();
         order.shuffle(&mut Pcg64::seed_from_u64(self.seed));
         self.inner = GaussSeidel::with_order(order);
-        self.inner.prepare(constraints, particles, topology_id)
+        self.inner.prepare(constraints, particles)
     }
 
-    fn prepared_for(&self) -> Option<u64> {
-        self.inner.prepared_for()
+    fn preparation(&mut self) -> Option<&mut Preparation> {
+        self.inner.preparation()
     }
 
     fn iterate(&mut self, state: &mut SolveState, iteration: usize) {

@@ -57,7 +57,8 @@ use crate::{Averaging, SolverOptions};
 use solver_core::constraints::{xpbd_delta_lambda, MAX_ARITY};
 use solver_core::glam::Vec3;
 use solver_core::{
-    ConstraintKind, Constraints, DistanceConstraints, Packed4, SolveState, Solver, WobbleError,
+    ConstraintKind, Constraints, DistanceConstraints, Packed4, Preparation, SolveState, Solver,
+    WobbleError,
 };
 
 /// Table `t` of the constraints (0 = distance, then the extras) without allocating.
@@ -319,7 +320,7 @@ impl JacobiCore {
 #[derive(Debug)]
 pub struct Jacobi {
     core: JacobiCore,
-    prepared: Option<u64>,
+    prepared: Preparation,
 }
 
 impl Jacobi {
@@ -328,7 +329,7 @@ impl Jacobi {
     pub fn new(opts: &SolverOptions) -> Result<Self, WobbleError> {
         Ok(Jacobi {
             core: JacobiCore::new(opts)?,
-            prepared: None,
+            prepared: Preparation::default(),
         })
     }
 }
@@ -338,20 +339,13 @@ impl Solver for Jacobi {
         "jacobi".into()
     }
 
-    fn prepare(
-        &mut self,
-        constraints: &Constraints,
-        particles: usize,
-        topology_id: u64,
-    ) -> Result<(), WobbleError> {
-        self.prepared = None;
+    fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<(), WobbleError> {
         self.core.prepare(constraints, particles)?;
-        self.prepared = Some(topology_id);
         Ok(())
     }
 
-    fn prepared_for(&self) -> Option<u64> {
-        self.prepared
+    fn preparation(&mut self) -> Option<&mut Preparation> {
+        Some(&mut self.prepared)
     }
 
     fn iterate(&mut self, s: &mut SolveState, _iteration: usize) {

@@ -102,7 +102,9 @@ use nalgebra_sparse::pattern::SparsityPattern;
 use nalgebra_sparse::CsrMatrix;
 use solver_core::constraints::MAX_ARITY;
 use solver_core::glam::{DVec3, Vec3};
-use solver_core::{ConstraintKind, Constraints, Packed4, SolveState, Solver, WobbleError};
+use solver_core::{
+    ConstraintKind, Constraints, Packed4, Preparation, SolveState, Solver, WobbleError,
+};
 
 /// How the linear system of each outer iteration is solved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,7 +150,7 @@ pub struct Newton {
     /// The Jacobi sweeps' `ω / D_r` per row.
     jacobi_scale: Vec<f64>,
     regularization: f64,
-    prepared: Option<u64>,
+    prepared: Preparation,
     particles: usize,
     inc: Incidence,
     offsets: Vec<usize>,
@@ -235,7 +237,7 @@ impl Newton {
             row_sum_scaling: opts.average != crate::Averaging::Off,
             jacobi_scale: Vec::new(),
             regularization: opts.regularization,
-            prepared: None,
+            prepared: Preparation::default(),
             particles: 0,
             inc: Incidence::default(),
             offsets: Vec::new(),
@@ -640,13 +642,7 @@ impl Solver for Newton {
         .into()
     }
 
-    fn prepare(
-        &mut self,
-        constraints: &Constraints,
-        particles: usize,
-        topology_id: u64,
-    ) -> Result<(), WobbleError> {
-        self.prepared = None;
+    fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<(), WobbleError> {
         self.inc = Incidence::new(constraints, particles)?;
         self.offsets = constraints.offsets();
         let m = self.inc.constraints();
@@ -746,12 +742,11 @@ impl Solver for Newton {
         self.damping_raises = 0;
         self.rejected = 0;
         self.particles = particles;
-        self.prepared = Some(topology_id);
         Ok(())
     }
 
-    fn prepared_for(&self) -> Option<u64> {
-        self.prepared
+    fn preparation(&mut self) -> Option<&mut Preparation> {
+        Some(&mut self.prepared)
     }
 
     fn iterate(&mut self, s: &mut SolveState, iteration: usize) {

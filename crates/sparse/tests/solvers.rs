@@ -243,9 +243,7 @@ fn colored_writes_the_multipliers_back_after_the_last_iteration() {
     let body = predicted(scenes::cloth(8).unwrap(), 5);
     let mut b = body.clone();
     let mut solver = make_solver("colored", &SolverOptions::default()).unwrap();
-    solver
-        .prepare(&b.constraints, b.len(), b.topology_id())
-        .unwrap();
+    solver.prepare(&b.constraints, b.len()).unwrap();
     let mut lambda = vec![0.0; b.constraints.len()];
     let mut s = solver_core::SolveState {
         x: &mut b.particles.x,
@@ -363,9 +361,7 @@ fn every_solver_honours_the_pbd_stiffness_scale() {
         let moved_by = |k: f32| {
             let mut b = body.clone();
             let mut solver = make_solver(name, &SolverOptions::default()).unwrap();
-            solver
-                .prepare(&b.constraints, b.len(), b.topology_id())
-                .unwrap();
+            solver.prepare(&b.constraints, b.len()).unwrap();
             let mut lambda = vec![0.0; b.constraints.len()];
             let mut s = solver_core::SolveState {
                 x: &mut b.particles.x,

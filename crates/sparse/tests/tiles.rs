@@ -168,24 +168,18 @@ fn bodies_without_locality_or_too_small_are_swept_whole() {
     apply_ordering(&mut shuffled, Ordering::Shuffled { seed: 7 }).unwrap();
     let mut colored = Colored::new(&tiled(64, 1)).unwrap();
     colored
-        .prepare(
-            &shuffled.constraints,
-            shuffled.len(),
-            shuffled.topology_id(),
-        )
+        .prepare(&shuffled.constraints, shuffled.len())
         .unwrap();
     assert_eq!(colored.tile_report().tiles, 0);
     // Fewer than four tiles' worth of particles (225 < 4 x 64).
     let small = scenes::cloth(15).unwrap();
-    colored
-        .prepare(&small.constraints, small.len(), small.topology_id())
-        .unwrap();
+    colored.prepare(&small.constraints, small.len()).unwrap();
     assert_eq!(colored.tile_report().tiles, 0);
     // The natural numbering of the same cloth is tiled; every distance constraint is either in
     // a tile or in the whole-body sweep, and the multipliers cover them all.
     let natural = scenes::cloth(32).unwrap();
     colored
-        .prepare(&natural.constraints, natural.len(), natural.topology_id())
+        .prepare(&natural.constraints, natural.len())
         .unwrap();
     let report = colored.tile_report();
     assert_eq!(report.tiles, 16);

@@ -9,6 +9,7 @@ use crate::collide::{Collider, Contact};
 use crate::constraints::Constraints;
 use crate::effects::wind::Wind;
 use crate::error::{check_finite, Result, WobbleError};
+use crate::error::{check_index, check_indices};
 use glam::Vec3;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -123,14 +124,7 @@ impl Body {
             for c in 0..kind.len() {
                 let ids = kind.particles(c);
                 for (a, &p) in ids.iter().enumerate() {
-                    if p as usize >= n {
-                        return Err(WobbleError::IndexOutOfRange {
-                            what: kind.name(),
-                            index: c,
-                            value: p as u64,
-                            len: n,
-                        });
-                    }
+                    check_index(kind.name(), c, p as usize, n)?;
                     // Global kinds check their (long) particle lists when they are built.
                     if !kind.is_global() && ids[..a].contains(&p) {
                         return Err(WobbleError::RepeatedParticle {
@@ -143,28 +137,10 @@ impl Body {
             }
         }
         for (t, tri) in self.topology.triangles.iter().enumerate() {
-            for &p in tri {
-                if p as usize >= n {
-                    return Err(WobbleError::IndexOutOfRange {
-                        what: "triangle",
-                        index: t,
-                        value: p as u64,
-                        len: n,
-                    });
-                }
-            }
+            check_indices("triangle", t, tri, n)?;
         }
         for (t, tet) in self.topology.tets.iter().enumerate() {
-            for &p in tet {
-                if p as usize >= n {
-                    return Err(WobbleError::IndexOutOfRange {
-                        what: "tetrahedron",
-                        index: t,
-                        value: p as u64,
-                        len: n,
-                    });
-                }
-            }
+            check_indices("tetrahedron", t, tet, n)?;
         }
         Ok(())
     }
@@ -196,14 +172,7 @@ impl Body {
 
     /// Attaches particle `i` where it is now, pinning it; move it with [`Body::move_attachment`].
     pub fn attach(&mut self, i: u32) -> Result<usize> {
-        if i as usize >= self.len() {
-            return Err(WobbleError::IndexOutOfRange {
-                what: "attachment",
-                index: self.attachments.len(),
-                value: i as u64,
-                len: self.len(),
-            });
-        }
+        check_index("attachment", self.attachments.len(), i as usize, self.len())?;
         self.particles.pin(i as usize);
         let p = self.particles.position(i as usize);
         self.attachments.push(Attachment {

@@ -18,6 +18,7 @@
 use crate::body::particles::Packed4;
 use crate::body::{Attachment, Body};
 use crate::constraints::Drag;
+use crate::error::check_index;
 use crate::error::{check_finite, Result, WobbleError};
 use glam::Vec3;
 
@@ -170,14 +171,7 @@ impl Body {
             }
         }
         for (k, a) in state.attachments.iter().enumerate() {
-            if a.particle as usize >= n {
-                return Err(WobbleError::IndexOutOfRange {
-                    what: "state attachment",
-                    index: k,
-                    value: a.particle as u64,
-                    len: n,
-                });
-            }
+            check_index("state attachment", k, a.particle as usize, n)?;
             for c in a.from.to_array().into_iter().chain(a.to.to_array()) {
                 check_finite("state attachment target", k, c)?;
             }

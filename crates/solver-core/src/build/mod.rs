@@ -45,6 +45,7 @@ pub use tet::TetBody;
 use crate::body::Body;
 use crate::collide::Collider;
 use crate::constraints::{add_bending_links, DihedralBending, IsometricBending};
+use crate::error::check_index;
 use crate::error::{Result, WobbleError};
 use glam::{Affine3A, Mat4, Vec3, Vec4};
 
@@ -142,14 +143,7 @@ impl Common {
     fn apply_pins(&self, body: &mut Body) -> Result<()> {
         let n = body.len();
         for (k, &p) in self.pins.iter().enumerate() {
-            if p as usize >= n {
-                return Err(WobbleError::IndexOutOfRange {
-                    what: "pin",
-                    index: k,
-                    value: p as u64,
-                    len: n,
-                });
-            }
+            check_index("pin", k, p as usize, n)?;
             body.particles.pin(p as usize);
         }
         if !self.pin_tests.is_empty() {

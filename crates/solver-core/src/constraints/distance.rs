@@ -2,6 +2,7 @@
 
 use super::{xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
 use crate::body::particles::Packed4;
+use crate::error::check_index;
 use crate::error::{Result, WobbleError};
 use glam::Vec3;
 
@@ -33,14 +34,7 @@ impl DistanceConstraints {
     pub fn push_rest(&mut self, x: &[Packed4], i: u32, j: u32, compliance: f32) -> Result<()> {
         let index = self.len();
         for p in [i, j] {
-            if p as usize >= x.len() {
-                return Err(WobbleError::IndexOutOfRange {
-                    what: "distance constraint",
-                    index,
-                    value: p as u64,
-                    len: x.len(),
-                });
-            }
+            check_index("distance constraint", index, p as usize, x.len())?;
         }
         let rest = (x[i as usize].xyz() - x[j as usize].xyz()).length();
         self.push(i, j, rest, compliance)

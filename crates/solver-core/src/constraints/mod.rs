@@ -27,6 +27,7 @@ pub use tether::{project_tethers, TetherDistance, Tethers};
 pub use volume::{project_tet_volumes, SurfaceVolume, TetVolume};
 
 use crate::body::particles::Packed4;
+use crate::error::check_index;
 use crate::error::{Result, WobbleError};
 use glam::Vec3;
 use std::any::Any;
@@ -129,14 +130,7 @@ pub(crate) fn check_particles(
     n: usize,
 ) -> Result<()> {
     for (a, &p) in ids.iter().enumerate() {
-        if p as usize >= n {
-            return Err(WobbleError::IndexOutOfRange {
-                what: kind,
-                index,
-                value: p as u64,
-                len: n,
-            });
-        }
+        check_index(kind, index, p as usize, n)?;
         if ids[..a].contains(&p) {
             return Err(WobbleError::RepeatedParticle {
                 kind,

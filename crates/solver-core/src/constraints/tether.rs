@@ -20,6 +20,7 @@
 use super::{check_compliance, xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
 use crate::body::particles::Packed4;
 use crate::body::Body;
+use crate::error::check_index;
 use crate::error::{Result, WobbleError};
 use glam::Vec3;
 use std::cmp::Ordering;
@@ -93,14 +94,7 @@ impl Tethers {
             });
         }
         for (k, &a) in anchors.iter().enumerate() {
-            if a as usize >= n {
-                return Err(WobbleError::IndexOutOfRange {
-                    what: "tether anchor",
-                    index: k,
-                    value: a as u64,
-                    len: n,
-                });
-            }
+            check_index("tether anchor", k, a as usize, n)?;
         }
         let x = &body.particles.x;
         // dist[a][i]: rest distance of particle i from anchor a.

@@ -16,6 +16,7 @@
 
 use crate::body::particles::Packed4;
 use crate::constraints::volume::signed_tet_volume;
+use crate::error::check_index;
 use crate::error::{check_finite, Result, WobbleError};
 use crate::par::*;
 use glam::Vec3;
@@ -60,14 +61,7 @@ impl VertexNormals {
         let mut start = vec![0u32; vertices + 1];
         for (t, tri) in triangles.iter().enumerate() {
             for &v in tri {
-                if v as usize >= vertices {
-                    return Err(WobbleError::IndexOutOfRange {
-                        what: "triangle",
-                        index: t,
-                        value: v as u64,
-                        len: vertices,
-                    });
-                }
+                check_index("triangle", t, v as usize, vertices)?;
                 start[v as usize + 1] += 1;
             }
         }

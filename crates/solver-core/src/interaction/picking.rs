@@ -25,6 +25,7 @@ use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::constraints::check_compliance;
 pub use crate::constraints::drag::{Drag, GrabId};
+use crate::error::check_indices;
 use crate::error::{check_finite, Result, WobbleError};
 use crate::par::*;
 use glam::{Vec3, Vec3A, Vec4};
@@ -77,16 +78,7 @@ impl TriangleBvh {
             return Err(WobbleError::EmptyMesh("picking surface".into()));
         }
         for (t, tri) in triangles.iter().enumerate() {
-            for &v in tri {
-                if v as usize >= x.len() {
-                    return Err(WobbleError::IndexOutOfRange {
-                        what: "triangle",
-                        index: t,
-                        value: v as u64,
-                        len: x.len(),
-                    });
-                }
-            }
+            check_indices("triangle", t, tri, x.len())?;
         }
         let centroids: Vec<Vec3> = triangles
             .iter()

@@ -13,6 +13,7 @@ pub mod repair;
 pub mod tetgen;
 
 use crate::body::particles::{check_buffer, Packed4, Xyz};
+use crate::error::check_indices;
 use crate::error::{check_finite, Result, WobbleError};
 use glam::Vec3;
 use std::collections::HashMap;
@@ -69,16 +70,7 @@ impl TriMesh {
         let n = self.positions.len();
         let scale = self.bounding_diagonal();
         for (t, tri) in self.triangles.iter().enumerate() {
-            for &v in tri {
-                if v as usize >= n {
-                    return Err(WobbleError::IndexOutOfRange {
-                        what: "triangle",
-                        index: t,
-                        value: v as u64,
-                        len: n,
-                    });
-                }
-            }
+            check_indices("triangle", t, tri, n)?;
             if is_zero_area(self.double_area(t), scale) {
                 return Err(WobbleError::DegenerateTriangle {
                     index: t,

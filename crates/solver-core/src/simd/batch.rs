@@ -29,6 +29,7 @@
 
 use super::LANES;
 use crate::constraints::DistanceConstraints;
+use crate::error::check_index;
 use crate::error::{Result, WobbleError};
 
 /// Constraints per quad (four `Packed4` per side: 512 bits).
@@ -125,14 +126,7 @@ impl EdgeBatch {
             }
             let [i, j] = table.pairs[c];
             for p in [i, j] {
-                if p as usize >= particles {
-                    return Err(WobbleError::IndexOutOfRange {
-                        what: "distance constraint",
-                        index: c,
-                        value: p as u64,
-                        len: particles,
-                    });
-                }
+                check_index("distance constraint", c, p as usize, particles)?;
                 ends.push((p, k as u32));
             }
             // The projection is symmetric in i and j (d changes sign exactly), so orienting

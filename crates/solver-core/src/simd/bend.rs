@@ -31,6 +31,7 @@ use super::{Kernel, LANES};
 use crate::body::particles::Packed4;
 use crate::constraints::bending::DIHEDRAL_MAX_STEP;
 use crate::constraints::{DihedralBending, IsometricBending, MIN_DENOMINATOR};
+use crate::error::check_index;
 use crate::error::{Result, WobbleError};
 use std::ops::Range;
 
@@ -105,24 +106,10 @@ impl BendBatch {
         let mut items = Vec::with_capacity(ids.len());
         let mut ends: Vec<(u32, u32)> = Vec::with_capacity(4 * ids.len());
         for (k, &c) in ids.iter().enumerate() {
-            if c as usize >= table_len {
-                return Err(WobbleError::IndexOutOfRange {
-                    what: "batch constraint",
-                    index: k,
-                    value: c as u64,
-                    len: table_len,
-                });
-            }
+            check_index("batch constraint", k, c as usize, table_len)?;
             let (s, param, compliance) = get(c as usize);
             for p in s {
-                if p as usize >= particles {
-                    return Err(WobbleError::IndexOutOfRange {
-                        what,
-                        index: c as usize,
-                        value: p as u64,
-                        len: particles,
-                    });
-                }
+                check_index(what, c as usize, p as usize, particles)?;
                 ends.push((p, k as u32));
             }
             items.push((s, param, compliance, c));

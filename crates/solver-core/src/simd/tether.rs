@@ -19,6 +19,7 @@ use super::lane::{arr4, positive_finite, Lane, V3, W};
 use super::{Kernel, LANES};
 use crate::body::particles::Packed4;
 use crate::constraints::{Tethers, MIN_DENOMINATOR};
+use crate::error::check_index;
 use crate::error::{Result, WobbleError};
 use std::ops::Range;
 
@@ -43,24 +44,10 @@ impl TetherBatch {
         let mut moved: Vec<(u32, u32)> = Vec::with_capacity(ids.len());
         let mut anchors: Vec<u32> = Vec::with_capacity(ids.len());
         for (k, &c) in ids.iter().enumerate() {
-            if c as usize >= table.pairs.len() {
-                return Err(WobbleError::IndexOutOfRange {
-                    what: "batch tether",
-                    index: k,
-                    value: c as u64,
-                    len: table.pairs.len(),
-                });
-            }
+            check_index("batch tether", k, c as usize, table.pairs.len())?;
             let [i, a] = table.pairs[c as usize];
             for p in [i, a] {
-                if p as usize >= particles {
-                    return Err(WobbleError::IndexOutOfRange {
-                        what: "tether",
-                        index: c as usize,
-                        value: p as u64,
-                        len: particles,
-                    });
-                }
+                check_index("tether", c as usize, p as usize, particles)?;
             }
             moved.push((i, k as u32));
             anchors.push(a);

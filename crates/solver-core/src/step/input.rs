@@ -29,6 +29,7 @@
 use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::constraints::Drag;
+use crate::error::check_index;
 use crate::error::{Result, WobbleError};
 use glam::Vec3;
 
@@ -204,14 +205,7 @@ fn first_bad_entry(body: &mut Body) -> Result<Option<Bad>> {
     const FROM: [&str; 3] = ["start (from) x", "start (from) y", "start (from) z"];
     let pin = "the attached particle's position";
     for (k, a) in body.attachments.iter().enumerate() {
-        if a.particle as usize >= n {
-            return Err(WobbleError::IndexOutOfRange {
-                what: "attachment",
-                index: k,
-                value: a.particle as u64,
-                len: n,
-            });
-        }
+        check_index("attachment", k, a.particle as usize, n)?;
         if let Some((c, value)) = bad_vec3(a.to) {
             return Ok(Some(("attachment", k, TO[c], value, NOT_FINITE, pin)));
         }

@@ -469,9 +469,12 @@ pub(crate) fn prepare_step(
     solver: &mut dyn Solver,
 ) -> Result<()> {
     params.validate()?;
-    if solver.prepared_for() != Some(body.topology_id()) {
-        solver.prepare(&body.constraints, body.particles.len(), body.topology_id())?;
-    }
+    crate::solver::prepare_solver(
+        solver,
+        &body.constraints,
+        body.particles.len(),
+        body.topology_id(),
+    )?;
     for (k, c) in body.colliders.iter().enumerate() {
         c.validate(k)?;
     }

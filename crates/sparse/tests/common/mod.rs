@@ -235,11 +235,7 @@ pub fn on_a_copy<R>(
     solve: impl FnOnce(&mut dyn Solver, &mut SolveState) -> R,
 ) -> (R, Vec<Packed4>, Vec<f32>) {
     let mut b = body.clone();
-    if solver.prepared_for() != Some(b.topology_id()) {
-        solver
-            .prepare(&b.constraints, b.len(), b.topology_id())
-            .unwrap();
-    }
+    solver_core::prepare_solver(solver, &b.constraints, b.len(), b.topology_id()).unwrap();
     let mut lambda = vec![0.0; b.constraints.len()];
     let dt = StepParams::default().dt;
     let mut s = SolveState {
