@@ -22,8 +22,7 @@ use solver_core::constraints::{
 };
 use solver_core::glam::Vec3;
 use solver_core::simd::{
-    cpu_features, project_bend_batch_with, project_tether_batch_with, BendBatch, Kernel,
-    TetherBatch, DETERMINISTIC,
+    cpu_features, project_batch_with, BendBatch, Kernel, TetherBatch, DETERMINISTIC,
 };
 use solver_core::{scenes, step, Body, GaussSeidel, Packed4, StepParams};
 use sparse::{make_solver, Coloring, Incidence, SolverOptions};
@@ -101,7 +100,7 @@ fn bench_bends(
                 fresh,
                 |(x, l)| {
                     for batch in batches {
-                        project_bend_batch_with(k, x, black_box(batch), l, INV_DT2, 1.0).unwrap();
+                        project_batch_with(k, x, black_box(batch), l, INV_DT2, 1.0).unwrap();
                     }
                 },
                 BatchSize::LargeInput,
@@ -180,7 +179,7 @@ fn tethers(c: &mut Criterion) {
                 fresh,
                 |(x, l)| {
                     for batch in &batches {
-                        project_tether_batch_with(k, x, black_box(batch), l, INV_DT2, 1.0).unwrap();
+                        project_batch_with(k, x, black_box(batch), l, INV_DT2, 1.0).unwrap();
                     }
                 },
                 BatchSize::LargeInput,

@@ -4,7 +4,7 @@
 //!
 //! - `scalar_natural`: `project_distance_scalar` over all constraints in storage order (the
 //!   sequential Gauss-Seidel sweep, the baseline);
-//! - `scalar_colors`: `project_distance_batch_scalar` over every color's batch (the scalar
+//! - `scalar_colors`: `project_batch_with(Kernel::Scalar, ..)` over every color's batch (the scalar
 //!   twin);
 //! - `portable_colors`, `avx2_colors`, `avx512_colors`: that kernel over the same batches; a
 //!   kernel this CPU lacks is printed as skipped. `auto` is the last of those that runs.
@@ -13,10 +13,7 @@
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use solver_core::constraints::{project_distance_scalar, DistanceConstraints};
-use solver_core::simd::{
-    cpu_features, project_distance_batch_scalar, project_distance_batch_with, EdgeBatch, Kernel,
-    DETERMINISTIC,
-};
+use solver_core::simd::{cpu_features, project_batch_with, EdgeBatch, Kernel, DETERMINISTIC};
 use solver_core::{scenes, step, GaussSeidel, Packed4, StepParams};
 use sparse::{Coloring, Incidence};
 use std::hint::black_box;
@@ -82,7 +79,7 @@ fn edge_kernel(c: &mut Criterion) {
         g.bench_function(BenchmarkId::from_parameter("scalar_colors"), |bch| {
             bch.iter(|| {
                 for (b, l) in batches.iter().zip(lambdas.iter_mut()) {
-                    project_distance_batch_scalar(&mut x, b, l, inv_dt2, k);
+                    project_batch_with(Kernel::Scalar, &mut x, b, l, inv_dt2, k).unwrap();
                 }
                 black_box(&mut x);
             })
@@ -94,7 +91,7 @@ fn edge_kernel(c: &mut Criterion) {
             g.bench_function(BenchmarkId::from_parameter(name), |bch| {
                 bch.iter(|| {
                     for (b, l) in batches.iter().zip(lambdas.iter_mut()) {
-                        project_distance_batch_with(kernel, &mut x, b, l, inv_dt2, k)
+                        project_batch_with(kernel, &mut x, b, l, inv_dt2, k)
                             .expect("an available kernel");
                     }
                     black_box(&mut x);

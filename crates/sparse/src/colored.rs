@@ -59,10 +59,7 @@ use crate::parallel::{Pool, SharedMut};
 use crate::wavefront::Wavefront;
 use crate::{ColoringMethod, SolverOptions};
 use solver_core::constraints::{project_generic, DihedralBending, IsometricBending, Tethers};
-use solver_core::simd::{
-    project_bend_batch_range, project_distance_batch_range, project_tether_batch_range, BendBatch,
-    EdgeBatch, Kernel, TetherBatch,
-};
+use solver_core::simd::{project_batch_range, BendBatch, EdgeBatch, Kernel, TetherBatch};
 use solver_core::{Constraints, Packed4, Preparation, SolveState, Solver, WobbleError};
 use std::ops::Range;
 
@@ -267,7 +264,7 @@ impl Colored {
             }
             // Every batch index is below `self.particles` (checked by `EdgeBatch::new`); the
             // kernel was resolved for this CPU by `Colored::new`.
-            project_distance_batch_range(
+            project_batch_range(
                 c.kernel,
                 x.get(),
                 &w.batch,
@@ -373,7 +370,7 @@ impl Colored {
                 // not otherwise accessed while the blocks run. The kernel was resolved for
                 // this CPU by `Colored::new`.
                 unsafe {
-                    project_distance_batch_range(
+                    project_batch_range(
                         kernel,
                         x.get(),
                         b,
@@ -388,7 +385,7 @@ impl Colored {
             for w in &work.bends {
                 Colored::project_kind(s, w, kind_lambda, first, last, |x, b, r, l| {
                     // SAFETY: see `project_kind`; the kernel was resolved by `Colored::new`.
-                    unsafe { project_bend_batch_range(kernel, x, b, r, l, inv_dt2, k) }
+                    unsafe { project_batch_range(kernel, x, b, r, l, inv_dt2, k) }
                 });
             }
         }
@@ -396,7 +393,7 @@ impl Colored {
             Colored::project_kind(s, w, kind_lambda, first, last, |x, b, r, l| {
                 // SAFETY: as above; tether batches run on this thread only (their anchors are
                 // shared).
-                unsafe { project_tether_batch_range(kernel, x, b, r, l, inv_dt2, k) }
+                unsafe { project_batch_range(kernel, x, b, r, l, inv_dt2, k) }
             });
         }
     }

@@ -168,15 +168,7 @@ impl ConstraintKind for DihedralBending {
     fn name(&self) -> &'static str {
         "dihedral_bending"
     }
-    fn len(&self) -> usize {
-        self.stencils.len()
-    }
-    fn particles(&self, c: usize) -> &[u32] {
-        &self.stencils[c]
-    }
-    fn compliance(&self, c: usize) -> f32 {
-        self.compliance[c]
-    }
+    index_table_accessors!(stencils);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         let theta = dihedral_angle_and_grad(positions(x, &self.stencils[c]), grad);
         if theta < 0.0 {
@@ -188,9 +180,6 @@ impl ConstraintKind for DihedralBending {
     }
     fn scale(&self) -> f32 {
         1.0
-    }
-    fn particle_indices_mut(&mut self) -> &mut [u32] {
-        self.stencils.as_flattened_mut()
     }
 }
 
@@ -276,23 +265,12 @@ impl ConstraintKind for IsometricBending {
     fn name(&self) -> &'static str {
         "isometric_bending"
     }
-    fn len(&self) -> usize {
-        self.stencils.len()
-    }
-    fn particles(&self, c: usize) -> &[u32] {
-        &self.stencils[c]
-    }
-    fn compliance(&self, c: usize) -> f32 {
-        self.compliance[c]
-    }
+    index_table_accessors!(stencils);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         isometric_value_and_grad(positions(x, &self.stencils[c]), self.weights[c], grad)
     }
     fn scale(&self) -> f32 {
         1.0
-    }
-    fn particle_indices_mut(&mut self) -> &mut [u32] {
-        self.stencils.as_flattened_mut()
     }
 }
 

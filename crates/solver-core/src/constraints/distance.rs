@@ -93,33 +93,32 @@ impl DistanceConstraints {
     }
 }
 
+/// `C = |x_i - x_j| - rest` of the pair `[i, j]`, with `∇_i C = n = -∇_j C` in `grad[0..2]`
+/// (`n = 0` when the particles coincide): the distance and the tether.
+pub(crate) fn pair_distance_and_grad(
+    x: &[Packed4],
+    [i, j]: [u32; 2],
+    rest: f32,
+    grad: &mut [Vec3; MAX_ARITY],
+) -> f32 {
+    let d = x[i as usize].xyz() - x[j as usize].xyz();
+    let len = d.length();
+    let n = if len > 0.0 { d / len } else { Vec3::ZERO };
+    grad[0] = n;
+    grad[1] = -n;
+    len - rest
+}
+
 impl ConstraintKind for DistanceConstraints {
     fn name(&self) -> &'static str {
         "distance"
     }
-    fn len(&self) -> usize {
-        self.pairs.len()
-    }
-    fn particles(&self, c: usize) -> &[u32] {
-        &self.pairs[c]
-    }
-    fn compliance(&self, c: usize) -> f32 {
-        self.compliance[c]
-    }
+    index_table_accessors!(pairs);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
-        let [i, j] = self.pairs[c];
-        let d = x[i as usize].xyz() - x[j as usize].xyz();
-        let len = d.length();
-        let n = if len > 0.0 { d / len } else { Vec3::ZERO };
-        grad[0] = n;
-        grad[1] = -n;
-        len - self.rest[c]
+        pair_distance_and_grad(x, self.pairs[c], self.rest[c], grad)
     }
     fn scale(&self) -> f32 {
         self.mean_rest()
-    }
-    fn particle_indices_mut(&mut self) -> &mut [u32] {
-        self.pairs.as_flattened_mut()
     }
 }
 

@@ -12,6 +12,26 @@
 //! Constraints are numbered globally: the distance table first, then the other tables in the
 //! order they were added.
 
+/// The [`ConstraintKind`] methods of a table whose constraints are fixed-size index arrays in
+/// the field `$indices`, with one compliance each in `compliance`: `len`, `particles`,
+/// `compliance` and `particle_indices_mut`.
+macro_rules! index_table_accessors {
+    ($indices:ident) => {
+        fn len(&self) -> usize {
+            self.$indices.len()
+        }
+        fn particles(&self, c: usize) -> &[u32] {
+            &self.$indices[c]
+        }
+        fn compliance(&self, c: usize) -> f32 {
+            self.compliance[c]
+        }
+        fn particle_indices_mut(&mut self) -> &mut [u32] {
+            self.$indices.as_flattened_mut()
+        }
+    };
+}
+
 pub mod bending;
 pub(crate) mod distance;
 pub mod drag;

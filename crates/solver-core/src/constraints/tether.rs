@@ -197,32 +197,15 @@ impl ConstraintKind for Tethers {
     fn name(&self) -> &'static str {
         "tether"
     }
-    fn len(&self) -> usize {
-        self.pairs.len()
-    }
-    fn particles(&self, c: usize) -> &[u32] {
-        &self.pairs[c]
-    }
-    fn compliance(&self, c: usize) -> f32 {
-        self.compliance[c]
-    }
+    index_table_accessors!(pairs);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
-        let [i, a] = self.pairs[c];
-        let d = x[i as usize].xyz() - x[a as usize].xyz();
-        let len = d.length();
-        let n = if len > 0.0 { d / len } else { Vec3::ZERO };
-        grad[0] = n;
-        grad[1] = -n;
-        len - self.rest[c]
+        super::distance::pair_distance_and_grad(x, self.pairs[c], self.rest[c], grad)
     }
     fn scale(&self) -> f32 {
         self.mean_rest()
     }
     fn unilateral(&self) -> bool {
         true
-    }
-    fn particle_indices_mut(&mut self) -> &mut [u32] {
-        self.pairs.as_flattened_mut()
     }
 }
 

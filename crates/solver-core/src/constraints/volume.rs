@@ -97,23 +97,12 @@ impl ConstraintKind for TetVolume {
     fn name(&self) -> &'static str {
         "tet_volume"
     }
-    fn len(&self) -> usize {
-        self.tets.len()
-    }
-    fn particles(&self, c: usize) -> &[u32] {
-        &self.tets[c]
-    }
-    fn compliance(&self, c: usize) -> f32 {
-        self.compliance[c]
-    }
+    index_table_accessors!(tets);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         tet_value_and_grad(x, self.tets[c], self.rest[c], grad)
     }
     fn scale(&self) -> f32 {
         self.mean_rest()
-    }
-    fn particle_indices_mut(&mut self) -> &mut [u32] {
-        self.tets.as_flattened_mut()
     }
 }
 

@@ -177,7 +177,7 @@ impl Isa for Avx2 {
 /// # Safety
 /// The CPU has AVX2 and FMA; otherwise as [`block::project_range`].
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn project_range(job: Job) {
+pub(super) unsafe fn project_range(job: Job<super::EdgeBatch>) {
     block::project_range::<Avx2>(job)
 }
 
@@ -297,7 +297,7 @@ impl Isa for Avx2x1 {
 /// # Safety
 /// The CPU has AVX2 and FMA; otherwise as [`super::bend::project_range`].
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn project_bend_range(job: super::bend::BendJob) {
+pub(super) unsafe fn project_bend_range(job: Job<super::BendBatch>) {
     super::bend::project_range::<Avx2x1>(job)
 }
 
@@ -306,6 +306,6 @@ pub(super) unsafe fn project_bend_range(job: super::bend::BendJob) {
 /// # Safety
 /// The CPU has AVX2 and FMA; otherwise as [`super::tether::project_range`].
 #[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn project_tether_range(job: super::tether::TetherJob) {
+pub(super) unsafe fn project_tether_range(job: Job<super::TetherBatch>) {
     super::tether::project_range::<Avx2>(job)
 }

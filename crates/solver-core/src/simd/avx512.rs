@@ -136,7 +136,7 @@ impl Isa for Avx512 {
 /// # Safety
 /// The CPU has AVX-512F; otherwise as [`block::project_range`].
 #[target_feature(enable = "avx512f")]
-pub(super) unsafe fn project_range(job: Job) {
+pub(super) unsafe fn project_range(job: Job<super::EdgeBatch>) {
     block::project_range::<Avx512>(job)
 }
 
@@ -145,7 +145,7 @@ pub(super) unsafe fn project_range(job: Job) {
 /// # Safety
 /// The CPU has AVX-512F; otherwise as [`super::bend::project_range`].
 #[target_feature(enable = "avx512f")]
-pub(super) unsafe fn project_bend_range(job: super::bend::BendJob) {
+pub(super) unsafe fn project_bend_range(job: Job<super::BendBatch>) {
     super::bend::project_range::<Avx512>(job)
 }
 
@@ -154,6 +154,6 @@ pub(super) unsafe fn project_bend_range(job: super::bend::BendJob) {
 /// # Safety
 /// The CPU has AVX-512F; otherwise as [`super::tether::project_range`].
 #[target_feature(enable = "avx512f")]
-pub(super) unsafe fn project_tether_range(job: super::tether::TetherJob) {
+pub(super) unsafe fn project_tether_range(job: Job<super::TetherBatch>) {
     super::tether::project_range::<Avx512>(job)
 }

@@ -25,15 +25,14 @@
 //! sorted by their first particle, so that a block's particles are near each other. A partial
 //! last block is copied to a stack buffer padded with degenerate lanes and run the same way.
 
-use super::block::Isa;
+use super::block::{Isa, Job};
 use super::lane::{abs, arr4, max, min, positive_finite, Lane, V3, W};
-use super::{Kernel, LANES};
+use super::{Kernel, LaneBatch, LANES};
 use crate::body::particles::Packed4;
 use crate::constraints::bending::DIHEDRAL_MAX_STEP;
 use crate::constraints::{DihedralBending, IsometricBending, MIN_DENOMINATOR};
 use crate::error::check_index;
 use crate::error::{Result, WobbleError};
-use std::ops::Range;
 
 /// The bending model of a [`BendBatch`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -337,7 +336,7 @@ unsafe fn isometric<L: Lane>(
 /// Projects the constraint at position `c` with the scalar twin.
 ///
 /// # Safety
-/// As [`project_bend_batch_range`] for position `c`.
+/// As [`super::project_batch_range`] for position `c`.
 #[inline(always)]
 unsafe fn project_one(
     x: *mut Packed4,
@@ -365,16 +364,6 @@ unsafe fn project_one(
     }
 }
 
-/// One call's work for a vector kernel.
-pub(super) struct BendJob<'a> {
-    pub x: *mut Packed4,
-    pub b: &'a BendBatch,
-    pub range: Range<usize>,
-    pub lambda: *mut f32,
-    pub inv_dt2: f32,
-    pub k: f32,
-}
-
 /// `WIDTH` floats of `v` from `at`, as a lane vector (a function: a closure holding an
 /// intrinsic stays out of line in the kernels).
 ///
@@ -385,15 +374,15 @@ pub(super) unsafe fn load<I: Isa>(v: &[f32], at: usize) -> W<I> {
     W::new(I::load(v.as_ptr().add(at)))
 }
 
-/// The vector body of [`project_bend_batch_range`] on instruction set `I`: full blocks of
+/// The vector body of [`super::project_batch_range`] on instruction set `I`: full blocks of
 /// `range` (which starts at a multiple of `LANES`), then a partial last block through a
 /// buffer (the same lanes' arithmetic).
 ///
 /// # Safety
-/// `I`'s instructions are available; otherwise as [`project_bend_batch_range`].
+/// `I`'s instructions are available; otherwise as [`super::project_batch_range`].
 #[inline(always)]
-pub(super) unsafe fn project_range<I: Isa>(job: BendJob) {
-    let BendJob {
+pub(super) unsafe fn project_range<I: Isa>(job: Job<BendBatch>) {
+    let Job {
         x,
         b,
         range,
@@ -490,107 +479,29 @@ unsafe fn block<I: Isa>(
     }
 }
 
-/// Scalar twin of [`project_bend_batch_range`]: positions `range` one after another.
-///
-/// # Safety
-/// As [`project_bend_batch_range`].
-pub unsafe fn project_bend_batch_range_scalar(
-    x: *mut Packed4,
-    b: &BendBatch,
-    range: Range<usize>,
-    lambda: *mut f32,
-    inv_dt2: f32,
-    k: f32,
-) {
-    let prm = Params { inv_dt2, k };
-    for c in range.start..range.end.min(b.len()) {
-        project_one(x, b, c, lambda, prm);
+impl LaneBatch for BendBatch {
+    fn len(&self) -> usize {
+        BendBatch::len(self)
     }
-}
-
-/// Projects positions `range` of a bend batch with `kernel` (`auto`: the best one);
-/// `lambda` is indexed like the batch. As for distance batches, a range should start at a
-/// multiple of [`LANES`] (else its head runs through the scalar twin) and an end past the batch
-/// is clipped; each constraint's result does not depend on how the batch is cut.
-///
-/// # Safety
-/// `kernel` is available on the running CPU; `x` points to at least
-/// [`BendBatch::particles_needed`] particles and `lambda` to at least `range.end` multipliers,
-/// and no other thread accesses those particles or multipliers during the call.
-pub unsafe fn project_bend_batch_range(
-    kernel: Kernel,
-    x: *mut Packed4,
-    b: &BendBatch,
-    range: Range<usize>,
-    lambda: *mut f32,
-    inv_dt2: f32,
-    k: f32,
-) {
-    debug_assert!(kernel.available());
-    let end = range.end.min(b.len());
-    let kernel = match kernel {
-        Kernel::Auto => Kernel::best(),
-        k => k,
-    };
-    let start = match kernel {
-        Kernel::Scalar => end,
-        _ => range.start.next_multiple_of(LANES).min(end),
-    };
-    project_bend_batch_range_scalar(x, b, range.start..start, lambda, inv_dt2, k);
-    if start >= end {
-        return;
+    fn particles_needed(&self) -> usize {
+        BendBatch::particles_needed(self)
     }
-    let job = BendJob {
-        x,
-        b,
-        range: start..end,
-        lambda,
-        inv_dt2,
-        k,
-    };
-    match kernel {
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => super::avx512::project_bend_range(job),
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => super::avx2::project_bend_range(job),
-        _ => project_range::<super::portable::Portable>(job),
+    unsafe fn project_scalar(job: Job<Self>) {
+        let prm = Params {
+            inv_dt2: job.inv_dt2,
+            k: job.k,
+        };
+        for c in job.range {
+            project_one(job.x, job.b, c, job.lambda, prm);
+        }
     }
-}
-
-/// Projects a whole bend batch with `kernel`; refuses a kernel the CPU lacks.
-///
-/// # Panics
-/// When `x` is shorter than [`BendBatch::particles_needed`] or `lambda` shorter than the batch
-/// (a caller bug: the batch was built for other particles).
-pub fn project_bend_batch_with(
-    kernel: Kernel,
-    x: &mut [Packed4],
-    b: &BendBatch,
-    lambda: &mut [f32],
-    inv_dt2: f32,
-    k: f32,
-) -> Result<()> {
-    let kernel = kernel.resolve()?;
-    assert!(
-        lambda.len() >= b.len(),
-        "one multiplier per batch constraint"
-    );
-    assert!(
-        x.len() >= b.particles_needed(),
-        "batch indices in range of the particles"
-    );
-    // SAFETY: lengths checked above, indices and independence when the batch was built; we
-    // hold both slices exclusively; `kernel` is available (resolved above).
-    unsafe {
-        project_bend_batch_range(
-            kernel,
-            x.as_mut_ptr(),
-            b,
-            0..b.len(),
-            lambda.as_mut_ptr(),
-            inv_dt2,
-            k,
-        )
-    };
-    Ok(())
+    unsafe fn project_vector(kernel: Kernel, job: Job<Self>) {
+        match kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => super::avx512::project_bend_range(job),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => super::avx2::project_bend_range(job),
+            _ => project_range::<super::portable::Portable>(job),
+        }
+    }
 }

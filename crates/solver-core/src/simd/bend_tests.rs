@@ -255,7 +255,7 @@ fn bend_kernels_match_the_scalar_twin_and_the_generic_path() {
             &x,
             count,
             &lam_b,
-            &|k, x, l| project_bend_batch_with(k, x, &b, l, INV_DT2, 1.0).unwrap(),
+            &|k, x, l| project_batch_with(k, x, &b, l, INV_DT2, 1.0).unwrap(),
             &|x, l| generic(&dih, x, l),
             2e-4,
         );
@@ -269,7 +269,7 @@ fn bend_kernels_match_the_scalar_twin_and_the_generic_path() {
             &x,
             count,
             &lam_b,
-            &|k, x, l| project_bend_batch_with(k, x, &bi, l, INV_DT2, 1.0).unwrap(),
+            &|k, x, l| project_batch_with(k, x, &bi, l, INV_DT2, 1.0).unwrap(),
             &|x, l| generic(&iso, x, l),
             2e-4,
         );
@@ -289,12 +289,12 @@ fn bend_kernels_give_the_same_result_however_the_batch_is_cut() {
     let b = BendBatch::dihedral(&dih, &ids, x0.len()).unwrap();
     for k in vector_kernels("bend_kernels_give_the_same_result_however_the_batch_is_cut") {
         let (mut whole, mut lw) = (x0.clone(), vec![0.0; 100]);
-        project_bend_batch_with(k, &mut whole, &b, &mut lw, INV_DT2, 1.0).unwrap();
+        project_batch_with(k, &mut whole, &b, &mut lw, INV_DT2, 1.0).unwrap();
         let (mut cut, mut lc) = (x0.clone(), vec![0.0f32; 100]);
         for r in [0..32, 32..48, 48..200] {
             // SAFETY: the slices are long enough and held exclusively; `k` is available.
             unsafe {
-                project_bend_batch_range(k, cut.as_mut_ptr(), &b, r, lc.as_mut_ptr(), INV_DT2, 1.0)
+                project_batch_range(k, cut.as_mut_ptr(), &b, r, lc.as_mut_ptr(), INV_DT2, 1.0)
             };
         }
         assert!(
@@ -381,7 +381,7 @@ fn tether_kernels_match_the_scalar_twin_and_project_tethers() {
             &x,
             count,
             &lam_b,
-            &|k, x, l| project_tether_batch_with(k, x, &b, l, INV_DT2, 1.0).unwrap(),
+            &|k, x, l| project_batch_with(k, x, &b, l, INV_DT2, 1.0).unwrap(),
             &generic,
             1e-5,
         );

@@ -374,18 +374,25 @@ unsafe fn partial_block<I: Isa>(
     }
 }
 
-/// One call's work: positions `range` of batch `b`, particles `x`, multipliers `lambda`
-/// (indexed like the batch), α̃ scale and stiffness.
-pub(super) struct Job<'a> {
+/// One call's work: positions `range` of batch `b` (an [`EdgeBatch`], `BendBatch` or
+/// `TetherBatch`), particles `x`, multipliers `lambda` (indexed like the batch), α̃ scale and
+/// stiffness.
+pub struct Job<'a, B> {
+    /// The particles.
     pub x: *mut Packed4,
-    pub b: &'a EdgeBatch,
+    /// The batch.
+    pub b: &'a B,
+    /// Positions of the batch to project.
     pub range: Range<usize>,
+    /// The multipliers, indexed like the batch.
     pub lambda: *mut f32,
+    /// `1/h²` (α̃ = α · inv_dt2).
     pub inv_dt2: f32,
+    /// Stiffness scale on every position change.
     pub k: f32,
 }
 
-/// The vector body of [`super::project_distance_batch_range`] on instruction set `I`.
+/// The vector body of [`super::project_batch_range`] for an [`EdgeBatch`] on instruction set `I`.
 ///
 /// # Safety
 /// `I`'s instructions are available; `range.start` is a multiple of `LANES`,
@@ -393,7 +400,7 @@ pub(super) struct Job<'a> {
 /// `lambda` to at least `range.end` multipliers, none of which another thread touches during
 /// the call.
 #[inline(always)]
-pub(super) unsafe fn project_range<I: Isa>(job: Job) {
+pub(super) unsafe fn project_range<I: Isa>(job: Job<EdgeBatch>) {
     let Job {
         x,
         b,

@@ -76,14 +76,9 @@ mod bend_tests;
 mod tests;
 
 pub use batch::{BatchLayout, EdgeBatch};
-pub use bend::{
-    atan2_abs_scalar, project_bend_batch_range, project_bend_batch_range_scalar,
-    project_bend_batch_with, BendBatch, BendModel, ATAN_MAX_ERROR,
-};
-pub use tether::{
-    project_tether_batch_range, project_tether_batch_range_scalar, project_tether_batch_with,
-    TetherBatch,
-};
+pub use bend::{atan2_abs_scalar, BendBatch, BendModel, ATAN_MAX_ERROR};
+pub use block::Job;
+pub use tether::TetherBatch;
 
 use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
@@ -249,80 +244,68 @@ pub fn cpu_features() -> Vec<&'static str> {
     }
 }
 
-/// Scalar twin of [`project_distance_batch`]: projects the batch's constraints one after
-/// another in the batch's order; `lambda` is indexed like the batch.
-pub fn project_distance_batch_scalar(
-    x: &mut [Packed4],
-    b: &EdgeBatch,
-    lambda: &mut [f32],
-    inv_dt2: f32,
-    k: f32,
-) {
-    assert!(lambda.len() >= b.len() && x.len() >= b.particles_needed());
-    // SAFETY: lengths checked above; the batch's indices were checked when it was built and
-    // its constraints are independent; we hold both slices exclusively.
-    unsafe {
-        project_distance_batch_range_scalar(
-            x.as_mut_ptr(),
-            b,
-            0..b.len(),
-            lambda.as_mut_ptr(),
-            inv_dt2,
-            k,
-        )
+/// A batch of independent constraints laid out for the kernels ([`EdgeBatch`], [`BendBatch`],
+/// [`TetherBatch`]): what [`project_batch_range`] needs of it.
+pub trait LaneBatch: Sized {
+    /// Constraints in the batch.
+    fn len(&self) -> usize;
+    /// Particles its indices need (the largest index + 1).
+    fn particles_needed(&self) -> usize;
+    /// The scalar twin: the positions of `job.range` one after another, in order.
+    ///
+    /// # Safety
+    /// As [`project_batch_range`] for `job.range`, which lies within the batch.
+    unsafe fn project_scalar(job: Job<Self>);
+    /// The vector kernel `kernel` (neither `auto` nor `scalar`) on `job.range`, which starts at
+    /// a multiple of [`LANES`] and lies within the batch.
+    ///
+    /// # Safety
+    /// `kernel` is available; otherwise as [`project_batch_range`].
+    unsafe fn project_vector(kernel: Kernel, job: Job<Self>);
+}
+
+impl LaneBatch for EdgeBatch {
+    fn len(&self) -> usize {
+        EdgeBatch::len(self)
+    }
+    fn particles_needed(&self) -> usize {
+        EdgeBatch::particles_needed(self)
+    }
+    unsafe fn project_scalar(job: Job<Self>) {
+        let Job { x, b, lambda, .. } = job;
+        for c in job.range {
+            crate::constraints::distance::project_distance_pair(
+                &mut *x.add(b.i[c] as usize),
+                &mut *x.add(b.j[c] as usize),
+                b.rest[c],
+                b.compliance[c] * job.inv_dt2,
+                &mut *lambda.add(c),
+                job.k,
+            );
+        }
+    }
+    unsafe fn project_vector(kernel: Kernel, job: Job<Self>) {
+        match kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => avx512::project_range(job),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => avx2::project_range(job),
+            _ => block::project_range::<portable::Portable>(job),
+        }
     }
 }
 
-/// Scalar twin of [`project_distance_batch_range`]: positions `range` one after another.
-///
-/// # Safety
-/// As for [`project_distance_batch_range`].
-pub unsafe fn project_distance_batch_range_scalar(
-    x: *mut Packed4,
-    b: &EdgeBatch,
-    range: Range<usize>,
-    lambda: *mut f32,
-    inv_dt2: f32,
-    k: f32,
-) {
-    for c in range.start..range.end.min(b.len()) {
-        crate::constraints::distance::project_distance_pair(
-            &mut *x.add(b.i[c] as usize),
-            &mut *x.add(b.j[c] as usize),
-            b.rest[c],
-            b.compliance[c] * inv_dt2,
-            &mut *lambda.add(c),
-            k,
-        );
-    }
-}
-
-/// Projects a batch of independent distance constraints with the best kernel the CPU has
-/// ([`Kernel::best`]); `lambda` is indexed like the batch (`lambda[k]` belongs to global
-/// constraint `b.ids[k]`).
+/// Projects a whole batch with `kernel` (`auto`: the best one the CPU has, [`Kernel::best`];
+/// `scalar`: the scalar twin); refuses a kernel the CPU lacks. `lambda` is indexed like the
+/// batch (`lambda[k]` belongs to the constraint at position `k`).
 ///
 /// # Panics
-/// When `x` is shorter than [`EdgeBatch::particles_needed`] or `lambda` shorter than the batch
+/// When `x` is shorter than [`LaneBatch::particles_needed`] or `lambda` shorter than the batch
 /// (a caller bug: the batch was built for other particles).
-pub fn project_distance_batch(
-    x: &mut [Packed4],
-    b: &EdgeBatch,
-    lambda: &mut [f32],
-    inv_dt2: f32,
-    k: f32,
-) {
-    project_distance_batch_with(Kernel::Auto, x, b, lambda, inv_dt2, k)
-        .expect("`auto` is always available")
-}
-
-/// [`project_distance_batch`] with the kernel `kernel`; refuses a kernel the CPU lacks.
-///
-/// # Panics
-/// As [`project_distance_batch`].
-pub fn project_distance_batch_with(
+pub fn project_batch_with<B: LaneBatch>(
     kernel: Kernel,
     x: &mut [Packed4],
-    b: &EdgeBatch,
+    b: &B,
     lambda: &mut [f32],
     inv_dt2: f32,
     k: f32,
@@ -340,7 +323,7 @@ pub fn project_distance_batch_with(
     // its constraints are independent; we hold both slices exclusively; `kernel` is available
     // (resolved above).
     unsafe {
-        project_distance_batch_range(
+        project_batch_range(
             kernel,
             x.as_mut_ptr(),
             b,
@@ -364,13 +347,13 @@ pub fn project_distance_batch_with(
 ///
 /// # Safety
 /// `kernel` is available on the running CPU ([`Kernel::available`]); `x` must point to at least
-/// [`EdgeBatch::particles_needed`] particles and `lambda` to at least `range.end` multipliers
-/// (positions of this batch), and no other thread may access the particles or multipliers of
-/// this range during the call.
-pub unsafe fn project_distance_batch_range(
+/// [`LaneBatch::particles_needed`] particles and `lambda` to at least `range.end` multipliers
+/// (positions of this batch), and no other thread may access the particles (a tether's anchor
+/// included) or multipliers of this range during the call.
+pub unsafe fn project_batch_range<B: LaneBatch>(
     kernel: Kernel,
     x: *mut Packed4,
-    b: &EdgeBatch,
+    b: &B,
     range: Range<usize>,
     lambda: *mut f32,
     inv_dt2: f32,
@@ -386,23 +369,16 @@ pub unsafe fn project_distance_batch_range(
         Kernel::Scalar => end,
         _ => range.start.next_multiple_of(LANES).min(end),
     };
-    project_distance_batch_range_scalar(x, b, range.start..start, lambda, inv_dt2, k);
-    if start >= end {
-        return;
-    }
-    let job = block::Job {
+    let job = |range| Job {
         x,
         b,
-        range: start..end,
+        range,
         lambda,
         inv_dt2,
         k,
     };
-    match kernel {
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => avx512::project_range(job),
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => avx2::project_range(job),
-        _ => block::project_range::<portable::Portable>(job),
+    B::project_scalar(job(range.start.min(start)..start));
+    if start < end {
+        B::project_vector(kernel, job(start..end));
     }
 }

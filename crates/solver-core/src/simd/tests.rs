@@ -162,8 +162,8 @@ fn check_against_scalar(kernel: Kernel, x0: &[Packed4], b: &EdgeBatch, rng: &mut
     for (inv_dt2, k) in [(0.0, 1.0), (3600.0, 1.0), (14400.0, 0.7)] {
         let (mut xs, mut ls) = (x0.to_vec(), lam0.clone());
         let (mut xv, mut lv) = (x0.to_vec(), lam0.clone());
-        project_distance_batch_scalar(&mut xs, b, &mut ls, inv_dt2, k);
-        project_distance_batch_with(kernel, &mut xv, b, &mut lv, inv_dt2, k).unwrap();
+        project_batch_with(Kernel::Scalar, &mut xs, b, &mut ls, inv_dt2, k).unwrap();
+        project_batch_with(kernel, &mut xv, b, &mut lv, inv_dt2, k).unwrap();
         let mut in_batch = vec![false; x0.len()];
         for c in 0..b.len() {
             let [i, j] = b.pair(c);
@@ -302,7 +302,7 @@ fn batch_keeps_every_constraint_once_and_ids_index_lambda() {
         x.clone(),
         b.ids.iter().map(|&g| lam0[g as usize]).collect::<Vec<_>>(),
     );
-    project_distance_batch_scalar(&mut xa, &b, &mut la, 3600.0, 1.0);
+    project_batch_with(Kernel::Scalar, &mut xa, &b, &mut la, 3600.0, 1.0).unwrap();
     let (mut xb, mut lb) = (x.clone(), lam0.clone());
     let order = b.ids.iter().map(|&g| g as usize);
     project_distance_scalar(&mut xb, &table, order, &mut lb, 3600.0, 1.0);
@@ -332,7 +332,7 @@ fn project_in_ranges(
         };
         // SAFETY: `kernel` is available; `x` and `lambda` are the batch's, held exclusively.
         unsafe {
-            project_distance_batch_range(
+            project_batch_range(
                 kernel,
                 x.as_mut_ptr(),
                 b,
@@ -364,7 +364,7 @@ fn ranges_at_multiples_of_lanes_give_identical_bits() {
         let b = EdgeBatch::new(&table, &all_ids(&table), n).unwrap();
         let lam0: Vec<f32> = (0..b.len()).map(|_| rng.range(-0.01, 0.01)).collect();
         let (mut whole, mut lw) = (x0.clone(), lam0.clone());
-        project_distance_batch_with(kernel, &mut whole, &b, &mut lw, 3600.0, 1.0).unwrap();
+        project_batch_with(kernel, &mut whole, &b, &mut lw, 3600.0, 1.0).unwrap();
         for _ in 0..3 {
             let (mut split, mut ls) = (x0.clone(), lam0.clone());
             project_in_ranges(kernel, &mut split, &b, &mut ls, &mut rng);
@@ -387,7 +387,7 @@ fn a_range_ending_mid_block_projects_only_its_constraints() {
         let (mut x, mut lam) = (x0.clone(), vec![0.0; b.len()]);
         // SAFETY: `kernel` is available; `x` and `lam` are the batch's, held exclusively.
         unsafe {
-            project_distance_batch_range(
+            project_batch_range(
                 kernel,
                 x.as_mut_ptr(),
                 &b,
@@ -401,7 +401,7 @@ fn a_range_ending_mid_block_projects_only_its_constraints() {
         let first: Vec<u32> = b.ids[..end].to_vec();
         let sub = EdgeBatch::new(&table, &first, x0.len()).unwrap();
         let (mut xs, mut ls) = (x0.clone(), vec![0.0; sub.len()]);
-        project_distance_batch_scalar(&mut xs, &sub, &mut ls, 0.0, 1.0);
+        project_batch_with(Kernel::Scalar, &mut xs, &sub, &mut ls, 0.0, 1.0).unwrap();
         for (p, (a, s)) in x.iter().zip(&xs).enumerate() {
             for (u, v) in [(a.x, s.x), (a.y, s.y), (a.z, s.z)] {
                 assert_close(&format!("{kernel}: particle {p}"), u, v, 1.0);
@@ -459,8 +459,8 @@ fn cloth_colors_load_mostly_as_windows_and_match_scalar_over_iterations() {
         let mut ls = lv.clone();
         for _ in 0..8 {
             for (bi, b) in batches.iter().enumerate() {
-                project_distance_batch_with(kernel, &mut xv, b, &mut lv[bi], 0.0, 1.0).unwrap();
-                project_distance_batch_scalar(&mut xs, b, &mut ls[bi], 0.0, 1.0);
+                project_batch_with(kernel, &mut xv, b, &mut lv[bi], 0.0, 1.0).unwrap();
+                project_batch_with(Kernel::Scalar, &mut xs, b, &mut ls[bi], 0.0, 1.0).unwrap();
             }
         }
         if DETERMINISTIC {
@@ -513,5 +513,5 @@ fn new_rejects_dependent_and_out_of_range_constraints() {
     assert_eq!(b.particles_needed(), 10);
     let empty = EdgeBatch::new(&d, &[], 10).unwrap();
     assert!(empty.is_empty());
-    project_distance_batch(&mut [], &empty, &mut [], 0.0, 1.0);
+    project_batch_with(Kernel::Auto, &mut [], &empty, &mut [], 0.0, 1.0).unwrap();
 }

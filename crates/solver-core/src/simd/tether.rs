@@ -14,14 +14,13 @@
 //! Each particle is one 16-byte gather and the lane update is the one of
 //! [`crate::constraints::project_tethers`] (skipped while `C <= 0`).
 
-use super::block::Isa;
+use super::block::{Isa, Job};
 use super::lane::{arr4, positive_finite, Lane, V3, W};
-use super::{Kernel, LANES};
+use super::{Kernel, LaneBatch, LANES};
 use crate::body::particles::Packed4;
 use crate::constraints::{Tethers, MIN_DENOMINATOR};
 use crate::error::check_index;
 use crate::error::{Result, WobbleError};
-use std::ops::Range;
 
 /// One batch of tethers of one table, laid out for the kernels; `ids[k]` is the table's id of
 /// the tether at position `k` (multiplier `lambda[k]` in every call).
@@ -186,7 +185,7 @@ unsafe fn tether<L: Lane>(
 /// The scalar twin on position `c`.
 ///
 /// # Safety
-/// As [`project_tether_batch_range`] for position `c`.
+/// As [`super::project_batch_range`] for position `c`.
 #[inline(always)]
 unsafe fn project_one(
     x: *mut Packed4,
@@ -217,23 +216,13 @@ unsafe fn project_one(
     }
 }
 
-/// One call's work for a vector kernel.
-pub(super) struct TetherJob<'a> {
-    pub x: *mut Packed4,
-    pub b: &'a TetherBatch,
-    pub range: Range<usize>,
-    pub lambda: *mut f32,
-    pub inv_dt2: f32,
-    pub k: f32,
-}
-
-/// The vector body of [`project_tether_batch_range`] on instruction set `I`.
+/// The vector body of [`super::project_batch_range`] on instruction set `I`.
 ///
 /// # Safety
-/// `I`'s instructions are available; otherwise as [`project_tether_batch_range`].
+/// `I`'s instructions are available; otherwise as [`super::project_batch_range`].
 #[inline(always)]
-pub(super) unsafe fn project_range<I: Isa>(job: TetherJob) {
-    let TetherJob {
+pub(super) unsafe fn project_range<I: Isa>(job: Job<TetherBatch>) {
+    let Job {
         x,
         b,
         range,
@@ -300,102 +289,25 @@ pub(super) unsafe fn project_range<I: Isa>(job: TetherJob) {
     }
 }
 
-/// Scalar twin of [`project_tether_batch_range`]: positions `range` one after another.
-///
-/// # Safety
-/// As [`project_tether_batch_range`].
-pub unsafe fn project_tether_batch_range_scalar(
-    x: *mut Packed4,
-    b: &TetherBatch,
-    range: Range<usize>,
-    lambda: *mut f32,
-    inv_dt2: f32,
-    k: f32,
-) {
-    for c in range.start..range.end.min(b.len()) {
-        project_one(x, b, c, lambda, inv_dt2, k);
+impl LaneBatch for TetherBatch {
+    fn len(&self) -> usize {
+        TetherBatch::len(self)
     }
-}
-
-/// Projects positions `range` of a tether batch with `kernel` (`auto`: the best one);
-/// `lambda` is indexed like the batch; a range should start at a multiple of [`LANES`] (else
-/// its head runs through the scalar twin).
-///
-/// # Safety
-/// `kernel` is available on the running CPU; `x` points to at least
-/// [`TetherBatch::particles_needed`] particles and `lambda` to at least `range.end` multipliers,
-/// and no other thread accesses the particles (anchors included) or multipliers during the call.
-pub unsafe fn project_tether_batch_range(
-    kernel: Kernel,
-    x: *mut Packed4,
-    b: &TetherBatch,
-    range: Range<usize>,
-    lambda: *mut f32,
-    inv_dt2: f32,
-    k: f32,
-) {
-    debug_assert!(kernel.available());
-    let end = range.end.min(b.len());
-    let kernel = match kernel {
-        Kernel::Auto => Kernel::best(),
-        k => k,
-    };
-    let start = match kernel {
-        Kernel::Scalar => end,
-        _ => range.start.next_multiple_of(LANES).min(end),
-    };
-    project_tether_batch_range_scalar(x, b, range.start..start, lambda, inv_dt2, k);
-    if start >= end {
-        return;
+    fn particles_needed(&self) -> usize {
+        TetherBatch::particles_needed(self)
     }
-    let job = TetherJob {
-        x,
-        b,
-        range: start..end,
-        lambda,
-        inv_dt2,
-        k,
-    };
-    match kernel {
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx512 => super::avx512::project_tether_range(job),
-        #[cfg(target_arch = "x86_64")]
-        Kernel::Avx2 => super::avx2::project_tether_range(job),
-        _ => project_range::<super::portable::Portable>(job),
+    unsafe fn project_scalar(job: Job<Self>) {
+        for c in job.range {
+            project_one(job.x, job.b, c, job.lambda, job.inv_dt2, job.k);
+        }
     }
-}
-
-/// Projects a whole tether batch with `kernel`; refuses a kernel the CPU lacks.
-///
-/// # Panics
-/// When `x` is shorter than [`TetherBatch::particles_needed`] or `lambda` shorter than the
-/// batch.
-pub fn project_tether_batch_with(
-    kernel: Kernel,
-    x: &mut [Packed4],
-    b: &TetherBatch,
-    lambda: &mut [f32],
-    inv_dt2: f32,
-    k: f32,
-) -> Result<()> {
-    let kernel = kernel.resolve()?;
-    assert!(lambda.len() >= b.len(), "one multiplier per batch tether");
-    assert!(
-        x.len() >= b.particles_needed(),
-        "batch indices in range of the particles"
-    );
-    // SAFETY: lengths checked above, indices and independence when the batch was built; we
-    // hold both slices exclusively; `kernel` is available (resolved above).
-    unsafe {
-        project_tether_batch_range(
-            kernel,
-            x.as_mut_ptr(),
-            b,
-            0..b.len(),
-            lambda.as_mut_ptr(),
-            inv_dt2,
-            k,
-        )
-    };
-    Ok(())
+    unsafe fn project_vector(kernel: Kernel, job: Job<Self>) {
+        match kernel {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => super::avx512::project_tether_range(job),
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => super::avx2::project_tether_range(job),
+            _ => project_range::<super::portable::Portable>(job),
+        }
+    }
 }
