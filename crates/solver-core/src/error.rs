@@ -360,6 +360,32 @@ pub fn check_indices(what: &'static str, index: usize, values: &[u32], len: usiz
     }
 }
 
+/// Returns an error unless `value` is finite and `>= 0`.
+pub fn check_non_negative(name: &'static str, value: f32) -> Result<()> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(WobbleError::BadParameter {
+            name,
+            value: value as f64,
+            reason: "must be finite and >= 0",
+        })
+    }
+}
+
+/// Returns an error unless `value` is finite and `> 0`.
+pub fn check_positive(name: &'static str, value: f32) -> Result<()> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(WobbleError::BadParameter {
+            name,
+            value: value as f64,
+            reason: "must be finite and > 0",
+        })
+    }
+}
+
 /// Checks a time step: finite and strictly positive.
 pub fn check_dt(dt: f32) -> Result<()> {
     if dt.is_finite() && dt > 0.0 {

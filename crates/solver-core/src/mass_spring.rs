@@ -34,6 +34,7 @@
 
 use crate::body::particles::Packed4;
 use crate::body::Body;
+use crate::error::check_non_negative;
 use crate::error::{check_dt, check_finite, Result, WobbleError};
 use glam::Vec3;
 use std::str::FromStr;
@@ -81,13 +82,7 @@ impl SpringParams {
             ("bend stiffness", self.bend),
             ("spring damping", self.damping),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(WobbleError::BadParameter {
-                    name,
-                    value: v as f64,
-                    reason: "must be finite and >= 0",
-                });
-            }
+            check_non_negative(name, v)?;
         }
         Ok(())
     }

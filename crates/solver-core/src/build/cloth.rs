@@ -85,23 +85,10 @@ impl Cloth {
         self
     }
 
-    /// Compliance of the diagonal (shear) constraints (m/N; default 0).
-    pub fn shear(mut self, compliance: f32) -> Self {
-        self.grid.shear = compliance;
-        self
-    }
-
-    /// Bending resistance (default none).
-    pub fn bending(mut self, bending: Bending) -> Self {
-        self.grid.bending = bending;
-        self
-    }
-
-    /// Wind on the cloth's triangles (default still air).
-    pub fn wind(mut self, wind: Option<Wind>) -> Self {
-        self.grid.wind = wind;
-        self
-    }
+    super::grid::grid_setters!(
+        bending: "Bending resistance (default none).",
+        wind: "Wind on the cloth's triangles (default still air)."
+    );
 
     /// Checks every setting and builds the body.
     pub fn build(&self) -> Result<Body> {

@@ -79,23 +79,10 @@ impl Flag {
         self
     }
 
-    /// Compliance of the diagonal (shear) constraints (m/N; default 0).
-    pub fn shear(mut self, compliance: f32) -> Self {
-        self.grid.shear = compliance;
-        self
-    }
-
-    /// Bending resistance (default dihedral, [`FLAG_BENDING_COMPLIANCE`]).
-    pub fn bending(mut self, bending: Bending) -> Self {
-        self.grid.bending = bending;
-        self
-    }
-
-    /// The wind (default [`flag_wind`]; `None`: still air).
-    pub fn wind(mut self, wind: Option<Wind>) -> Self {
-        self.grid.wind = wind;
-        self
-    }
+    super::grid::grid_setters!(
+        bending: "Bending resistance (default dihedral, [`FLAG_BENDING_COMPLIANCE`]).",
+        wind: "The wind (default [`flag_wind`]; `None`: still air)."
+    );
 
     /// The particles of the free edge, opposite the pole (last column), bottom to top.
     pub fn free_edge(&self) -> Vec<u32> {

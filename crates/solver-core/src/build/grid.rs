@@ -22,6 +22,31 @@ pub(super) struct Grid {
     pub wind: Option<Wind>,
 }
 
+/// The setters every grid builder (a `grid: Grid` field) shares: shear, bending and wind, each
+/// documented with the builder's own default.
+macro_rules! grid_setters {
+    (bending: $bending_doc:literal, wind: $wind_doc:literal) => {
+        /// Compliance of the diagonal (shear) constraints (m/N; default 0).
+        pub fn shear(mut self, compliance: f32) -> Self {
+            self.grid.shear = compliance;
+            self
+        }
+
+        #[doc = $bending_doc]
+        pub fn bending(mut self, bending: Bending) -> Self {
+            self.grid.bending = bending;
+            self
+        }
+
+        #[doc = $wind_doc]
+        pub fn wind(mut self, wind: Option<Wind>) -> Self {
+            self.grid.wind = wind;
+            self
+        }
+    };
+}
+pub(crate) use grid_setters;
+
 fn check_resolution(name: &'static str, n: usize) -> Result<()> {
     if n < 2 {
         return Err(WobbleError::BadParameter {

@@ -3,6 +3,7 @@
 use super::{xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
 use crate::body::particles::Packed4;
 use crate::error::check_index;
+use crate::error::check_non_negative;
 use crate::error::{Result, WobbleError};
 use glam::Vec3;
 
@@ -65,13 +66,7 @@ impl DistanceConstraints {
                 j,
             });
         }
-        if !(compliance.is_finite() && compliance >= 0.0) {
-            return Err(WobbleError::BadParameter {
-                name: "compliance",
-                value: compliance as f64,
-                reason: "must be finite and >= 0",
-            });
-        }
+        check_non_negative("compliance", compliance)?;
         self.pairs.push([i, j]);
         self.rest.push(rest);
         self.compliance.push(compliance);

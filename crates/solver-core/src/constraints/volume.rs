@@ -20,6 +20,7 @@
 
 use super::{check_compliance, check_particles, xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
 use crate::body::particles::Packed4;
+use crate::error::check_positive;
 use crate::error::{Result, WobbleError};
 use glam::Vec3;
 use std::sync::Mutex;
@@ -219,13 +220,7 @@ impl SurfaceVolume {
 
     /// Sets the pressure factor p (> 0): the constraint keeps the volume at `p V0`.
     pub fn with_pressure(mut self, pressure: f32) -> Result<Self> {
-        if !(pressure.is_finite() && pressure > 0.0) {
-            return Err(WobbleError::BadParameter {
-                name: "pressure",
-                value: pressure as f64,
-                reason: "must be finite and > 0",
-            });
-        }
+        check_positive("pressure", pressure)?;
         self.pressure = pressure;
         Ok(self)
     }

@@ -16,7 +16,8 @@
 
 use crate::body::Body;
 use crate::constraints::DihedralBending;
-use crate::error::{check_dt, Result, WobbleError};
+use crate::error::check_non_negative;
+use crate::error::{check_dt, Result};
 use std::f32::consts::PI;
 
 /// When and how fast rest values flow.
@@ -38,13 +39,7 @@ impl Plasticity {
             ("yield angle", self.yield_angle),
             ("creep rate", self.creep),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(WobbleError::BadParameter {
-                    name,
-                    value: v as f64,
-                    reason: "must be finite and >= 0",
-                });
-            }
+            check_non_negative(name, v)?;
         }
         Ok(())
     }

@@ -16,6 +16,7 @@
 //! The step loop evaluates the wind once per substep from the velocities at its start.
 
 use crate::body::particles::Packed4;
+use crate::error::check_non_negative;
 use crate::error::{Result, WobbleError};
 use glam::Vec3;
 
@@ -59,13 +60,7 @@ impl Wind {
             ("drag coefficient", self.drag),
             ("lift coefficient", self.lift),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(WobbleError::BadParameter {
-                    name,
-                    value: v as f64,
-                    reason: "must be finite and >= 0",
-                });
-            }
+            check_non_negative(name, v)?;
         }
         Ok(())
     }

@@ -19,6 +19,7 @@
 //! the serial result (each vertex's arithmetic is the same).
 
 use crate::body::particles::Packed4;
+use crate::error::check_non_negative;
 use crate::error::{check_dt, check_finite, Result, WobbleError};
 use crate::par::*;
 use glam::Vec3;
@@ -118,13 +119,7 @@ impl Deformer {
             check_finite("vertex", k, p.x + p.y + p.z)?;
         }
         for (name, v) in [("spring", spring), ("damping", damping)] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(WobbleError::BadParameter {
-                    name,
-                    value: v as f64,
-                    reason: "must be finite and >= 0",
-                });
-            }
+            check_non_negative(name, v)?;
         }
         falloff.validate()?;
         let packed: Vec<Packed4> = rest.iter().map(|&p| Packed4::new(p, 1.0)).collect();

@@ -15,6 +15,7 @@
 //! orientation), unused vertices, non-manifold edges. Strict mode never renumbers vertices: a
 //! mesh it accepts has the input's numbering.
 
+use crate::error::check_non_negative;
 use crate::error::{Result, WobbleError};
 use crate::mesh::{is_zero_area, parse_obj_raw, weld_map, RawObj, TriMesh};
 use glam::Vec3;
@@ -56,13 +57,7 @@ impl MeshOptions {
 
     /// Checks the options: the weld tolerance must be finite and >= 0.
     pub fn validate(&self) -> Result<()> {
-        if !(self.weld_tolerance.is_finite() && self.weld_tolerance >= 0.0) {
-            return Err(WobbleError::BadParameter {
-                name: "weld_tolerance",
-                value: self.weld_tolerance as f64,
-                reason: "must be finite and >= 0",
-            });
-        }
+        check_non_negative("weld_tolerance", self.weld_tolerance)?;
         Ok(())
     }
 }

@@ -187,7 +187,8 @@ const ATAN: [f32; 7] = [
     0.006_811_83,
 ];
 
-/// The largest error of [`atan2_abs`] against `f64::atan2`, in radians, over every argument
+/// The largest error of the kernels' polynomial `atan2_abs` against `f64::atan2`, in radians,
+/// over every argument
 /// (the polynomial's 2.5e-7 plus f32 rounding; tested).
 pub const ATAN_MAX_ERROR: f32 = 1e-6;
 
@@ -213,7 +214,7 @@ pub(super) unsafe fn atan2_abs<L: Lane>(y: L, x: L) -> L {
     )
 }
 
-/// Scalar [`atan2_abs`], for tests and reports of its accuracy.
+/// Scalar `atan2_abs` (the kernels' polynomial atan2), for tests and reports of its accuracy.
 pub fn atan2_abs_scalar(y: f32, x: f32) -> f32 {
     // SAFETY: the f32 implementation of `Lane` needs no instruction set.
     unsafe { atan2_abs(y, x) }
@@ -382,15 +383,7 @@ pub(super) unsafe fn load<I: Isa>(v: &[f32], at: usize) -> W<I> {
 /// `I`'s instructions are available; otherwise as [`super::project_batch_range`].
 #[inline(always)]
 pub(super) unsafe fn project_range<I: Isa>(job: Job<BendBatch>) {
-    let Job {
-        x,
-        b,
-        range,
-        lambda,
-        inv_dt2,
-        k,
-    } = job;
-    debug_assert!(range.start.is_multiple_of(LANES) && range.end <= b.len());
+    let (x, b, range, lambda, inv_dt2, k) = job.vector_parts();
     let xf = x.cast::<f32>();
     let prm = Params {
         inv_dt2: W::<I>::splat(inv_dt2),

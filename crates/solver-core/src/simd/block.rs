@@ -392,6 +392,17 @@ pub struct Job<'a, B> {
     pub k: f32,
 }
 
+impl<'a, B: super::LaneBatch> Job<'a, B> {
+    /// The job's fields, for a vector kernel: `range` starts at a multiple of [`LANES`] and
+    /// ends within the batch (checked in debug builds).
+    #[inline(always)]
+    pub(super) fn vector_parts(self) -> (*mut Packed4, &'a B, Range<usize>, *mut f32, f32, f32) {
+        let r = self.range;
+        debug_assert!(r.start.is_multiple_of(LANES) && r.end <= self.b.len());
+        (self.x, self.b, r, self.lambda, self.inv_dt2, self.k)
+    }
+}
+
 /// The vector body of [`super::project_batch_range`] for an [`EdgeBatch`] on instruction set `I`.
 ///
 /// # Safety
@@ -401,15 +412,7 @@ pub struct Job<'a, B> {
 /// the call.
 #[inline(always)]
 pub(super) unsafe fn project_range<I: Isa>(job: Job<EdgeBatch>) {
-    let Job {
-        x,
-        b,
-        range,
-        lambda,
-        inv_dt2,
-        k,
-    } = job;
-    debug_assert!(range.start.is_multiple_of(LANES) && range.end <= b.len());
+    let (x, b, range, lambda, inv_dt2, k) = job.vector_parts();
     let xf = x.cast::<f32>();
     let c = Params {
         inv_dt2: I::splat(inv_dt2),

@@ -54,7 +54,7 @@
 //! [`BendBatch`] (dihedral and isometric bending, four particles per constraint) and
 //! [`TetherBatch`] (tethers to pinned anchors) run on the same kernels and [`Kernel`] choice:
 //! their updates are written once over a lane type (`lane.rs`) for the scalar twin and for each
-//! instruction set's [`block`] primitives, every particle gathered 16 bytes at a time and
+//! instruction set's `block.rs` primitives, every particle gathered 16 bytes at a time and
 //! transposed in registers. Their divisions and square roots are IEEE in both modes; products
 //! are fused unless `enhanced-determinism` (see `bend.rs`, `tether.rs`).
 
@@ -87,7 +87,7 @@ use std::ops::Range;
 use std::str::FromStr;
 use std::sync::OnceLock;
 
-/// Constraints per SIMD block: ranges handed to [`project_distance_batch_range`] start at
+/// Constraints per SIMD block: ranges handed to [`project_batch_range`] start at
 /// multiples of it.
 pub const LANES: usize = 16;
 

@@ -222,15 +222,7 @@ unsafe fn project_one(
 /// `I`'s instructions are available; otherwise as [`super::project_batch_range`].
 #[inline(always)]
 pub(super) unsafe fn project_range<I: Isa>(job: Job<TetherBatch>) {
-    let Job {
-        x,
-        b,
-        range,
-        lambda,
-        inv_dt2,
-        k,
-    } = job;
-    debug_assert!(range.start.is_multiple_of(LANES) && range.end <= b.len());
+    let (x, b, range, lambda, inv_dt2, k) = job.vector_parts();
     let xf = x.cast::<f32>();
     let (vdt, vk) = (W::<I>::splat(inv_dt2), W::<I>::splat(k));
     let pv = I::WIDTH / 4;
