@@ -135,41 +135,31 @@ impl Chebyshev {
         self.restarts
     }
 
-    /// `‖x‖` over all particles, summed block by block (the scale of the probe's rounding
-    /// noise).
+    /// `‖x‖` over all particles (the scale of the probe's rounding noise).
     fn position_norm(&mut self, x: &[Packed4]) -> f64 {
-        let core = &self.core;
-        let chunk = core.chunk;
-        let n = core.particles;
-        core.pool.map_blocks(
-            n.div_ceil(chunk),
-            core.parallel(),
-            &mut self.partials,
-            |b| {
-                x[b * chunk..((b + 1) * chunk).min(n)]
-                    .iter()
-                    .map(|q| (q.x as f64).powi(2) + (q.y as f64).powi(2) + (q.z as f64).powi(2))
-                    .sum()
-            },
-        );
-        self.partials.iter().sum::<f64>().sqrt()
+        self.norm_by_blocks(|_, p| [x[p].x, x[p].y, x[p].z])
     }
 
-    /// `‖x̂ - x‖` of the Jacobi step just computed, summed block by block.
+    /// `‖x̂ - x‖` of the Jacobi step just computed.
     fn step_norm(&mut self) -> f64 {
+        self.norm_by_blocks(|core, p| {
+            let d = core.step_of(p);
+            [d[0], d[1], d[2]]
+        })
+    }
+
+    /// `‖v‖` of one 3-vector per particle, `v(core, p)`, summed in f64 block by block (the same
+    /// blocks whatever the thread count, so the same sum).
+    fn norm_by_blocks(&mut self, v: impl Fn(&JacobiCore, usize) -> [f32; 3] + Sync) -> f64 {
         let core = &self.core;
-        let chunk = core.chunk;
-        let n = core.particles;
+        let (chunk, n) = (core.chunk, core.particles);
         core.pool.map_blocks(
             n.div_ceil(chunk),
             core.parallel(),
             &mut self.partials,
             |b| {
                 (b * chunk..((b + 1) * chunk).min(n))
-                    .map(|p| {
-                        let d = core.step_of(p);
-                        (d[0] as f64).powi(2) + (d[1] as f64).powi(2) + (d[2] as f64).powi(2)
-                    })
+                    .map(|p| v(core, p).iter().map(|&c| (c as f64).powi(2)).sum::<f64>())
                     .sum()
             },
         );
