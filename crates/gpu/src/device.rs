@@ -77,6 +77,12 @@ impl Gpu {
         format!("{} ({driver}; {:?})", i.name, i.backend)
     }
 
+    /// True for a software adapter (lavapipe, WARP): it runs the kernels on the CPU, so its
+    /// timings say nothing of a GPU.
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
     /// The adapter's limits (the device was requested with them).
     pub fn limits(&self) -> &wgpu::Limits {
         &self.limits
