@@ -202,7 +202,7 @@ fn cpu_backend() -> String {
 
 /// Header of the `*_runs.csv` file beside a sweep: what ran, how long, and how it ended.
 pub const RUNS_HEADER: &[&str] = &[
-    "scene", "n", "solver", "threads", "ordering", "warmup", "steps", "wall_s", "status",
+    "scene", "n", "solver", "threads", "ordering", "warmup", "steps", "wall_s", "backend", "status",
 ];
 
 /// One point of a sweep.
@@ -369,6 +369,7 @@ impl Sweep {
             warmup.to_string(),
             steps.to_string(),
             format!("{wall:.3}"),
+            p.backend.clone(),
             status.to_string(),
         ])
     }
