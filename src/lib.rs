@@ -47,7 +47,7 @@
 //! Feature `parallel` (on by default): rayon threads for the parallel solvers; without it every
 //! solver runs on the caller's thread.
 //!
-//! Feature `gpu` (off by default): [`gpu`], the GPU backend (`colored`, `jacobi` and
+//! Feature `gpu` (off by default): `wobble::gpu`, the GPU backend (`colored`, `jacobi` and
 //! `chebyshev` as wgpu compute kernels on a body resident on the device).
 //!
 //! Feature `serde` (off by default): [`core::BodyState`], what [`core::Body::state`] saves and
