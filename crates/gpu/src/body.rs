@@ -8,7 +8,7 @@ use crate::error::{GpuError, Result};
 use crate::jacobi::{averaging_code, Jacobi};
 use crate::kernels::{storage, uniform, zeroed, Kernels, Slot};
 use crate::params::Params;
-use crate::solver::{check_constraints, GpuSolver, Shared, Solve};
+use crate::solver::{GpuSolver, Setup, Shared, Solve};
 use solver_core::collide::Shape;
 use solver_core::constraints::MIN_DENOMINATOR;
 use solver_core::{Body, Packed4, StepParams, WobbleError};
@@ -57,7 +57,7 @@ fn unsupported(body: &Body) -> Option<String> {
         .particles
         .force
         .iter()
-        .position(|f| f.xyz() != glam_zero())
+        .position(|f| f.xyz() != solver_core::glam::Vec3::ZERO)
     {
         return Some(format!(
             "external force on particle {i} (the GPU prediction integrates gravity only)"
@@ -71,10 +71,6 @@ fn unsupported(body: &Body) -> Option<String> {
         }
     }
     None
-}
-
-fn glam_zero() -> solver_core::glam::Vec3 {
-    solver_core::glam::Vec3::ZERO
 }
 
 fn packed(p: &Packed4) -> [f32; 4] {
@@ -96,7 +92,8 @@ impl GpuBody {
             c.validate(k)?;
         }
         let n = body.len();
-        let m = check_constraints(&body.constraints)?;
+        // Other kinds were refused above: the distance table is every constraint.
+        let m = body.constraints.distance.len();
         let too_many = |what: &'static str, len: usize| WobbleError::BadCount {
             name: what,
             value: len as u64,
@@ -193,11 +190,17 @@ impl GpuBody {
                 &attach_buf,
             ],
         );
-        let c = &body.constraints;
+        let setup = Setup {
+            gpu,
+            shared: &shared,
+            constraints: &body.constraints,
+            particles: n,
+            opts,
+        };
         let solve: Box<dyn Solve> = match solver {
-            GpuSolver::Colored => Box::new(Colored::new(gpu, &shared, c, n, opts)?),
-            GpuSolver::Jacobi => Box::new(Jacobi::new(gpu, &shared, c, n, false)?),
-            GpuSolver::Chebyshev => Box::new(Chebyshev::new(gpu, &shared, c, n, opts)?),
+            GpuSolver::Colored => Box::new(Colored::new(&setup)?),
+            GpuSolver::Jacobi => Box::new(Jacobi::new(&setup, false)?),
+            GpuSolver::Chebyshev => Box::new(Chebyshev::new(&setup)?),
         };
         gpu.finish()?;
         Ok(GpuBody {

@@ -6,14 +6,11 @@
 //! extrapolation of the positions, then of the multipliers. The norms are f32 sums (the CPU
 //! sums in f64), so a probe may read a slightly different ρ.
 
-use crate::device::Gpu;
 use crate::error::Result;
 use crate::jacobi::Jacobi;
 use crate::kernels::{storage, zeroed, Kernels, Slot};
-use crate::solver::{Shared, Solve};
-use solver_core::Constraints;
+use crate::solver::{Setup, Solve};
 use sparse::chebyshev::MAX_ESTIMATED_RHO;
-use sparse::SolverOptions;
 
 /// Particles per workgroup of the norm's first stage (`REDUCE_BLOCK` in `chebyshev.wgsl`).
 const REDUCE_BLOCK: usize = 4096;
@@ -50,14 +47,15 @@ pub(crate) struct Chebyshev {
 
 impl Chebyshev {
     /// The Jacobi state plus the history, the partial sums and the control word.
-    pub fn new(
-        gpu: &Gpu,
-        shared: &Shared,
-        constraints: &Constraints,
-        particles: usize,
-        opts: &SolverOptions,
-    ) -> Result<Self> {
-        let jacobi = Jacobi::new(gpu, shared, constraints, particles, true)?;
+    pub fn new(setup: &Setup) -> Result<Self> {
+        let Setup {
+            gpu,
+            shared,
+            particles,
+            opts,
+            ..
+        } = *setup;
+        let jacobi = Jacobi::new(setup, true)?;
         let kernels = Kernels::new(
             gpu,
             "chebyshev",

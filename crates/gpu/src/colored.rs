@@ -7,13 +7,11 @@
 //! `Kernel::Scalar` runs on a body too small to tile); on bodies the CPU tiles (at least four
 //! tiles of `tile_particles`), the CPU's order differs and so does the rounding.
 
-use crate::device::Gpu;
 use crate::error::Result;
 use crate::kernels::{storage, uniform, Kernels, Slot};
-use crate::solver::{Shared, Solve};
-use solver_core::Constraints;
+use crate::solver::{Setup, Solve};
 use sparse::coloring::Coloring;
-use sparse::{ColoringMethod, Incidence, SolverOptions};
+use sparse::{ColoringMethod, Incidence};
 
 /// `Color` of `colored.wgsl`.
 #[repr(C)]
@@ -35,13 +33,14 @@ pub(crate) struct Colored {
 
 impl Colored {
     /// Colors `constraints` as the CPU solver does and uploads them color after color.
-    pub fn new(
-        gpu: &Gpu,
-        shared: &Shared,
-        constraints: &Constraints,
-        particles: usize,
-        opts: &SolverOptions,
-    ) -> Result<Self> {
+    pub fn new(setup: &Setup) -> Result<Self> {
+        let Setup {
+            gpu,
+            shared,
+            constraints,
+            particles,
+            opts,
+        } = *setup;
         let inc = Incidence::without_entries(constraints, particles)?;
         let coloring = match opts.coloring {
             ColoringMethod::Greedy => Coloring::greedy(&inc),

@@ -4,11 +4,9 @@
 //! particle -> entries CSR (sparse's [`Incidence`]) in ascending constraint order. No float
 //! atomics, so every run gives the same bits.
 
-use crate::device::Gpu;
 use crate::error::Result;
 use crate::kernels::{storage, zeroed, Kernels, Slot};
-use crate::solver::{constraint_rows, Shared, Solve};
-use solver_core::Constraints;
+use crate::solver::{constraint_rows, Setup, Solve};
 use sparse::{Averaging, Incidence};
 
 /// How `jacobi.wgsl` numbers [`Averaging`].
@@ -38,13 +36,14 @@ pub(crate) struct Jacobi {
 impl Jacobi {
     /// Uploads the constraints, the incidence and the counts; `chebyshev` sizes the buffers
     /// the acceleration reads.
-    pub fn new(
-        gpu: &Gpu,
-        shared: &Shared,
-        constraints: &Constraints,
-        particles: usize,
-        chebyshev: bool,
-    ) -> Result<Self> {
+    pub fn new(setup: &Setup, chebyshev: bool) -> Result<Self> {
+        let Setup {
+            gpu,
+            shared,
+            constraints,
+            particles,
+            ..
+        } = *setup;
         let inc = Incidence::new(constraints, particles)?;
         let bt = &inc.particle_constraints;
         let counts: Vec<f32> = (0..particles)

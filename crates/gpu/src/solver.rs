@@ -1,7 +1,8 @@
 //! The GPU solvers by name, and what the step loop asks of each.
 
-use crate::error::Result;
+use crate::device::Gpu;
 use solver_core::{Constraints, WobbleError};
+use sparse::SolverOptions;
 
 /// The solvers the GPU backend runs, by the names the CPU uses.
 pub const GPU_SOLVER_NAMES: &[&str] = &["colored", "jacobi", "chebyshev"];
@@ -49,6 +50,16 @@ pub(crate) struct Shared {
     pub x: wgpu::Buffer,
 }
 
+/// What a solver is prepared from: the device, the shared buffers, the body's constraints and
+/// particle count, and the CPU solver's options.
+pub(crate) struct Setup<'a> {
+    pub gpu: &'a Gpu,
+    pub shared: &'a Shared,
+    pub constraints: &'a Constraints,
+    pub particles: usize,
+    pub opts: &'a SolverOptions,
+}
+
 /// What the step loop records of a solver.
 pub(crate) trait Solve: std::fmt::Debug {
     /// A substep's start, outside any pass (clearing the multipliers).
@@ -74,9 +85,4 @@ pub(crate) fn constraint_rows(constraints: &Constraints) -> Vec<[u32; 4]> {
             [i, j, d.rest[c].to_bits(), d.compliance[c].to_bits()]
         })
         .collect()
-}
-
-/// The constraint count a solver over `constraints` handles.
-pub(crate) fn check_constraints(constraints: &Constraints) -> Result<usize> {
-    Ok(constraints.distance.len())
 }

@@ -24,12 +24,18 @@ fn step(args: &[&str]) -> Value {
 fn have_adapter() -> bool {
     #[cfg(feature = "gpu")]
     match gpu::Gpu::new() {
-        Ok(_) => return true,
-        Err(gpu::GpuError::NoAdapter(_)) => {}
+        Ok(_) => true,
+        Err(gpu::GpuError::NoAdapter(why)) => {
+            println!("skipped: no GPU adapter ({why})");
+            false
+        }
         Err(e) => panic!("an adapter exists but its device failed: {e}"),
     }
-    println!("skipped: no GPU adapter");
-    false
+    #[cfg(not(feature = "gpu"))]
+    {
+        println!("skipped: no GPU adapter (this build has no `gpu` feature)");
+        false
+    }
 }
 
 #[test]
