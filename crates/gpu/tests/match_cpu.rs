@@ -30,20 +30,21 @@ fn difference(a: &Body, b: &Body) -> (f64, f32) {
 }
 
 /// Steps `body` on the CPU with `name` and on the GPU with `solver` side by side for `steps`
-/// steps; returns the (mean, largest) position difference after the first step and after the
-/// last.
-fn side_by_side(
+/// steps of `params`; returns the (mean, largest) position difference after the first step and
+/// after the last.
+fn side_by_side_with(
     gpu: &Gpu,
     mut cpu: Body,
-    name: &str,
-    solver: GpuSolver,
+    (name, solver): (&str, GpuSolver),
+    params: &StepParams,
+    opts: SolverOptions,
     steps: usize,
 ) -> ((f64, f32), (f64, f32)) {
     let opts = SolverOptions {
         kernel: Kernel::Scalar,
-        ..Default::default()
+        ..opts
     };
-    let params = StepParams::default();
+    let params = *params;
     let mut on_gpu = GpuBody::new(gpu, &cpu, solver, &opts).unwrap();
     let mut read = cpu.clone();
     let mut cpu_solver = make_solver(name, &opts).unwrap();
@@ -58,6 +59,18 @@ fn side_by_side(
     }
     on_gpu.read_into(&mut read).unwrap();
     (first, difference(&cpu, &read))
+}
+
+/// [`side_by_side_with`] the default step and options.
+fn side_by_side(
+    gpu: &Gpu,
+    cpu: Body,
+    name: &str,
+    solver: GpuSolver,
+    steps: usize,
+) -> ((f64, f32), (f64, f32)) {
+    let params = StepParams::default();
+    side_by_side_with(gpu, cpu, (name, solver), &params, Default::default(), steps)
 }
 
 /// After one step the GPU and CPU states agree within this distance (m) at every particle:
@@ -177,4 +190,34 @@ fn a_body_with_bending_or_wind_is_refused_not_run() {
         message.contains("not supported on the GPU backend"),
         "{message}"
     );
+}
+
+#[test]
+fn substeps_damping_pbd_stiffness_attachments_and_relaxation_match_the_cpu() {
+    let Some(gpu) = adapter() else { return };
+    let params = StepParams {
+        substeps: 2,
+        damping: 0.5,
+        stiffness: solver_core::Stiffness::Pbd {
+            k: 0.9,
+            iteration_corrected: true,
+        },
+        ..Default::default()
+    };
+    let relaxed = SolverOptions {
+        omega: 0.8,
+        average: sparse::Averaging::Particle,
+        ..Default::default()
+    };
+    for (pair, opts) in [
+        (("colored", GpuSolver::Colored), SolverOptions::default()),
+        (("jacobi", GpuSolver::Jacobi), relaxed),
+    ] {
+        let mut body = scenes::cloth(16).unwrap();
+        body.attach(8).unwrap();
+        let (first, last) = side_by_side_with(&gpu, body, pair, &params, opts, 100);
+        println!("{}: after 1 step {first:?}, after 100 {last:?}", pair.0);
+        assert!(first.1 <= ONE_STEP, "{}: {first:?}", pair.0);
+        assert!(last.0 <= HUNDRED_STEPS_MEAN, "{}: {last:?}", pair.0);
+    }
 }
