@@ -47,11 +47,16 @@
 //! Feature `parallel` (on by default): rayon threads for the parallel solvers; without it every
 //! solver runs on the caller's thread.
 //!
+//! Feature `gpu` (off by default): `wobble::gpu`, the GPU backend (`colored`, `jacobi` and
+//! `chebyshev` as wgpu compute kernels on a body resident on the device).
+//!
 //! Feature `serde` (off by default): [`core::BodyState`], what [`core::Body::state`] saves and
 //! [`core::Body::restore`] puts back (to rewind in memory, with or without the feature), is
 //! `Serialize` and `Deserialize`, so a game can write it to a save file or send it over a network.
 
 pub use glam;
+#[cfg(feature = "gpu")]
+pub use gpu;
 pub use solver_core as core;
 pub use sparse;
 

@@ -13,7 +13,8 @@
 //! - [`csv`]: CSV written row by row; [`plot`]: SVG + PNG plots; [`machine`]: CPU and caches.
 //! - [`section`]: what a subcommand hands to the report.
 //! - subcommands: [`step`], [`converge`], [`scale`], [`cache`], [`substeps`], [`claims`],
-//!   [`advise`], [`render`], [`tethers`], [`threads`], [`hitch`], [`report`].
+//!   [`advise`], [`render`], [`tethers`], [`threads`], [`hitch`], [`gpu_backend`] (`wobble gpu`),
+//!   [`report`].
 
 pub mod advise;
 pub mod cache;
@@ -21,6 +22,7 @@ pub mod child;
 pub mod claims;
 pub mod converge;
 pub mod csv;
+pub mod gpu_backend;
 pub mod hitch;
 pub mod machine;
 pub mod paired;
@@ -71,6 +73,8 @@ enum Command {
     Tethers(tethers::TethersArgs),
     /// One parallel solver's step time at several thread counts, measured in turns on one body.
     Threads(threads::ThreadsArgs),
+    /// The GPU backend against the CPU solvers: step time per size, crossover, 1024 x 1024 goal.
+    Gpu(gpu_backend::GpuArgs),
     /// What a grab or a release costs its frame, against the frames before it.
     Hitch(hitch::HitchArgs),
     /// The main job: run converge, scale, cache, substeps, claims and render; write REPORT.md.
@@ -92,6 +96,7 @@ pub fn cli_main() -> ExitCode {
         Command::Render(args) => render::run(&args).map(|s| s.print_files()),
         Command::Tethers(args) => tethers::run(&args).map(|s| s.print_files()),
         Command::Threads(args) => threads::run(&args),
+        Command::Gpu(args) => gpu_backend::run(&args).map(|s| s.print_files()),
         Command::Hitch(args) => hitch::run(&args),
         Command::Report(args) => report::run(&args).map(|s| {
             println!("wrote {} files", s.files.len());

@@ -1,5 +1,6 @@
-//! `wobble report [--quick]`: the main job. Runs converge, scale, cache, substeps, claims and
-//! render with defaults sized for a 2-core machine (about 10 minutes; `--quick` under a minute
+//! `wobble report [--quick]`: the main job. Runs converge, scale, cache, substeps, claims,
+//! tethers, gpu (the GPU backend against the CPU; it says plainly when no adapter exists, and
+//! times nothing on a software adapter) and render with defaults sized for a 2-core machine (about 10 minutes; `--quick` under a minute
 //! on smaller sizes) and writes REPORT.md linking every plot and CSV, with the machine it ran
 //! on. A part that fails is reported in REPORT.md and the others still run; the command then
 //! exits non-zero.
@@ -7,6 +8,7 @@
 use crate::cache::CacheArgs;
 use crate::claims::ClaimsArgs;
 use crate::converge::ConvergeArgs;
+use crate::gpu_backend::GpuArgs;
 use crate::machine;
 use crate::render::RenderArgs;
 use crate::scale::{Budget, ScaleArgs};
@@ -54,6 +56,8 @@ pub struct Plan {
     pub render: Vec<RenderArgs>,
     /// `tethers`.
     pub tethers: TethersArgs,
+    /// `gpu`: the GPU backend against the CPU, when an adapter exists.
+    pub gpu: GpuArgs,
 }
 
 /// The arguments every part gets in full or quick mode.
@@ -92,6 +96,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
         substeps: 1,
         threads: "1,2".into(),
         ordering: "natural".into(),
+        backend: "cpu".into(),
         budget: if q {
             Budget {
                 steps: 30,
@@ -209,7 +214,25 @@ pub fn plan(a: &ReportArgs) -> Plan {
         steps: if q { 60 } else { 120 },
         out: out.clone(),
     };
+    let gpu = GpuArgs {
+        sizes: if q {
+            "16,32".into()
+        } else {
+            "32,128,512,1024".into()
+        },
+        solvers: "colored,jacobi,chebyshev".into(),
+        iters: 8,
+        threads: "1,2".into(),
+        allow_software: false,
+        budget: Budget {
+            budget_s: if q { 15.0 } else { 200.0 },
+            ..scale.budget.clone()
+        },
+        tuning: tuning.clone(),
+        out: out.join("gpu"),
+    };
     Plan {
+        gpu,
         converge,
         scale,
         cache,
@@ -244,6 +267,7 @@ pub fn run(a: &ReportArgs) -> Result<Section, Error> {
         timed("substeps", || crate::substeps::run(&p.substeps)),
         timed("claims", || crate::claims::run(&p.claims)),
         timed("tethers", || crate::tethers::run(&p.tethers)),
+        timed("gpu", || crate::gpu_backend::run(&p.gpu)),
     ];
     for r in &p.render {
         let name = format!("render {}", r.scene);

@@ -60,6 +60,10 @@ pub struct ScaleArgs {
     /// Particle ordering.
     #[arg(long, default_value = "natural")]
     pub ordering: String,
+    /// Comma-separated backends: `cpu`, `gpu` (the GPU runs colored, jacobi and chebyshev on
+    /// one device and no CPU threads: its rows have threads = 1).
+    #[arg(long, default_value = "cpu")]
+    pub backend: String,
     /// How long the sweep may take: steps per point, time-outs and the overall budget.
     #[command(flatten)]
     pub budget: Budget,
@@ -150,6 +154,7 @@ pub const SCALE_HEADER: &[&str] = &[
     "ns_per_projection",
     "stretch_mean_avg",
     "peak_rss_mb",
+    "backend",
 ];
 
 /// One row of scale.csv.
@@ -185,11 +190,19 @@ pub struct ScaleRow {
     pub stretch_mean_avg: f64,
     /// Peak resident set size of the child process that ran the point, in MiB.
     pub peak_rss_mb: f64,
+    /// Where the point ran: `cpu` or `gpu`.
+    #[serde(default = "cpu_backend")]
+    pub backend: String,
+}
+
+/// The backend of a row that names none (written before backends existed).
+fn cpu_backend() -> String {
+    "cpu".into()
 }
 
 /// Header of the `*_runs.csv` file beside a sweep: what ran, how long, and how it ended.
 pub const RUNS_HEADER: &[&str] = &[
-    "scene", "n", "solver", "threads", "ordering", "warmup", "steps", "wall_s", "status",
+    "scene", "n", "solver", "threads", "ordering", "warmup", "steps", "wall_s", "backend", "status",
 ];
 
 /// One point of a sweep.
@@ -209,6 +222,23 @@ pub struct Point {
     pub substeps: usize,
     /// Particle ordering.
     pub ordering: String,
+    /// Backend: `cpu` or `gpu`.
+    pub backend: String,
+}
+
+/// What the sweep remembers per series: solver, threads, ordering, backend.
+type SeriesKey = (String, usize, String, String);
+
+impl Point {
+    /// The series this point belongs to.
+    fn series(&self) -> SeriesKey {
+        (
+            self.solver.clone(),
+            self.threads,
+            self.ordering.clone(),
+            self.backend.clone(),
+        )
+    }
 }
 
 /// Vertex count of a scene at size `n` (an estimate for meshes), for step-count planning.
@@ -254,9 +284,9 @@ pub struct Sweep {
     budget: Budget,
     tuning: Tuning,
     started: Instant,
-    last: HashMap<(String, usize, String), Vec<(f64, f64)>>,
-    dead: HashMap<(String, usize, String), String>,
-    refused: HashMap<(String, usize, String), Option<String>>,
+    last: HashMap<SeriesKey, Vec<(f64, f64)>>,
+    dead: HashMap<SeriesKey, String>,
+    refused: HashMap<SeriesKey, Option<String>>,
     /// Rows measured so far.
     pub measured: Vec<ScaleRow>,
     /// (point, note) of every point that produced no row.
@@ -296,11 +326,12 @@ impl Sweep {
     /// Why the library refuses this (solver, threads, ordering), checked once in-process;
     /// also skips thread counts above 1 for serial solvers.
     fn refusal(&mut self, p: &Point) -> Option<String> {
-        let key = (p.solver.clone(), p.threads, p.ordering.clone());
+        let key = p.series();
         if let Some(r) = self.refused.get(&key) {
             return r.clone();
         }
         let r = match p.ordering.parse::<Ordering>() {
+            _ if p.backend == "gpu" => gpu_refusal(p),
             Err(e) => Some(format!(
                 "unsupported here: {}",
                 strip_unsupported(&e.to_string())
@@ -338,6 +369,7 @@ impl Sweep {
             warmup.to_string(),
             steps.to_string(),
             format!("{wall:.3}"),
+            p.backend.clone(),
             status.to_string(),
         ])
     }
@@ -350,7 +382,7 @@ impl Sweep {
 
     /// Runs one point; `Ok(None)` when it was skipped or refused (recorded in the runs file).
     pub fn point(&mut self, p: &Point) -> Result<Option<ScaleRow>, Error> {
-        let key = (p.solver.clone(), p.threads, p.ordering.clone());
+        let key = p.series();
         if let Some(note) = self.refusal(p) {
             self.skip(p, note)?;
             return Ok(None);
@@ -410,6 +442,7 @@ impl Sweep {
             .args(["--omega", &self.tuning.omega.to_string()])
             .args(["--inner", &self.tuning.inner.to_string()])
             .args(["--kernel", self.tuning.kernel.name()])
+            .args(["--backend", &p.backend])
             .arg("--json");
         let outcome = child::run(cmd, Duration::from_secs_f64(self.budget.timeout_s))
             .map_err(|e| Error::Io(format!("cannot run {}: {e}", self.exe.display())))?;
@@ -448,6 +481,7 @@ impl Sweep {
             ns_per_projection: rep.ns_per_projection,
             stretch_mean_avg: rep.stretch_mean_avg,
             peak_rss_mb: outcome.peak_rss_mb,
+            backend: rep.backend,
         };
         self.rows.row(&row)?;
         let status = if rep.finite {
@@ -462,6 +496,30 @@ impl Sweep {
             .push((row.vertices as f64, row.ms_per_step_median));
         self.measured.push(row.clone());
         Ok(Some(row))
+    }
+}
+
+/// Why the GPU backend does not run point `p` (`None` when it does): a solver it lacks, a
+/// thread count above 1 (it runs no CPU threads), a build without the `gpu` feature.
+fn gpu_refusal(p: &Point) -> Option<String> {
+    if !cfg!(feature = "gpu") {
+        return Some("unsupported here: this wobble was built without the `gpu` feature".into());
+    }
+    #[cfg(feature = "gpu")]
+    if let Err(e) = gpu::GpuSolver::parse(&p.solver) {
+        return Some(format!("unsupported here: {e}"));
+    }
+    (p.threads > 1).then(|| {
+        "skipped: the GPU backend runs no CPU threads; its threads = 1 row covers it".into()
+    })
+}
+
+/// The series label of a row: solver and threads, or solver and `gpu`.
+pub fn series_label(r: &ScaleRow) -> String {
+    if r.backend == "gpu" {
+        format!("{} gpu", r.solver)
+    } else {
+        format!("{} t={}", r.solver, r.threads)
     }
 }
 
@@ -480,6 +538,25 @@ pub fn extrapolate(seen: &[(f64, f64)], v: f64) -> f64 {
             ms2 * (v / v2).powf(p)
         }
     }
+}
+
+/// The backends of a comma-separated list (`cpu`, `gpu`), each once.
+pub fn parse_backends(list: &str) -> Result<Vec<String>, Error> {
+    let mut out: Vec<String> = Vec::new();
+    for b in list.split(',').map(str::trim).filter(|b| !b.is_empty()) {
+        if b != "cpu" && b != "gpu" {
+            return Err(Error::Arg(format!(
+                "unknown backend '{b}' in --backend; expected cpu, gpu or both (cpu,gpu)"
+            )));
+        }
+        if !out.iter().any(|o| o == b) {
+            out.push(b.to_string());
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::Arg("--backend needs cpu, gpu or both".into()));
+    }
+    Ok(out)
 }
 
 fn strip_unsupported(s: &str) -> String {
@@ -552,15 +629,16 @@ pub fn lines(
     out
 }
 
-/// Lines per (solver, threads): color by solver, dashed above one thread.
+/// Lines per (solver, threads, backend): color by solver, dashed above one thread and on the
+/// GPU.
 pub fn by_solver_threads<'a>(
     solvers: &'a [String],
 ) -> impl Fn(&ScaleRow) -> (String, usize, bool) + 'a {
     move |r| {
         (
-            format!("{} t={}", r.solver, r.threads),
+            series_label(r),
             solvers.iter().position(|x| x == &r.solver).unwrap_or(0),
-            r.threads > 1,
+            r.threads > 1 || r.backend == "gpu",
         )
     }
 }
@@ -577,6 +655,7 @@ pub fn run(a: &ScaleArgs) -> Result<Section, Error> {
     let solvers = parse_solvers(&a.solvers)?;
     let threads = parse_counts(&a.threads, "threads")?;
     let ordering = parse_orderings(&a.ordering)?;
+    let backends = parse_backends(&a.backend)?;
     if ordering.len() != 1 {
         return Err(Error::Arg(
             "--ordering takes one ordering (see `wobble cache` for several)".into(),
@@ -594,28 +673,32 @@ pub fn run(a: &ScaleArgs) -> Result<Section, Error> {
     let mut sweep = Sweep::create(out, "scale", &a.budget, &a.tuning)?;
     let mut sec = Section::new("Scaling with body size");
     sec.add_files(sweep.files());
-    let total = sizes.len() * solvers.len() * threads.len();
+    let total = sizes.len() * solvers.len() * threads.len() * backends.len();
     let pb = progress::bar(total, "scale");
     // Sizes in the outer loop, so a spent budget cuts the largest sizes of every series.
     for &n in &sizes {
         for s in &solvers {
             for &t in &threads {
-                pb.set_message(format!("n={n} {s} t={t}"));
-                let p = Point {
-                    scene: a.scene.clone(),
-                    n,
-                    solver: s.clone(),
-                    threads: t,
-                    iterations: a.iters,
-                    substeps: a.substeps,
-                    ordering: ordering[0].clone(),
-                };
-                if sweep.point(&p)?.is_none() {
-                    if let Some((_, note)) = sweep.skipped.last() {
-                        progress::note_once(&pb, &format!("scale: {s} threads={t}: {note}"));
+                for b in &backends {
+                    pb.set_message(format!("n={n} {s} t={t} {b}"));
+                    let p = Point {
+                        scene: a.scene.clone(),
+                        n,
+                        solver: s.clone(),
+                        threads: t,
+                        iterations: a.iters,
+                        substeps: a.substeps,
+                        ordering: ordering[0].clone(),
+                        backend: b.clone(),
+                    };
+                    if sweep.point(&p)?.is_none() {
+                        if let Some((_, note)) = sweep.skipped.last() {
+                            let what = format!("scale: {s} threads={t} {b}: {note}");
+                            progress::note_once(&pb, &what);
+                        }
                     }
+                    pb.inc(1);
                 }
-                pb.inc(1);
             }
         }
     }
@@ -680,12 +763,7 @@ pub fn run(a: &ScaleArgs) -> Result<Section, Error> {
     sec.line("");
     sec.line(figure(&stem_p, out, "ns per projection against vertices"));
     sec.line("\nMedian ms per step:\n");
-    sec.line(pivot(
-        rows,
-        |r| format!("{} t={}", r.solver, r.threads),
-        |r| r.ms_per_step_median,
-        "ms",
-    ));
+    sec.line(pivot(rows, series_label, |r| r.ms_per_step_median, "ms"));
     let notes = skipped_summary(&sweep.skipped);
     if !notes.is_empty() {
         sec.line(format!("\nNot measured:\n\n{notes}"));
@@ -702,7 +780,8 @@ pub fn run(a: &ScaleArgs) -> Result<Section, Error> {
 pub fn skipped_summary(skipped: &[(Point, String)]) -> String {
     let mut groups: Vec<(String, Vec<String>)> = Vec::new();
     for (p, note) in skipped {
-        let what = format!("{} t={} {} n={}", p.solver, p.threads, p.ordering, p.n);
+        let gpu = if p.backend == "gpu" { " gpu" } else { "" };
+        let what = format!("{} t={}{gpu} {} n={}", p.solver, p.threads, p.ordering, p.n);
         match groups.iter_mut().find(|g| &g.0 == note) {
             Some(g) => g.1.push(what),
             None => groups.push((note.clone(), vec![what])),
@@ -753,6 +832,7 @@ mod tests {
             ns_per_projection: 0.0,
             stretch_mean_avg: 0.0,
             peak_rss_mb: 0.0,
+            backend: "cpu".into(),
         };
         assert_eq!(header_of(&r), SCALE_HEADER);
     }

@@ -23,6 +23,9 @@ pub mod errors {
         /// Writing results failed.
         #[error("{0}")]
         Io(String),
+        /// The GPU device failed (a validation or out-of-memory error).
+        #[error("{0}")]
+        Gpu(String),
     }
 }
 

@@ -92,6 +92,11 @@ pub struct StepArgs {
     /// Print compact JSON on one line (the default is pretty-printed).
     #[arg(long)]
     pub json: bool,
+    /// Where the step runs: `cpu`, or `gpu` (the `gpu` crate's colored, jacobi and chebyshev on
+    /// the first adapter found; positions read back after each timed step, untimed, for the
+    /// figures).
+    #[arg(long, default_value = "cpu")]
+    pub backend: String,
 }
 
 /// What `wobble step` prints (read back by sweeps that run `wobble step` as a child).
@@ -156,6 +161,57 @@ pub struct StepReport {
     /// The distance compliance set by `--compliance`, in m/N (`null`: the scene's own).
     #[serde(default)]
     pub distance_compliance: Option<f32>,
+    /// Where the step ran: `cpu` or `gpu`.
+    #[serde(default = "cpu_backend")]
+    pub backend: String,
+    /// The GPU adapter's name and driver (`null` on the CPU).
+    #[serde(default)]
+    pub adapter: Option<String>,
+}
+
+/// The backend of a report that names none (written before backends existed).
+fn cpu_backend() -> String {
+    "cpu".into()
+}
+
+/// What a run contributes to its report beyond the body and the times.
+struct RunFacts {
+    name: String,
+    threads: usize,
+    colors: Option<usize>,
+    /// Projections per substep (constraints x iterations; springs for mass-spring).
+    per_substep: usize,
+    kernel: Option<String>,
+    adapter: Option<String>,
+}
+
+/// Step times and the stretch summed over every step.
+struct Timed {
+    times: Vec<f64>,
+    stretch_sum: f64,
+}
+
+impl Timed {
+    /// Runs `step` warmup + steps times, timing each call whole, and `after` (untimed) after
+    /// each, whose result is the stretch figure of that step.
+    fn run(
+        args: &StepArgs,
+        mut step: impl FnMut() -> Result<(), Error>,
+        mut after: impl FnMut() -> Result<f32, Error>,
+    ) -> Result<Self, Error> {
+        let mut times = Vec::with_capacity(args.steps);
+        let mut stretch_sum = 0.0f64;
+        for s in 0..args.warmup + args.steps {
+            let t0 = Instant::now();
+            step()?;
+            let elapsed = t0.elapsed().as_secs_f64() * 1e3;
+            if s >= args.warmup {
+                times.push(elapsed);
+            }
+            stretch_sum += after()? as f64;
+        }
+        Ok(Timed { times, stretch_sum })
+    }
 }
 
 /// What advances the body: a PBD solver, or the force-based mass-spring model.
@@ -191,18 +247,24 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
     // What the step loop runs: a frame longer than `max_substep` is split into more substeps,
     // and the projections (and the mass-spring model's substeps) count those.
     let substeps = params.planned()?.substeps;
-    let mut model = match args.model.as_str() {
-        "pbd" => {
-            let opts = SolverOptions {
-                threads: args.threads,
-                omega: args.omega,
-                inner: args.inner,
-                tile_particles: args.tile,
-                kernel: args.kernel,
-                ..Default::default()
-            };
-            Model::Pbd(build_solver(&args.solver, &opts)?)
+    match args.backend.as_str() {
+        "cpu" => {}
+        #[cfg(feature = "gpu")]
+        "gpu" => return measure_gpu(args, body, ordering, params, substeps),
+        #[cfg(not(feature = "gpu"))]
+        "gpu" => {
+            return Err(Error::Arg(
+                "--backend gpu: this wobble was built without the `gpu` feature".into(),
+            ))
         }
+        other => {
+            return Err(Error::Arg(format!(
+                "unknown --backend '{other}'; expected cpu or gpu"
+            )))
+        }
+    }
+    let mut model = match args.model.as_str() {
+        "pbd" => Model::Pbd(build_solver(&args.solver, &solver_options(args))?),
         "mass-spring" => {
             let integrator: Integrator = args.integrator.parse()?;
             let springs = SpringParams::uniform(args.stiffness, args.damping);
@@ -214,48 +276,66 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
             )))
         }
     };
-    let mut times = Vec::with_capacity(args.steps);
-    let mut stretch_sum = 0.0f64;
-    let total = args.warmup + args.steps;
-    for s in 0..total {
-        let t0 = Instant::now();
-        match &mut model {
-            Model::Pbd(solver) => {
-                step(&mut body, &params, solver.as_mut(), None)?;
-            }
-            Model::MassSpring(ms) => {
-                let h = params.dt / substeps as f32;
-                for _ in 0..substeps {
-                    ms.step(&mut body, h, params.gravity)?;
+    let timed = {
+        let body = std::cell::RefCell::new(&mut body);
+        let model = &mut model;
+        Timed::run(
+            args,
+            || {
+                let mut body = body.borrow_mut();
+                match model {
+                    Model::Pbd(solver) => {
+                        step(&mut body, &params, solver.as_mut(), None)?;
+                    }
+                    Model::MassSpring(ms) => {
+                        let h = params.dt / substeps as f32;
+                        for _ in 0..substeps {
+                            ms.step(&mut body, h, params.gravity)?;
+                        }
+                    }
                 }
-            }
-        }
-        let elapsed = t0.elapsed().as_secs_f64() * 1e3;
-        if s >= args.warmup {
-            times.push(elapsed);
-        }
-        stretch_sum += figures::stretch(&body).0 as f64;
-    }
-    let (stretch_mean, stretch_max) = figures::stretch(&body);
-    let median = quantile(&times, 0.5);
-    // A mass-spring step evaluates each spring once per substep: its "projections".
-    let (name, threads, colors, per_substep, kernel) = match &model {
-        Model::Pbd(solver) => (
-            solver.name(),
-            solver.report().threads,
-            solver.report().colors,
-            body.constraints.len() * args.iterations,
-            solver.report().kernel,
-        ),
-        Model::MassSpring(ms) => (
-            format!("mass-spring/{}", args.integrator),
-            1,
-            None,
-            ms.pairs.len(),
-            None,
-        ),
+                Ok(())
+            },
+            || Ok(figures::stretch(&body.borrow()).0),
+        )?
     };
-    let projections = (per_substep * substeps).max(1) as f64;
+    // A mass-spring step evaluates each spring once per substep: its "projections".
+    let facts = match &model {
+        Model::Pbd(solver) => RunFacts {
+            name: solver.name(),
+            threads: solver.report().threads,
+            colors: solver.report().colors,
+            per_substep: body.constraints.len() * args.iterations,
+            kernel: solver.report().kernel.map(|k| k.name().to_string()),
+            adapter: None,
+        },
+        Model::MassSpring(ms) => RunFacts {
+            name: format!("mass-spring/{}", args.integrator),
+            threads: 1,
+            colors: None,
+            per_substep: ms.pairs.len(),
+            kernel: None,
+            adapter: None,
+        },
+    };
+    Ok(report(
+        args, &body, ordering, params, substeps, &timed, facts,
+    ))
+}
+
+/// The report of a run of `args` on `body` that ended in its last state.
+fn report(
+    args: &StepArgs,
+    body: &solver_core::Body,
+    ordering: sparse::Ordering,
+    params: StepParams,
+    substeps: usize,
+    timed: &Timed,
+    facts: RunFacts,
+) -> StepReport {
+    let (stretch_mean, stretch_max) = figures::stretch(body);
+    let median = quantile(&timed.times, 0.5);
+    let projections = (facts.per_substep * substeps).max(1) as f64;
     let bending = body
         .constraints
         .extra
@@ -263,36 +343,115 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
         .filter(|k| BENDING_KINDS.contains(&k.name()))
         .map(|k| k.len())
         .sum();
-    Ok(StepReport {
+    StepReport {
         scene: args.scene.clone(),
         n: args.n,
         vertices: body.len(),
         constraints: body.constraints.len(),
-        solver: name,
+        solver: facts.name,
         iterations: args.iterations,
         substeps,
         dt: args.dt,
-        threads,
+        threads: facts.threads,
         warmup: args.warmup,
         steps: args.steps,
         ms_per_step_median: median,
-        ms_per_step_p10: quantile(&times, 0.1),
-        ms_per_step_p90: quantile(&times, 0.9),
+        ms_per_step_p10: quantile(&timed.times, 0.1),
+        ms_per_step_p90: quantile(&timed.times, 0.9),
         ns_per_projection: median * 1e6 / projections,
         stretch_mean,
         stretch_max,
-        stretch_mean_avg: stretch_sum / total as f64,
-        energy: figures::energy(&body, params.gravity),
-        volume_ratio: figures::volume_ratio(&body),
-        finite: figures::all_finite(&body),
+        stretch_mean_avg: timed.stretch_sum / (args.warmup + args.steps) as f64,
+        energy: figures::energy(body, params.gravity),
+        volume_ratio: figures::volume_ratio(body),
+        finite: figures::all_finite(body),
         state_hash: format!("{:016x}", figures::state_hash(&body.particles.x)),
-        colors,
+        colors: facts.colors,
         ordering: ordering.name().to_string(),
-        kernel: kernel.map(|k| k.name().to_string()),
+        kernel: facts.kernel,
         bending,
         wind: body.wind.is_some(),
         distance_compliance: args.compliance,
-    })
+        backend: args.backend.clone(),
+        adapter: facts.adapter,
+    }
+}
+
+/// The options of the solver `args` name (CPU and GPU alike).
+fn solver_options(args: &StepArgs) -> SolverOptions {
+    SolverOptions {
+        threads: args.threads,
+        omega: args.omega,
+        inner: args.inner,
+        tile_particles: args.tile,
+        kernel: args.kernel,
+        ..Default::default()
+    }
+}
+
+/// `wobble step --backend gpu`: the body on the GPU, each step submitted and waited for
+/// (timed), then read back untimed for the stretch figure.
+#[cfg(feature = "gpu")]
+fn measure_gpu(
+    args: &StepArgs,
+    mut body: solver_core::Body,
+    ordering: sparse::Ordering,
+    params: StepParams,
+    substeps: usize,
+) -> Result<StepReport, Error> {
+    if args.model != "pbd" {
+        return Err(Error::Arg("--backend gpu runs the pbd model only".into()));
+    }
+    let solver = gpu::GpuSolver::parse(&args.solver)?;
+    let device = gpu::Gpu::new().map_err(gpu_error)?;
+    let mut on_gpu =
+        gpu::GpuBody::new(&device, &body, solver, &solver_options(args)).map_err(gpu_error)?;
+    let timed = {
+        let body = std::cell::RefCell::new(&mut body);
+        let on_gpu = &mut on_gpu;
+        let on_gpu = std::cell::RefCell::new(on_gpu);
+        Timed::run(
+            args,
+            || {
+                let mut g = on_gpu.borrow_mut();
+                g.step(&params).map_err(gpu_error)?;
+                g.finish().map_err(gpu_error)
+            },
+            || {
+                let mut body = body.borrow_mut();
+                on_gpu.borrow().read_into(&mut body).map_err(gpu_error)?;
+                Ok(figures::stretch(&body).0)
+            },
+        )?
+    };
+    let facts = RunFacts {
+        name: solver.name().to_string(),
+        threads: 1,
+        colors: on_gpu.colors(),
+        per_substep: body.constraints.len() * args.iterations,
+        kernel: None,
+        adapter: Some(device.adapter()),
+    };
+    Ok(report(
+        args, &body, ordering, params, substeps, &timed, facts,
+    ))
+}
+
+/// The harness's error for a GPU backend error: what the GPU does not run (no adapter
+/// included) is `unsupported`, as sweeps expect.
+#[cfg(feature = "gpu")]
+fn gpu_error(e: gpu::GpuError) -> Error {
+    use solver_core::WobbleError;
+    match e {
+        gpu::GpuError::Wobble(e) => Error::Wobble(e),
+        gpu::GpuError::NoAdapter(why) => {
+            Error::Wobble(WobbleError::Unsupported(format!("no GPU adapter ({why})")))
+        }
+        gpu::GpuError::Unsupported(what) => Error::Wobble(WobbleError::Unsupported(format!(
+            "{what}, on the GPU backend"
+        ))),
+        e @ gpu::GpuError::Device(_) => Error::Gpu(e.to_string()),
+    }
 }
 
 /// The constraint kinds `--no-bending` drops.

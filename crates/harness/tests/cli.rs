@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const SCALE_HEADER: &str = "scene,n,vertices,constraints,solver,threads,iterations,substeps,ordering,ms_per_step_median,ms_per_step_p10,ms_per_step_p90,ns_per_projection,stretch_mean_avg,peak_rss_mb";
+const SCALE_HEADER: &str = "scene,n,vertices,constraints,solver,threads,iterations,substeps,ordering,ms_per_step_median,ms_per_step_p10,ms_per_step_p90,ns_per_projection,stretch_mean_avg,peak_rss_mb,backend";
 const CONVERGE_HEADER: &str = "scene,n,solver,iteration,residual,elapsed_us";
 
 fn wobble(args: &[&str]) -> Output {

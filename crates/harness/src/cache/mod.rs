@@ -625,6 +625,7 @@ fn simulate(
                     iterations: a.iters,
                     substeps: 1,
                     ordering: o.clone(),
+                    backend: "cpu".into(),
                 };
                 let spent = started.elapsed().as_secs_f64();
                 let r = if a.budget.budget_s > 0.0 && spent > a.budget.budget_s {

@@ -208,6 +208,7 @@ pub fn measure(
             ns_per_projection: ms.median * to_ns,
             stretch_mean_avg: stretch[k].iter().sum::<f64>() / stretch[k].len().max(1) as f64,
             peak_rss_mb: rss,
+            backend: "cpu".into(),
         };
         out.push(OrderingPoint {
             scene: scene.to_string(),

@@ -25,6 +25,7 @@ fn point(n: usize, solver: &str, iterations: usize) -> Point {
         iterations,
         substeps: 1,
         ordering: "natural".into(),
+        backend: "cpu".into(),
     }
 }
 

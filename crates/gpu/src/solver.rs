@@ -1,0 +1,88 @@
+//! The GPU solvers by name, and what the step loop asks of each.
+
+use crate::device::Gpu;
+use solver_core::{Constraints, WobbleError};
+use sparse::SolverOptions;
+
+/// The solvers the GPU backend runs, by the names the CPU uses.
+pub const GPU_SOLVER_NAMES: &[&str] = &["colored", "jacobi", "chebyshev"];
+
+/// Which solver a [`crate::GpuBody`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GpuSolver {
+    /// Graph-colored Gauss-Seidel, one dispatch per color.
+    Colored,
+    /// Jacobi: a pass over the constraints, then a gather per particle.
+    Jacobi,
+    /// Jacobi with Chebyshev acceleration (Wang 2015).
+    Chebyshev,
+}
+
+impl GpuSolver {
+    /// The solver called `name` (one of [`GPU_SOLVER_NAMES`]).
+    pub fn parse(name: &str) -> std::result::Result<Self, WobbleError> {
+        match name {
+            "colored" => Ok(GpuSolver::Colored),
+            "jacobi" => Ok(GpuSolver::Jacobi),
+            "chebyshev" => Ok(GpuSolver::Chebyshev),
+            other => Err(WobbleError::UnknownName {
+                what: "GPU solver",
+                name: other.into(),
+                expected: format!("one of: {}", GPU_SOLVER_NAMES.join(", ")),
+            }),
+        }
+    }
+
+    /// The solver's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            GpuSolver::Colored => "colored",
+            GpuSolver::Jacobi => "jacobi",
+            GpuSolver::Chebyshev => "chebyshev",
+        }
+    }
+}
+
+/// The buffers every solver binds: the step's parameters and the positions.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub params: wgpu::Buffer,
+    pub x: wgpu::Buffer,
+}
+
+/// What a solver is prepared from: the device, the shared buffers, the body's constraints and
+/// particle count, and the CPU solver's options.
+pub(crate) struct Setup<'a> {
+    pub gpu: &'a Gpu,
+    pub shared: &'a Shared,
+    pub constraints: &'a Constraints,
+    pub particles: usize,
+    pub opts: &'a SolverOptions,
+}
+
+/// What the step loop records of a solver.
+pub(crate) trait Solve: std::fmt::Debug {
+    /// A substep's start, outside any pass (clearing the multipliers).
+    fn begin(&self, encoder: &mut wgpu::CommandEncoder);
+    /// A substep's start inside the solve's pass (nothing for most).
+    fn begin_in_pass(&self, _pass: &mut wgpu::ComputePass) {}
+    /// One iteration.
+    fn iterate(&self, pass: &mut wgpu::ComputePass);
+    /// Dispatches [`Solve::iterate`] records.
+    fn dispatches_per_iteration(&self) -> usize;
+    /// Colors swept, for solvers that color.
+    fn colors(&self) -> Option<usize> {
+        None
+    }
+}
+
+/// The distance constraints as the kernels read them: `[i, j, rest bits, compliance bits]`.
+pub(crate) fn constraint_rows(constraints: &Constraints) -> Vec<[u32; 4]> {
+    let d = &constraints.distance;
+    (0..d.len())
+        .map(|c| {
+            let [i, j] = d.pairs[c];
+            [i, j, d.rest[c].to_bits(), d.compliance[c].to_bits()]
+        })
+        .collect()
+}

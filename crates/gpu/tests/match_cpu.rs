@@ -1,0 +1,223 @@
+//! The GPU solvers against the CPU solvers of the same name, on the same scenes and steps.
+//! Every test prints `skipped: no GPU adapter` and returns when no adapter exists.
+
+use gpu::{Gpu, GpuBody, GpuError, GpuSolver, SKIP_MESSAGE};
+use solver_core::{scenes, step, Body, Collider, StepParams};
+use sparse::{make_solver, Kernel, SolverOptions};
+
+/// The adapter, or `None` (after printing the skip message) when there is none.
+fn adapter() -> Option<Gpu> {
+    match Gpu::new() {
+        Ok(gpu) => Some(gpu),
+        Err(GpuError::NoAdapter(why)) => {
+            println!("{SKIP_MESSAGE} ({why})");
+            None
+        }
+        Err(e) => panic!("an adapter exists but its device failed: {e}"),
+    }
+}
+
+/// Mean and largest distance between the positions of `a` and `b`.
+fn difference(a: &Body, b: &Body) -> (f64, f32) {
+    let mut sum = 0.0f64;
+    let mut max = 0.0f32;
+    for (p, q) in a.particles.x.iter().zip(&b.particles.x) {
+        let d = (p.xyz() - q.xyz()).length();
+        sum += d as f64;
+        max = max.max(d);
+    }
+    (sum / a.len() as f64, max)
+}
+
+/// Steps `body` on the CPU with `name` and on the GPU with `solver` side by side for `steps`
+/// steps of `params`; returns the (mean, largest) position difference after the first step and
+/// after the last.
+fn side_by_side_with(
+    gpu: &Gpu,
+    mut cpu: Body,
+    (name, solver): (&str, GpuSolver),
+    params: &StepParams,
+    opts: SolverOptions,
+    steps: usize,
+) -> ((f64, f32), (f64, f32)) {
+    let opts = SolverOptions {
+        kernel: Kernel::Scalar,
+        ..opts
+    };
+    let params = *params;
+    let mut on_gpu = GpuBody::new(gpu, &cpu, solver, &opts).unwrap();
+    let mut read = cpu.clone();
+    let mut cpu_solver = make_solver(name, &opts).unwrap();
+    let mut first = (0.0, 0.0);
+    for s in 0..steps {
+        step(&mut cpu, &params, cpu_solver.as_mut(), None).unwrap();
+        on_gpu.step(&params).unwrap();
+        if s == 0 {
+            on_gpu.read_into(&mut read).unwrap();
+            first = difference(&cpu, &read);
+        }
+    }
+    on_gpu.read_into(&mut read).unwrap();
+    (first, difference(&cpu, &read))
+}
+
+/// [`side_by_side_with`] the default step and options.
+fn side_by_side(
+    gpu: &Gpu,
+    cpu: Body,
+    name: &str,
+    solver: GpuSolver,
+    steps: usize,
+) -> ((f64, f32), (f64, f32)) {
+    let params = StepParams::default();
+    side_by_side_with(gpu, cpu, (name, solver), &params, Default::default(), steps)
+}
+
+/// After one step the GPU and CPU states agree within this distance (m) at every particle:
+/// float tolerance (lavapipe gives the CPU's bits; a device that fuses multiply-adds differs in
+/// the last bits).
+const ONE_STEP: f32 = 1e-5;
+
+/// After 100 steps the mean distance (m) between the GPU and CPU states stays below this: 0.1%
+/// of the cloth's 1 m side.
+const HUNDRED_STEPS_MEAN: f64 = 1e-3;
+
+/// Chebyshev's bound after 100 steps: its norms are f32 sums on the device (f64 on the CPU),
+/// so the probe's ρ and the restarts may differ slightly (lavapipe: 1.1e-3 m at n = 32).
+const CHEBYSHEV_HUNDRED_STEPS_MEAN: f64 = 5e-3;
+
+/// The 16 x 16 cloth falling on a sphere above a ground plane (friction and restitution on).
+fn cloth_on_sphere() -> Body {
+    let mut body = scenes::cloth(16).unwrap();
+    body.add_collider(Collider::ground(0.5, 0.3));
+    let centre = solver_core::glam::Vec3::new(0.5, 0.6, 0.5);
+    body.add_collider(Collider::sphere(centre, 0.25).unwrap());
+    body
+}
+
+/// Checks the one-step and hundred-step bounds of `solver` against the CPU's `name`.
+fn check_against_cpu(gpu: &Gpu, body: Body, name: &str, solver: GpuSolver, mean_bound: f64) {
+    let (first, last) = side_by_side(gpu, body, name, solver, 100);
+    println!("{name}: after 1 step (mean, max) {first:?}, after 100 {last:?}");
+    assert!(first.1 <= ONE_STEP, "{name} after one step: {first:?}");
+    assert!(last.0 <= mean_bound, "{name} after 100 steps: {last:?}");
+}
+
+#[test]
+fn colored_matches_the_cpu_colored_solver_with_the_scalar_kernel() {
+    let Some(gpu) = adapter() else { return };
+    let cloth = scenes::cloth(32).unwrap();
+    check_against_cpu(
+        &gpu,
+        cloth,
+        "colored",
+        GpuSolver::Colored,
+        HUNDRED_STEPS_MEAN,
+    );
+}
+
+#[test]
+fn jacobi_matches_the_cpu_jacobi_solver() {
+    let Some(gpu) = adapter() else { return };
+    let cloth = scenes::cloth(32).unwrap();
+    check_against_cpu(&gpu, cloth, "jacobi", GpuSolver::Jacobi, HUNDRED_STEPS_MEAN);
+}
+
+#[test]
+fn chebyshev_stays_close_to_the_cpu_chebyshev_solver() {
+    let Some(gpu) = adapter() else { return };
+    let cloth = scenes::cloth(32).unwrap();
+    let bound = CHEBYSHEV_HUNDRED_STEPS_MEAN;
+    check_against_cpu(&gpu, cloth, "chebyshev", GpuSolver::Chebyshev, bound);
+}
+
+#[test]
+fn contacts_with_a_sphere_and_the_ground_match_the_cpu() {
+    let Some(gpu) = adapter() else { return };
+    for (name, solver) in [
+        ("colored", GpuSolver::Colored),
+        ("jacobi", GpuSolver::Jacobi),
+    ] {
+        check_against_cpu(&gpu, cloth_on_sphere(), name, solver, HUNDRED_STEPS_MEAN);
+    }
+    // The sphere was met: some particle rests on its surface.
+    let mut body = cloth_on_sphere();
+    let mut on_gpu =
+        GpuBody::new(&gpu, &body, GpuSolver::Colored, &SolverOptions::default()).unwrap();
+    for _ in 0..100 {
+        on_gpu.step(&StepParams::default()).unwrap();
+    }
+    on_gpu.read_into(&mut body).unwrap();
+    let centre = solver_core::glam::Vec3::new(0.5, 0.6, 0.5);
+    let nearest = body
+        .particles
+        .x
+        .iter()
+        .map(|p| (p.xyz() - centre).length())
+        .fold(f32::INFINITY, f32::min);
+    assert!(
+        (nearest - 0.25).abs() < 0.01,
+        "nearest particle at {nearest} from the centre"
+    );
+}
+
+#[test]
+fn two_gpu_runs_give_the_same_bits() {
+    let Some(gpu) = adapter() else { return };
+    for solver in [GpuSolver::Colored, GpuSolver::Jacobi, GpuSolver::Chebyshev] {
+        let run = || {
+            let body = cloth_on_sphere();
+            let mut b = GpuBody::new(&gpu, &body, solver, &SolverOptions::default()).unwrap();
+            for _ in 0..50 {
+                b.step(&StepParams::default()).unwrap();
+            }
+            b.read_positions().unwrap()
+        };
+        let (a, b) = (run(), run());
+        let bits =
+            |v: &[[f32; 4]]| -> Vec<u32> { v.iter().flatten().map(|c| c.to_bits()).collect() };
+        assert_eq!(bits(&a), bits(&b), "{solver:?}");
+    }
+}
+
+#[test]
+fn a_body_with_bending_or_wind_is_refused_not_run() {
+    let Some(gpu) = adapter() else { return };
+    let flag = scenes::flag(8).unwrap();
+    let err = GpuBody::new(&gpu, &flag, GpuSolver::Colored, &SolverOptions::default());
+    let message = err.unwrap_err().to_string();
+    assert!(
+        message.contains("not supported on the GPU backend"),
+        "{message}"
+    );
+}
+
+#[test]
+fn substeps_damping_pbd_stiffness_attachments_and_relaxation_match_the_cpu() {
+    let Some(gpu) = adapter() else { return };
+    let params = StepParams {
+        substeps: 2,
+        damping: 0.5,
+        stiffness: solver_core::Stiffness::Pbd {
+            k: 0.9,
+            iteration_corrected: true,
+        },
+        ..Default::default()
+    };
+    let relaxed = SolverOptions {
+        omega: 0.8,
+        average: sparse::Averaging::Particle,
+        ..Default::default()
+    };
+    for (pair, opts) in [
+        (("colored", GpuSolver::Colored), SolverOptions::default()),
+        (("jacobi", GpuSolver::Jacobi), relaxed),
+    ] {
+        let mut body = scenes::cloth(16).unwrap();
+        body.attach(8).unwrap();
+        let (first, last) = side_by_side_with(&gpu, body, pair, &params, opts, 100);
+        println!("{}: after 1 step {first:?}, after 100 {last:?}", pair.0);
+        assert!(first.1 <= ONE_STEP, "{}: {first:?}", pair.0);
+        assert!(last.0 <= HUNDRED_STEPS_MEAN, "{}: {last:?}", pair.0);
+    }
+}
