@@ -92,6 +92,17 @@ pub struct StepArgs {
     /// Print compact JSON on one line (the default is pretty-printed).
     #[arg(long)]
     pub json: bool,
+    // Contacts and worlds (`crate::world_step`).
+    /// Write the final positions of every body as OBJ to FILE (one object per body).
+    #[arg(long, value_name = "FILE")]
+    pub dump_obj: Option<PathBuf>,
+    /// Count `self_intersections` for a single-body scene too (world scenes always count it;
+    /// it tests every edge against the triangles near it, which takes seconds at a million).
+    #[arg(long)]
+    pub intersections: bool,
+    /// World scenes: turn `drape`'s self-collision off.
+    #[arg(long)]
+    pub no_self_collision: bool,
 }
 
 /// What `wobble step` prints (read back by sweeps that run `wobble step` as a child).
@@ -156,6 +167,15 @@ pub struct StepReport {
     /// The distance compliance set by `--compliance`, in m/N (`null`: the scene's own).
     #[serde(default)]
     pub distance_compliance: Option<f32>,
+    /// Contacts of the last substep of the last step (shape colliders; in a world also
+    /// meshes, other bodies and self-collision pairs).
+    #[serde(default)]
+    pub contacts: usize,
+    /// Intersecting (edge, triangle) pairs of every surface with itself and the others after
+    /// the last step, exactly (`solver_core::figures::self_intersections`); `null` for a
+    /// single-body scene without `--intersections`.
+    #[serde(default)]
+    pub self_intersections: Option<u64>,
 }
 
 /// What advances the body: a PBD solver, or the force-based mass-spring model.
@@ -168,6 +188,9 @@ enum Model {
 pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
     if args.steps == 0 {
         return Err(Error::Arg("--steps must be at least 1".into()));
+    }
+    if crate::world_step::WORLD_SCENES.contains(&args.scene.as_str()) {
+        return crate::world_step::measure_world(args);
     }
     let mesh_options = MeshOptions {
         strict: args.strict,
@@ -263,7 +286,14 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
         .filter(|k| BENDING_KINDS.contains(&k.name()))
         .map(|k| k.len())
         .sum();
+    let surfaces = [(&body.topology.triangles[..], &body.particles.x[..])];
+    let self_intersections = crate::world_step::intersections(args, &surfaces)?;
+    if let Some(path) = &args.dump_obj {
+        crate::world_step::dump_obj(path, &[&body])?;
+    }
     Ok(StepReport {
+        contacts: body.scratch.contacts.len(),
+        self_intersections,
         scene: args.scene.clone(),
         n: args.n,
         vertices: body.len(),
