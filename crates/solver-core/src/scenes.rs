@@ -189,7 +189,11 @@ pub fn cloth(n: usize) -> Result<Body> {
     let mut mass = vec![1.0 / (n * n) as f32; n * n];
     mass[0] = f32::INFINITY;
     mass[n - 1] = f32::INFINITY;
-    let particles = Particles::new(&pos, &mass)?;
+    grid_body(Particles::new(&pos, &mass)?, n)
+}
+
+/// The body of an `n` x `n` grid of `particles` with [`grid_constraints`] and nothing else.
+fn grid_body(particles: Particles, n: usize) -> Result<Body> {
     let (distance, triangles, structural) = grid_constraints(&particles, n, n)?;
     let topology = Topology {
         triangles,
@@ -636,21 +640,7 @@ pub fn drape(n: usize, self_collision: bool) -> Result<crate::world::World> {
             ));
         }
     }
-    let particles = Particles::new(&pos, &vec![1.0 / (n * n) as f32; n * n])?;
-    let (distance, triangles, structural) = grid_constraints(&particles, n, n)?;
-    let topology = Topology {
-        triangles,
-        structural,
-        ..Default::default()
-    };
-    let mut body = Body::new(
-        particles,
-        Constraints {
-            distance,
-            extra: Vec::new(),
-        },
-        topology,
-    )?;
+    let mut body = grid_body(Particles::new(&pos, &vec![1.0 / (n * n) as f32; n * n])?, n)?;
     body.add_collider(Collider::ground(0.5, 0.0));
     body.add_collider(Collider::sphere(Vec3::new(0.0, 0.3, 0.0), 0.3)?);
     let mut world = crate::world::World::new();

@@ -124,3 +124,69 @@ fn world_step_gives_the_same_bits_on_one_and_two_threads() {
     };
     assert_eq!(run(1), run(2));
 }
+
+/// A jelly sliding at 1 m/s along x onto a floor mesh at y = 0.1 loaded from OBJ (thickness
+/// 2 cm, friction `mu`), no ground plane; after 2 s: its lowest particle's height and its
+/// centre's velocity along x.
+fn on_obj_floor(mu: f32) -> (f32, f32) {
+    use solver_core::scenes::{closed_surface_body, icosphere};
+    use solver_core::MeshCollider;
+    let dir = std::env::temp_dir().join(format!("wobble-floor-{}-{mu}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("floor.obj");
+    std::fs::write(
+        &path,
+        "v -2 0.1 -2\nv -2 0.1 2\nv 2 0.1 2\nv 2 0.1 -2\nf 1 2 3\nf 1 3 4\n",
+    )
+    .unwrap();
+    let mut world = World::new();
+    world
+        .meshes
+        .push(MeshCollider::from_obj(&path, FLOOR_THICKNESS, mu).unwrap());
+    let err = MeshCollider::from_obj(&path, -1.0, mu)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("thickness"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+    let mesh = icosphere(Vec3::new(0.0, 0.6, 0.0), 0.2, 1).unwrap();
+    let mut body = closed_surface_body(&mesh, 1.0).unwrap();
+    body.colliders.clear(); // no ground plane: only the mesh holds it
+    for v in body.particles.v.iter_mut() {
+        v.set_xyz(Vec3::new(1.0, 0.0, 0.0));
+    }
+    world.add_body(body, None).unwrap();
+    let params = StepParams {
+        substeps: 4,
+        ..Default::default()
+    };
+    for _ in 0..120 {
+        world.step(&params).unwrap();
+    }
+    let p = &world.bodies[0].body.particles;
+    let lowest = p.x.iter().map(|p| p.y).fold(f32::MAX, f32::min);
+    let vx = p.v.iter().map(|v| v.x).sum::<f32>() / p.len() as f32;
+    (lowest, vx)
+}
+
+const FLOOR_THICKNESS: f32 = 0.02;
+
+#[test]
+fn a_jelly_rests_on_a_triangle_mesh_floor_loaded_from_obj_at_its_thickness() {
+    let (lowest, vx_rough) = on_obj_floor(0.5);
+    let (_, vx_slick) = on_obj_floor(0.0);
+    println!("floor: lowest {lowest}, centre vx {vx_rough} (mu 0.5), {vx_slick} (mu 0)");
+    let surface = 0.1 + FLOOR_THICKNESS;
+    assert!(
+        (lowest - surface).abs() < 2e-3,
+        "lowest particle at {lowest}, surface {surface}"
+    );
+    // Without friction the jelly keeps sliding; with it, it loses speed (and rolls).
+    assert!(
+        (vx_slick - 1.0).abs() < 0.05,
+        "frictionless floor: {vx_slick} m/s"
+    );
+    assert!(
+        vx_rough < 0.8 * vx_slick,
+        "friction: {vx_rough} m/s against {vx_slick}"
+    );
+}

@@ -94,14 +94,14 @@ impl WorldContacts {
         x_prev: &[Packed4],
         v: &mut [Packed4],
     ) {
-        for c in 0..self.len() {
+        for (c, &l) in lambda.iter().enumerate().take(self.len()) {
             let ids = self.particles(c);
             let mu = self.friction[c];
             if ids.len() != 1 || mu <= 0.0 {
                 continue;
             }
             let i = ids[0] as usize;
-            let pushed = -k * x[i].w * lambda[c];
+            let pushed = -k * x[i].w * l;
             if pushed <= 0.0 {
                 continue;
             }

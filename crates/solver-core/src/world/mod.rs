@@ -81,6 +81,11 @@ pub struct World {
     pub thickness: f32,
     /// Coulomb friction between two bodies.
     pub friction: f32,
+    /// How far beyond a mesh's or another body's thickness a particle's predicted position may
+    /// be and still get a contact (m; the step's `contact_margin` if larger): the solve moves
+    /// particles off the path the prediction estimates (a jelly's volume constraint pushes
+    /// its surface out by centimetres after an impact), and a contact not found is not held.
+    pub search_distance: f32,
     /// The predicted surface of each body (`None` for a body without triangles).
     surfaces: Vec<Option<MeshCollider>>,
 }
@@ -99,6 +104,7 @@ impl World {
             meshes: Vec::new(),
             thickness: 0.01,
             friction: 0.5,
+            search_distance: 0.02,
             surfaces: Vec::new(),
         }
     }
@@ -170,6 +176,19 @@ impl World {
     /// the error names it ([`WobbleError::InBody`]); the others are stepped.
     pub fn step(&mut self, params: &StepParams) -> Result<WorldReport> {
         let plan = params.planned()?;
+        for (name, value) in [
+            ("world thickness", self.thickness),
+            ("world friction", self.friction),
+            ("world search_distance", self.search_distance),
+        ] {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(WobbleError::BadParameter {
+                    name,
+                    value: value as f64,
+                    reason: "must be finite and >= 0",
+                });
+            }
+        }
         let h = plan.substep_dt();
         let sub = StepParams {
             dt: h,
@@ -218,26 +237,21 @@ impl World {
                     motion.push(to - x.xyz());
                 }
                 surface.update(&predicted, &motion)?;
+                surface.thickness = self.thickness;
+                surface.friction = self.friction;
             }
         }
         let (meshes, surfaces) = (&self.meshes, &self.surfaces);
-        let margin = sub.contact_margin.max(0.02);
+        let margin = sub.contact_margin.max(self.search_distance);
         let k = sub.correction_scale();
-        let mut results: Vec<(usize, Result<usize>)> = Vec::with_capacity(self.bodies.len());
-        results.resize_with(self.bodies.len(), || (0, Ok(0)));
-        let mut work: Vec<(usize, &mut WorldBody, &mut (usize, Result<usize>))> = self
+        let results: Vec<Result<usize>> = self
             .bodies
-            .iter_mut()
-            .zip(results.iter_mut())
+            .par_iter_mut()
             .enumerate()
-            .map(|(i, (b, r))| (i, b, r))
+            .map(|(index, b)| step_one(b, index, meshes, surfaces, sub, margin, k, &predict))
             .collect();
-        work.par_iter_mut().for_each(|(index, b, out)| {
-            out.0 = *index;
-            out.1 = step_one(b, *index, meshes, surfaces, sub, margin, k, &predict);
-        });
         let mut total = 0;
-        for (index, r) in results {
+        for (index, r) in results.into_iter().enumerate() {
             match r {
                 Ok(n) => total += n,
                 Err(e) => {
