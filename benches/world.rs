@@ -37,7 +37,7 @@ fn draped(warm: usize, self_collision: bool) -> World {
 
 fn self_collision_share(c: &mut Criterion) {
     let mut g = c.benchmark_group("drape64_8it");
-    g.sample_size(20);
+    g.sample_size(10);
     for (label, on) in [("self-collision on", true), ("self-collision off", false)] {
         let mut world = draped(120, on);
         g.bench_function(label, |b| b.iter(|| world.step(&params()).expect("step")));
@@ -82,5 +82,9 @@ fn world_threads(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, self_collision_share, world_threads);
+criterion_group! {
+    name = benches;
+    config = Criterion::default().without_plots();
+    targets = self_collision_share, world_threads
+}
 criterion_main!(benches);
