@@ -33,7 +33,6 @@ pub struct SelfCollision {
     rest: Vec<Vec3>,
     cell_start: Vec<u32>,
     cell_entries: Vec<u32>,
-    seen: Vec<u32>,
 }
 
 impl SelfCollision {
@@ -53,7 +52,6 @@ impl SelfCollision {
             rest: rest.iter().map(|p| p.xyz()).collect(),
             cell_start: Vec::new(),
             cell_entries: Vec::new(),
-            seen: Vec::new(),
         })
     }
 
@@ -82,16 +80,17 @@ impl SelfCollision {
         }
         let query = self.thickness + 2.0 * self.max_travel;
         let (q2, inv) = (query * query, 1.0 / query);
-        let table = 2 * n + 1;
+        // A power of two at least 2n, so that a bucket is a mask of the hash.
+        let mask = (2 * n).next_power_of_two() - 1;
         let cell = |p: Vec3| (p * inv).floor().as_ivec3();
         let hash = |c: glam::IVec3| {
             let h = (c.x.wrapping_mul(92_837_111))
                 ^ (c.y.wrapping_mul(689_287_499))
                 ^ (c.z.wrapping_mul(283_923_481));
-            h.unsigned_abs() as usize % table
+            h as u32 as usize & mask
         };
         self.cell_start.clear();
-        self.cell_start.resize(table + 1, 0);
+        self.cell_start.resize(mask + 2, 0);
         for p in x {
             self.cell_start[hash(cell(p.xyz()))] += 1;
         }
@@ -107,31 +106,34 @@ impl SelfCollision {
             self.cell_start[h] -= 1;
             self.cell_entries[self.cell_start[h] as usize] = i as u32;
         }
-        self.seen.clear();
-        self.seen.resize(n, u32::MAX);
+        let mut buckets = [0usize; 27];
         for (i, p) in x.iter().enumerate() {
             let pi = p.xyz();
             let c = cell(pi);
+            let mut k = 0;
             for dz in -1..=1 {
                 for dy in -1..=1 {
                     for dx in -1..=1 {
-                        let h = hash(c + glam::IVec3::new(dx, dy, dz));
-                        let range = self.cell_start[h] as usize..self.cell_start[h + 1] as usize;
-                        for &j in &self.cell_entries[range] {
-                            let ju = j as usize;
-                            // Each pair once; the stamp drops a bucket met twice.
-                            if ju <= i || self.seen[ju] == i as u32 {
-                                continue;
-                            }
-                            self.seen[ju] = i as u32;
-                            if p.w == 0.0 && x[ju].w == 0.0 {
-                                continue;
-                            }
-                            if (x[ju].xyz() - pi).length_squared() < q2 {
-                                let rest = (self.rest[ju] - self.rest[i]).length();
-                                out.push_pair(i as u32, j, self.thickness.min(rest));
-                            }
-                        }
+                        buckets[k] = hash(c + glam::IVec3::new(dx, dy, dz));
+                        k += 1;
+                    }
+                }
+            }
+            // Two neighbour cells may share a bucket: visit each bucket once.
+            buckets.sort_unstable();
+            for (b, &h) in buckets.iter().enumerate() {
+                if b > 0 && buckets[b - 1] == h {
+                    continue;
+                }
+                let range = self.cell_start[h] as usize..self.cell_start[h + 1] as usize;
+                for &j in &self.cell_entries[range] {
+                    let ju = j as usize;
+                    if ju <= i || (p.w == 0.0 && x[ju].w == 0.0) {
+                        continue;
+                    }
+                    if (x[ju].xyz() - pi).length_squared() < q2 {
+                        let rest = (self.rest[ju] - self.rest[i]).length();
+                        out.push_pair(i as u32, j, self.thickness.min(rest));
                     }
                 }
             }
