@@ -57,8 +57,19 @@ pub struct WorldBody {
     pub solver: Box<dyn Solver>,
     /// Self-collision, for cloth and open surfaces (`None`: off).
     pub self_collision: Option<SelfCollision>,
-    /// Index of the body's [`WorldContacts`] table in `body.constraints.extra`.
-    contacts_kind: usize,
+}
+
+/// Where the world's contact table is in `body.constraints.extra` (looked up every time, so
+/// that kinds added or removed since the body joined the world never make it stale).
+fn contacts_kind(body: &Body) -> Result<usize> {
+    body.constraints
+        .extra
+        .iter()
+        .position(|k| k.as_any().is::<WorldContacts>())
+        .ok_or(WobbleError::UnsuitableBody {
+            what: "a world step",
+            needs: "the contact table World::add_body gives a body (it was removed)",
+        })
 }
 
 /// What a [`World::step`] did.
@@ -112,7 +123,6 @@ impl World {
     /// Adds `body`, stepped by `solver` (`None`: [`GaussSeidel`]); returns its index.
     pub fn add_body(&mut self, mut body: Body, solver: Option<Box<dyn Solver>>) -> Result<usize> {
         body.validate()?;
-        let contacts_kind = body.constraints.extra.len();
         body.constraints
             .push_kind(Box::new(WorldContacts::default()));
         body.topology_changed();
@@ -132,7 +142,6 @@ impl World {
             body,
             solver: solver.unwrap_or_else(|| Box::new(GaussSeidel::default())),
             self_collision: None,
-            contacts_kind,
         });
         Ok(self.bodies.len() - 1)
     }
@@ -154,7 +163,7 @@ impl World {
         Ok(())
     }
 
-    /// Adds a shape collider (plane, sphere, capsule, box) to every body.
+    /// Adds a shape collider (plane, sphere, capsule, box) to every body added so far.
     pub fn add_collider(&mut self, collider: Collider) -> Result<()> {
         collider.validate(0)?;
         for b in &mut self.bodies {
@@ -166,9 +175,8 @@ impl World {
     /// The contact table of body `index`.
     pub fn contacts(&self, index: usize) -> Option<&WorldContacts> {
         let b = self.bodies.get(index)?;
-        b.body.constraints.extra[b.contacts_kind]
-            .as_any()
-            .downcast_ref()
+        let k = contacts_kind(&b.body).ok()?;
+        b.body.constraints.extra[k].as_any().downcast_ref()
     }
 
     /// Advances every body by `params.dt` (split into substeps as [`crate::step()`] splits
@@ -282,10 +290,10 @@ fn step_one(
         body,
         solver,
         self_collision,
-        contacts_kind,
     } = b;
+    let kind = contacts_kind(body)?;
     let scale = body.constraints.distance.mean_rest();
-    let table: &mut WorldContacts = body.constraints.extra[*contacts_kind]
+    let table: &mut WorldContacts = body.constraints.extra[kind]
         .as_any_mut()
         .downcast_mut()
         .expect("the world's contact table");
@@ -320,8 +328,8 @@ fn step_one(
     }
     let count = table.len();
     step(body, sub, solver.as_mut(), None)?;
-    let offset = body.constraints.offsets()[*contacts_kind + 1];
-    let table: &WorldContacts = body.constraints.extra[*contacts_kind]
+    let offset = body.constraints.offsets()[kind + 1];
+    let table: &WorldContacts = body.constraints.extra[kind]
         .as_any()
         .downcast_ref()
         .expect("the world's contact table");
