@@ -39,6 +39,7 @@ pub mod step;
 pub mod substeps;
 pub mod tethers;
 pub mod threads;
+pub mod world_step;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

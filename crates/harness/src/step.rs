@@ -15,7 +15,7 @@ use std::time::Instant;
 /// Arguments of `wobble step`.
 #[derive(Args, Debug, Clone)]
 pub struct StepArgs {
-    /// Scene: cloth, rope, flag, jelly, cube or mesh.
+    /// Scene: cloth, rope, flag, jelly, cube or mesh; or the worlds drape and tunnel.
     #[arg(long, default_value = "cloth")]
     pub scene: String,
     /// Size parameter (grid side; subdivision level for jelly; cells per side for cube).
@@ -97,6 +97,17 @@ pub struct StepArgs {
     /// figures).
     #[arg(long, default_value = "cpu")]
     pub backend: String,
+    // Contacts and worlds (`crate::world_step`).
+    /// Write the final positions of every body as OBJ to FILE (one object per body).
+    #[arg(long, value_name = "FILE")]
+    pub dump_obj: Option<PathBuf>,
+    /// Count `self_intersections` for a single-body scene too (world scenes always count it;
+    /// it tests every edge against the triangles near it, which takes seconds at a million).
+    #[arg(long)]
+    pub intersections: bool,
+    /// World scenes: turn `drape`'s self-collision off.
+    #[arg(long)]
+    pub no_self_collision: bool,
 }
 
 /// What `wobble step` prints (read back by sweeps that run `wobble step` as a child).
@@ -167,6 +178,15 @@ pub struct StepReport {
     /// The GPU adapter's name and driver (`null` on the CPU).
     #[serde(default)]
     pub adapter: Option<String>,
+    /// Contacts of the last substep of the last step (shape colliders; in a world also
+    /// meshes, other bodies and self-collision pairs).
+    #[serde(default)]
+    pub contacts: usize,
+    /// Intersecting (edge, triangle) pairs of every surface with itself and the others after
+    /// the last step, exactly (`solver_core::figures::self_intersections`); `null` for a
+    /// single-body scene without `--intersections`.
+    #[serde(default)]
+    pub self_intersections: Option<u64>,
 }
 
 /// The backend of a report that names none (written before backends existed).
@@ -224,6 +244,15 @@ enum Model {
 pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
     if args.steps == 0 {
         return Err(Error::Arg("--steps must be at least 1".into()));
+    }
+    if crate::world_step::WORLD_SCENES.contains(&args.scene.as_str()) {
+        if args.backend != "cpu" {
+            return Err(Error::Arg(format!(
+                "the world scene {} runs on the CPU only (--backend cpu)",
+                args.scene
+            )));
+        }
+        return crate::world_step::measure_world(args);
     }
     let mesh_options = MeshOptions {
         strict: args.strict,
@@ -318,9 +347,7 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
             adapter: None,
         },
     };
-    Ok(report(
-        args, &body, ordering, params, substeps, &timed, facts,
-    ))
+    report(args, &body, ordering, params, substeps, &timed, facts)
 }
 
 /// The report of a run of `args` on `body` that ended in its last state.
@@ -332,7 +359,7 @@ fn report(
     substeps: usize,
     timed: &Timed,
     facts: RunFacts,
-) -> StepReport {
+) -> Result<StepReport, Error> {
     let (stretch_mean, stretch_max) = figures::stretch(body);
     let median = quantile(&timed.times, 0.5);
     let projections = (facts.per_substep * substeps).max(1) as f64;
@@ -343,7 +370,14 @@ fn report(
         .filter(|k| BENDING_KINDS.contains(&k.name()))
         .map(|k| k.len())
         .sum();
-    StepReport {
+    let surfaces = [(&body.topology.triangles[..], &body.particles.x[..])];
+    let self_intersections = crate::world_step::intersections(args, &surfaces)?;
+    if let Some(path) = &args.dump_obj {
+        crate::world_step::dump_obj(path, &[&body])?;
+    }
+    Ok(StepReport {
+        contacts: body.scratch.contacts.len(),
+        self_intersections,
         scene: args.scene.clone(),
         n: args.n,
         vertices: body.len(),
@@ -374,7 +408,7 @@ fn report(
         distance_compliance: args.compliance,
         backend: args.backend.clone(),
         adapter: facts.adapter,
-    }
+    })
 }
 
 /// The options of the solver `args` name (CPU and GPU alike).
@@ -432,9 +466,7 @@ fn measure_gpu(
         kernel: None,
         adapter: Some(device.adapter()),
     };
-    Ok(report(
-        args, &body, ordering, params, substeps, &timed, facts,
-    ))
+    report(args, &body, ordering, params, substeps, &timed, facts)
 }
 
 /// The harness's error for a GPU backend error: what the GPU does not run (no adapter

@@ -8,6 +8,19 @@
 //! `Δx_t` is cancelled whole when `|Δx_t| < μ d` (static) and by `μ d / |Δx_t|` otherwise, where
 //! `d` is the penetration resolved. Restitution sets the outgoing normal velocity to
 //! `-e v_n`, with `v_n` the approach velocity before the solve.
+//!
+//! Tunnelling: a particle whose predicted position lies beyond a thin collider (a 1 cm box
+//! crossed at 20 m/s moves 33 cm in a substep of 1/60 s) is not near its surface at the end
+//! of the substep, so the test of the predicted position alone misses it. [`find_contacts`]
+//! also sweeps the segment from the substep's start to the prediction by sphere tracing (the
+//! signed distances are exact or underestimates, so a step of `sdf(p)` never jumps over the
+//! surface); where the segment first comes within the margin, the contact is frozen as the
+//! tangent plane there ([`Contact::plane`]), which the iterations then keep the particle
+//! in front of. A segment is traced only when `sdf(x) - |x - x₀| <= margin`, which the
+//! 1-Lipschitz distance makes a necessary condition for a hit, so a resting or distant
+//! particle pays nothing. A box contact whose particle starts the substep outside is always
+//! frozen so: inside a box the signed distance leads to the nearest face, which for a particle
+//! pushed past the middle of a thin box is the far one.
 
 use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
@@ -72,6 +85,46 @@ pub struct Contact {
     pub approach: f32,
     /// Total normal correction applied this substep (the penetration resolved).
     pub pushed: f32,
+    /// `Some((n, offset))`: the contact is the half-space `n · x >= offset` frozen for the
+    /// substep (a swept hit, see the module doc); `None`: the collider's own signed distance.
+    pub plane: Option<(Vec3, f32)>,
+}
+
+impl Contact {
+    /// Signed distance of `p` from the contact's surface (negative inside) and its normal.
+    #[inline]
+    pub fn distance(&self, colliders: &[Collider], p: Vec3) -> (f32, Vec3) {
+        match self.plane {
+            Some((n, offset)) => (n.dot(p) - offset, n),
+            None => colliders[self.collider as usize].shape.signed_distance(p),
+        }
+    }
+}
+
+/// Most sphere-tracing steps of one swept test (a segment that grazes a surface at a distance
+/// just above the margin needs the most; one not resolved within them is taken as a miss).
+const MAX_TRACE_STEPS: usize = 64;
+
+/// Where the segment `from`-`to` first comes within `margin` of `shape`, as the frozen plane
+/// `(n, offset)` there, by sphere tracing; `None` when it never does.
+pub fn sweep(shape: &Shape, from: Vec3, to: Vec3, margin: f32) -> Option<(Vec3, f32)> {
+    let seg = to - from;
+    let len = seg.length();
+    let dir = if len > 0.0 { seg / len } else { Vec3::ZERO };
+    let mut t = 0.0f32;
+    for _ in 0..MAX_TRACE_STEPS {
+        let p = from + dir * t;
+        let (d, n) = shape.signed_distance(p);
+        if d < margin {
+            // The tangent plane of the surface point nearest `p`.
+            return Some((n, n.dot(p) - d));
+        }
+        t += d.max(1e-6 * len.max(1e-3));
+        if t > len {
+            return None;
+        }
+    }
+    None
 }
 
 impl Shape {
@@ -300,10 +353,12 @@ fn check_radius(name: &'static str, radius: f32) -> Result<()> {
 }
 
 /// Finds the particles that may touch a collider during this substep: those whose predicted
-/// position lies within `margin` of a surface. Clears and fills `out`.
+/// position `x` lies within `margin` of a surface, and those whose path from the substep's
+/// start `x_prev` crosses one ([`sweep`]). Clears and fills `out`.
 pub fn find_contacts(
     colliders: &[Collider],
     x: &[Packed4],
+    x_prev: &[Packed4],
     v: &[Packed4],
     margin: f32,
     out: &mut Vec<Contact>,
@@ -318,13 +373,30 @@ pub fn find_contacts(
         }
         for (c, col) in colliders.iter().enumerate() {
             let (d, n) = col.shape.signed_distance(p.xyz());
-            if d < margin {
-                out.push(Contact {
-                    particle: i as u32,
-                    collider: c as u32,
-                    approach: v[i].xyz().dot(n),
-                    pushed: 0.0,
-                });
+            let mut contact = Contact {
+                particle: i as u32,
+                collider: c as u32,
+                approach: v[i].xyz().dot(n),
+                pushed: 0.0,
+                plane: None,
+            };
+            let from = x_prev[i].xyz();
+            // Inside a box the nearest face is the surface, so a particle pressed past the
+            // middle of a thin box would leave through the far face: a box contact that began
+            // outside keeps the plane it entered by.
+            let thin_side = matches!(col.shape, Shape::Cuboid { .. })
+                && col.shape.signed_distance(from).0 >= 0.0;
+            if d < margin && !thin_side {
+                out.push(contact);
+                continue;
+            }
+            if d - (p.xyz() - from).length() > margin {
+                continue;
+            }
+            if let Some((n, offset)) = sweep(&col.shape, from, p.xyz(), margin) {
+                contact.approach = v[i].xyz().dot(n);
+                contact.plane = Some((n, offset));
+                out.push(contact);
             }
         }
     }
@@ -335,9 +407,7 @@ pub fn find_contacts(
 pub fn project_contacts(colliders: &[Collider], contacts: &mut [Contact], x: &mut [Packed4]) {
     for c in contacts.iter_mut() {
         let p = &mut x[c.particle as usize];
-        let (d, n) = colliders[c.collider as usize]
-            .shape
-            .signed_distance(p.xyz());
+        let (d, n) = c.distance(colliders, p.xyz());
         if d < 0.0 {
             p.set_xyz(p.xyz() - n * d);
             c.pushed -= d;
@@ -358,7 +428,7 @@ pub fn apply_friction(
             continue;
         }
         let i = c.particle as usize;
-        let (d, n) = col.shape.signed_distance(x[i].xyz());
+        let (d, n) = c.distance(colliders, x[i].xyz());
         if d > 1e-6 {
             continue;
         }
@@ -392,7 +462,7 @@ pub fn apply_restitution(
             continue;
         }
         let i = c.particle as usize;
-        let (_, n) = col.shape.signed_distance(x[i].xyz());
+        let (_, n) = c.distance(colliders, x[i].xyz());
         let vel = v[i].xyz();
         let vn = vel.dot(n);
         let target = -col.restitution * c.approach;

@@ -279,6 +279,14 @@ pub enum WobbleError {
         /// The finite value it was given instead, in words.
         restored: &'static str,
     },
+    /// A body of a [`crate::world::World`] failed to step (the other bodies were stepped).
+    #[error("body {index} of the world: {source}")]
+    InBody {
+        /// The body's index in the world.
+        index: usize,
+        /// What went wrong with it.
+        source: Box<WobbleError>,
+    },
     /// A step produced a non-finite value, or a speed above [`crate::step::MAX_SPEED`] (`speed`
     /// is then that speed); the body was rolled back to its last good state.
     #[error("step diverged: particle {particle} {} ({stage}); the body was restored to its last good state", divergence(.speed))]

@@ -144,3 +144,68 @@ pub fn lowest_y(body: &Body) -> f32 {
         .map(|p| p.y)
         .fold(f32::INFINITY, f32::min)
 }
+
+/// One surface for [`self_intersections`]: its triangles and the positions they index.
+pub type Surface<'a> = (&'a [[u32; 3]], &'a [Packed4]);
+
+/// Number of (edge, triangle) pairs that intersect, over every edge of every surface against
+/// every triangle of the same surface (those sharing a vertex with the edge left out) and of
+/// every other surface. Each intersection is decided by [`crate::world::mesh_collider::segment_triangle`]
+/// in f64 (a touching, degenerate configuration counts as one); nothing is sampled, every
+/// pair whose boxes overlap is tested, so a surface that passes through itself or another
+/// counts at least two. 0 for a set of surfaces without any intersection.
+pub fn self_intersections(surfaces: &[Surface]) -> crate::error::Result<u64> {
+    use crate::interaction::picking::TriangleBvh;
+    use crate::world::mesh_collider::segment_triangle;
+    let mut count = 0u64;
+    let bvhs: Vec<Option<TriangleBvh>> = surfaces
+        .iter()
+        .map(|(t, x)| {
+            if t.is_empty() {
+                Ok(None)
+            } else {
+                TriangleBvh::build(t, x).map(Some)
+            }
+        })
+        .collect::<crate::error::Result<_>>()?;
+    for (a, (tris_a, xa)) in surfaces.iter().enumerate() {
+        let mut edges: Vec<[u32; 2]> = tris_a
+            .iter()
+            .flat_map(|t| [[t[0], t[1]], [t[1], t[2]], [t[2], t[0]]])
+            .map(|[i, j]| [i.min(j), i.max(j)])
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        for (b, (_, xb)) in surfaces.iter().enumerate() {
+            let Some(bvh) = &bvhs[b] else { continue };
+            for &[i, j] in &edges {
+                let (p, q) = (xa[i as usize].xyz(), xa[j as usize].xyz());
+                bvh.for_each_overlapping(p.min(q), p.max(q), |_, t| {
+                    if a == b && t.iter().any(|&v| v == i || v == j) {
+                        return;
+                    }
+                    let [u, v, w] = t.map(|k| xb[k as usize].xyz());
+                    if segment_triangle(p, q, u, v, w).is_some() {
+                        count += 1;
+                    }
+                });
+            }
+        }
+    }
+    Ok(count)
+}
+
+/// The generalized winding number of the closed surface `triangles` at `p` (Jacobson et al.
+/// 2013: the solid angles of the triangles over 4π, in f64): about 1 inside, 0 outside.
+pub fn winding_number(triangles: &[[u32; 3]], x: &[Packed4], p: Vec3) -> f64 {
+    let p = p.as_dvec3();
+    let mut sum = 0.0f64;
+    for t in triangles {
+        let [a, b, c] = t.map(|k| x[k as usize].xyz().as_dvec3() - p);
+        let (la, lb, lc) = (a.length(), b.length(), c.length());
+        let num = a.dot(b.cross(c));
+        let den = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
+        sum += 2.0 * num.atan2(den);
+    }
+    sum / (4.0 * std::f64::consts::PI)
+}

@@ -26,6 +26,8 @@
 //!   from particles, [`mesh::vertex_normals_into`]), OBJ loading;
 //!   [`mesh::repair`] (repair or strict refusal of an artist's defects), [`mesh::tetgen`]
 //!   (tetrahedral meshes, TetGen `.node`/`.ele`), [`mesh::fuzz`] (the fuzz target's path).
+//! - [`world`]: a [`World`] of several bodies stepped together, with contacts between them,
+//!   against triangle-mesh colliders ([`MeshCollider`]) and within a cloth ([`SelfCollision`]).
 //! - [`scenes`]: the standard scenes of `docs/SCENES.md`.
 //! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
 //! - [`analytic`]: bodies with closed-form answers (the hanging chain, the free cloth's
@@ -60,6 +62,7 @@ pub mod shared_mut;
 pub mod simd;
 pub mod solver;
 pub mod step;
+pub mod world;
 
 pub use body::materials::Material;
 pub use body::particles::{Packed4, Particles, Xyz};
@@ -77,3 +80,4 @@ pub use solver::{
     prepare_solver, Executor, GaussSeidel, Preparation, Serial, SolveState, Solver, SolverReport,
 };
 pub use step::{step, StepParams, Stiffness};
+pub use world::{MeshCollider, SelfCollision, World, WorldBody, WorldContacts, WorldReport};

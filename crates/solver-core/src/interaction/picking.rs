@@ -249,6 +249,32 @@ impl TriangleBvh {
         self.triangles.is_empty()
     }
 
+    /// Calls `f` with the index (in the triangle list it was built from) and corners of every
+    /// triangle of every leaf whose box, at the positions of the last build or refit, overlaps
+    /// `lo..=hi` (a superset of the triangles that do: `f` tests them itself).
+    pub fn for_each_overlapping(&self, lo: Vec3, hi: Vec3, mut f: impl FnMut(u32, [u32; 3])) {
+        let (lo, hi) = (Vec3A::from(lo), Vec3A::from(hi));
+        let overlaps = |n: &Node| n.lo.cmple(hi).all() && n.hi.cmpge(lo).all();
+        let mut stack = [0u32; 64];
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let n = self.nodes[stack[top] as usize];
+            if !overlaps(&n) {
+                continue;
+            }
+            if n.count > 0 {
+                for k in n.start as usize..(n.start + n.count) as usize {
+                    f(self.order[k], self.triangles[k]);
+                }
+            } else if top + 2 <= stack.len() {
+                stack[top] = n.start;
+                stack[top + 1] = n.start + 1;
+                top += 2;
+            }
+        }
+    }
+
     /// The nearest triangle the ray `origin + s dir` (s in 0..=max_distance) hits, both faces
     /// counting, at positions `x` (those of the last build or refit).
     pub fn raycast(

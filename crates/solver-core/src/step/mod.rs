@@ -723,6 +723,7 @@ pub(crate) fn advance<C: StageCheck>(
         find_contacts(
             colliders,
             &p.x,
+            &p.x_prev,
             &p.v,
             params.contact_margin,
             &mut scratch.contacts,

@@ -1,0 +1,90 @@
+//! The world's step (docs/SCENES.md): what self-collision costs on the 64 x 64 `drape` at 8
+//! iterations (1 substep of dt = 1/60, as a game runs it), and a world of four bodies stepped
+//! on pools of one and two threads.
+//!
+//! Self-collision's share is `1 - off / on`, the step without it over the step with it, both
+//! timed from the state the `drape` reaches after 120 steps with self-collision on (folds
+//! touching; `off` from the same state, its self-collision then turned off). Four bodies: four
+//! 32 x 32 `drape` cloths side by side, self-collision on, each with its own serial
+//! Gauss-Seidel solver, on rayon pools of 1 and 2 threads (the same bits on both, which
+//! `crates/solver-core/tests/world.rs` checks).
+//! Run with `cargo bench --bench world`.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use solver_core::glam::Vec3;
+use solver_core::scenes::drape;
+use solver_core::{StepParams, World};
+
+fn params() -> StepParams {
+    StepParams {
+        substeps: 1,
+        iterations: 8,
+        ..Default::default()
+    }
+}
+
+/// The 64 x 64 drape after `warm` steps, with self-collision on or not for the timed steps.
+fn draped(warm: usize, self_collision: bool) -> World {
+    let mut world = drape(64, true).expect("drape");
+    for _ in 0..warm {
+        world.step(&params()).expect("step");
+    }
+    if !self_collision {
+        world.bodies[0].self_collision = None;
+    }
+    world
+}
+
+fn self_collision_share(c: &mut Criterion) {
+    let mut g = c.benchmark_group("drape64_8it");
+    g.sample_size(10);
+    for (label, on) in [("self-collision on", true), ("self-collision off", false)] {
+        let mut world = draped(120, on);
+        g.bench_function(label, |b| b.iter(|| world.step(&params()).expect("step")));
+    }
+    g.finish();
+}
+
+/// Four 32 x 32 cloths 2 m apart along x.
+fn four_bodies() -> World {
+    let mut world = World::new();
+    for k in 0..4 {
+        let mut one = drape(32, true).expect("drape");
+        let mut wb = one.bodies.remove(0);
+        for p in wb.body.particles.x.iter_mut() {
+            p.set_xyz(p.xyz() + Vec3::new(2.0 * k as f32, 0.0, 0.0));
+        }
+        let sc = wb.self_collision.take();
+        let index = world.add_body(wb.body, None).expect("body");
+        world.bodies[index].self_collision = sc;
+    }
+    world
+}
+
+fn world_threads(c: &mut Criterion) {
+    let mut g = c.benchmark_group("world_4_bodies");
+    g.sample_size(20);
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool");
+        let mut world = four_bodies();
+        pool.install(|| {
+            for _ in 0..60 {
+                world.step(&params()).expect("step");
+            }
+        });
+        g.bench_function(format!("{threads} threads"), |b| {
+            b.iter(|| pool.install(|| world.step(&params()).expect("step")))
+        });
+    }
+    g.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().without_plots();
+    targets = self_collision_share, world_threads
+}
+criterion_main!(benches);

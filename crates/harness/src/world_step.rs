@@ -1,0 +1,155 @@
+//! `wobble step` on a world of several bodies (the `drape` and `tunnel` scenes of
+//! docs/SCENES.md), and the figures and files it adds to every run: `contacts`,
+//! `self_intersections` and `--dump-obj`.
+
+use crate::setup::{build_solver, io_error, Error};
+use crate::stats::quantile;
+use crate::step::{StepArgs, StepReport};
+use solver_core::figures::{self, Surface};
+use solver_core::glam::Vec3;
+use solver_core::{Body, StepParams, World};
+use sparse::SolverOptions;
+use std::io::Write;
+use std::path::Path;
+use std::time::Instant;
+
+/// The scenes `wobble step` runs as a [`World`].
+pub const WORLD_SCENES: &[&str] = &["drape", "tunnel"];
+
+/// The world of scene `name` (size `n` for `drape`), each body with its own `solver`.
+fn build_world(args: &StepArgs) -> Result<World, Error> {
+    let mut world = match args.scene.as_str() {
+        "drape" => solver_core::scenes::drape(args.n, !args.no_self_collision)?,
+        "tunnel" => solver_core::scenes::tunnel()?,
+        other => return Err(Error::Arg(format!("'{other}' is not a world scene"))),
+    };
+    let opts = SolverOptions {
+        threads: args.threads,
+        omega: args.omega,
+        inner: args.inner,
+        tile_particles: args.tile,
+        kernel: args.kernel,
+        ..Default::default()
+    };
+    for b in &mut world.bodies {
+        b.solver = build_solver(&args.solver, &opts)?;
+    }
+    Ok(world)
+}
+
+/// Runs a world scene as `wobble step` runs a body, and reports the sums over its bodies
+/// (stretch figures of the first body; `volume_ratio` null).
+pub fn measure_world(args: &StepArgs) -> Result<StepReport, Error> {
+    let mut world = build_world(args)?;
+    // docs/SCENES.md: the tunnel has no gravity.
+    let gravity = if args.scene == "tunnel" {
+        Vec3::ZERO
+    } else {
+        StepParams::default().gravity
+    };
+    let params = StepParams {
+        dt: args.dt,
+        substeps: args.substeps,
+        iterations: args.iterations,
+        damping: args.damping,
+        gravity,
+        ..Default::default()
+    };
+    let mut times = Vec::with_capacity(args.steps);
+    let mut stretch_sum = 0.0f64;
+    let mut report = Default::default();
+    let total = args.warmup + args.steps;
+    for s in 0..total {
+        let t0 = Instant::now();
+        report = world.step(&params)?;
+        let elapsed = t0.elapsed().as_secs_f64() * 1e3;
+        if s >= args.warmup {
+            times.push(elapsed);
+        }
+        stretch_sum += figures::stretch(&world.bodies[0].body).0 as f64;
+    }
+    let bodies: Vec<&Body> = world.bodies.iter().map(|b| &b.body).collect();
+    let surfaces: Vec<Surface> = bodies
+        .iter()
+        .map(|b| (&b.topology.triangles[..], &b.particles.x[..]))
+        .collect();
+    let self_intersections = Some(figures::self_intersections(&surfaces)?);
+    if let Some(path) = &args.dump_obj {
+        dump_obj(path, &bodies)?;
+    }
+    let first = bodies[0];
+    let (stretch_mean, stretch_max) = figures::stretch(first);
+    let constraints: usize = bodies.iter().map(|b| b.constraints.len()).sum();
+    let all_x: Vec<_> = bodies
+        .iter()
+        .flat_map(|b| b.particles.x.iter().copied())
+        .collect();
+    let median = quantile(&times, 0.5);
+    let solver = world.bodies[0].solver.report();
+    let projections = (constraints * args.iterations * report.substeps).max(1) as f64;
+    Ok(StepReport {
+        scene: args.scene.clone(),
+        n: args.n,
+        vertices: all_x.len(),
+        constraints,
+        solver: world.bodies[0].solver.name(),
+        iterations: args.iterations,
+        substeps: report.substeps,
+        dt: args.dt,
+        threads: solver.threads,
+        warmup: args.warmup,
+        steps: args.steps,
+        ms_per_step_median: median,
+        ms_per_step_p10: quantile(&times, 0.1),
+        ms_per_step_p90: quantile(&times, 0.9),
+        ns_per_projection: median * 1e6 / projections,
+        stretch_mean,
+        stretch_max,
+        stretch_mean_avg: stretch_sum / total as f64,
+        energy: bodies.iter().map(|b| figures::energy(b, gravity)).sum(),
+        volume_ratio: None,
+        finite: bodies.iter().all(|b| figures::all_finite(b)),
+        state_hash: format!("{:016x}", figures::state_hash(&all_x)),
+        colors: solver.colors,
+        ordering: "natural".into(),
+        kernel: solver.kernel.map(|k| k.name().to_string()),
+        bending: 0,
+        wind: false,
+        distance_compliance: None,
+        backend: "cpu".into(),
+        adapter: None,
+        contacts: report.contacts,
+        self_intersections,
+    })
+}
+
+/// `self_intersections` of a single-body run: counted with `--intersections`, else `None`.
+pub fn intersections(args: &StepArgs, surfaces: &[Surface]) -> Result<Option<u64>, Error> {
+    if !args.intersections {
+        return Ok(None);
+    }
+    Ok(Some(figures::self_intersections(surfaces)?))
+}
+
+/// Writes the positions of `bodies` to `path` as OBJ, one object (`o body<k>`) per body with
+/// its surface triangles (bodies without triangles as bare vertices).
+pub fn dump_obj(path: &Path, bodies: &[&Body]) -> Result<(), Error> {
+    let file = std::fs::File::create(path).map_err(|e| io_error(path, e))?;
+    let mut out = std::io::BufWriter::new(file);
+    let mut base = 1usize;
+    let mut write = || -> std::io::Result<()> {
+        for (k, b) in bodies.iter().enumerate() {
+            writeln!(out, "o body{k}")?;
+            for p in &b.particles.x {
+                writeln!(out, "v {} {} {}", p.x, p.y, p.z)?;
+            }
+            for t in &b.topology.triangles {
+                let [i, j, l] = t.map(|v| v as usize + base);
+                writeln!(out, "f {i} {j} {l}")?;
+            }
+            base += b.particles.len();
+        }
+        out.flush()
+    };
+    write().map_err(|e| io_error(path, e))
+}

@@ -1,0 +1,161 @@
+//! The contacts a [`crate::world::World`] finds for a body each substep, as one constraint
+//! table the step loop projects after every solver iteration
+//! ([`ConstraintKind::projected_by_step_loop`]), and the friction applied to them after the
+//! substep.
+//!
+//! Theory. A plane contact of particle `i` is the inequality `C = o - n · x_i <= 0` (the
+//! half-space `n · x >= o` is free), `∇C = -n`; a pair contact of particles `i`, `j` (self
+//! collision) is `C = d - |x_i - x_j| <= 0`, `∇_i C = -u`, `∇_j C = u` with
+//! `u = (x_i - x_j) / |x_i - x_j|`. Both are rigid (α = 0), so the XPBD update of
+//! [`crate::constraints::project_generic`] moves the particles by exactly the violation,
+//! shared by inverse mass, and its multiplier `λ` accumulates the normal correction:
+//! `pushed = -k w λ` for a plane contact (k the PBD scale, 1 in XPBD). Friction (Macklin et al.
+//! 2014, §6.1, as [`crate::collide`]): after the substep the tangential part of
+//! `Δx = (x - x₀) - Δs` (`Δs` the contact surface's own motion over the substep) is removed
+//! whole when `|Δx_t| < μ pushed`, and scaled by `μ pushed / |Δx_t|` otherwise; the velocity
+//! loses the same amount over `h`. Pair contacts have no friction, and no contact has
+//! restitution (they are inelastic).
+
+use crate::body::particles::Packed4;
+use crate::constraints::{ConstraintKind, MAX_ARITY};
+use glam::Vec3;
+
+/// The contacts of one body for one substep: plane contacts (one particle) and pair contacts
+/// (two particles of the same body).
+#[derive(Clone, Debug, Default)]
+pub struct WorldContacts {
+    /// Particle indices, flat: contact `c` owns `ids[start[c]..start[c + 1]]`.
+    ids: Vec<u32>,
+    /// Start of each contact's particles in `ids`, plus the end.
+    start: Vec<u32>,
+    /// Plane contacts: the normal of the free half-space; pair contacts: unused (zero).
+    normal: Vec<Vec3>,
+    /// Plane contacts: the offset `o` of `n · x >= o`; pair contacts: the least distance.
+    offset: Vec<f32>,
+    /// Coulomb friction coefficient of each contact.
+    friction: Vec<f32>,
+    /// Each contact surface's displacement over the substep (zero for a static one).
+    surface_motion: Vec<Vec3>,
+    /// The mean rest distance, the scale of the residual.
+    scale: f32,
+}
+
+impl WorldContacts {
+    /// Removes every contact; `scale` is the typical length the residual divides by.
+    pub fn clear(&mut self, scale: f32) {
+        self.ids.clear();
+        self.start.clear();
+        self.start.push(0);
+        self.normal.clear();
+        self.offset.clear();
+        self.friction.clear();
+        self.surface_motion.clear();
+        self.scale = scale;
+    }
+
+    fn push(&mut self, ids: &[u32], normal: Vec3, offset: f32, friction: f32, motion: Vec3) {
+        if self.start.is_empty() {
+            self.start.push(0);
+        }
+        self.ids.extend_from_slice(ids);
+        self.start.push(self.ids.len() as u32);
+        self.normal.push(normal);
+        self.offset.push(offset);
+        self.friction.push(friction);
+        self.surface_motion.push(motion);
+    }
+
+    /// Adds the plane contact `n · x_particle >= offset` (`n` unit length) with friction `mu`
+    /// against a surface that moves by `motion` over the substep.
+    pub fn push_plane(&mut self, particle: u32, n: Vec3, offset: f32, mu: f32, motion: Vec3) {
+        self.push(&[particle], n, offset, mu, motion);
+    }
+
+    /// Adds the pair contact `|x_i - x_j| >= distance` (`i != j`).
+    pub fn push_pair(&mut self, i: u32, j: u32, distance: f32) {
+        self.push(&[i, j], Vec3::ZERO, distance, 0.0, Vec3::ZERO);
+    }
+
+    /// Number of plane contacts and of pair contacts.
+    pub fn counts(&self) -> (usize, usize) {
+        let planes = self.start.windows(2).filter(|w| w[1] - w[0] == 1).count();
+        (planes, self.len() - planes)
+    }
+
+    /// Friction on the plane contacts that pushed during the substep: `lambda` holds the
+    /// table's multipliers, `k` the PBD correction scale, `inv_h` = 1/h; moves `x` and `v` back
+    /// by the friction's share of the tangential motion since `x_prev`.
+    pub fn apply_friction(
+        &self,
+        lambda: &[f32],
+        k: f32,
+        inv_h: f32,
+        x: &mut [Packed4],
+        x_prev: &[Packed4],
+        v: &mut [Packed4],
+    ) {
+        for (c, &l) in lambda.iter().enumerate().take(self.len()) {
+            let ids = self.particles(c);
+            let mu = self.friction[c];
+            if ids.len() != 1 || mu <= 0.0 {
+                continue;
+            }
+            let i = ids[0] as usize;
+            let pushed = -k * x[i].w * l;
+            if pushed <= 0.0 {
+                continue;
+            }
+            let n = self.normal[c];
+            let dx = x[i].xyz() - x_prev[i].xyz() - self.surface_motion[c];
+            let tangential = dx - n * dx.dot(n);
+            let t_len = tangential.length();
+            if t_len <= 0.0 {
+                continue;
+            }
+            let removed = tangential * (mu * pushed / t_len).min(1.0);
+            x[i].set_xyz(x[i].xyz() - removed);
+            v[i].set_xyz(v[i].xyz() - removed * inv_h);
+        }
+    }
+}
+
+impl ConstraintKind for WorldContacts {
+    fn name(&self) -> &'static str {
+        "contact"
+    }
+    fn len(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+    fn particles(&self, c: usize) -> &[u32] {
+        &self.ids[self.start[c] as usize..self.start[c + 1] as usize]
+    }
+    fn compliance(&self, _c: usize) -> f32 {
+        0.0
+    }
+    fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
+        let ids = self.particles(c);
+        if ids.len() == 1 {
+            let n = self.normal[c];
+            grad[0] = -n;
+            return self.offset[c] - n.dot(x[ids[0] as usize].xyz());
+        }
+        let d = x[ids[0] as usize].xyz() - x[ids[1] as usize].xyz();
+        let len = d.length();
+        let u = if len > 0.0 { d / len } else { Vec3::ZERO };
+        grad[0] = -u;
+        grad[1] = u;
+        self.offset[c] - len
+    }
+    fn scale(&self) -> f32 {
+        self.scale
+    }
+    fn unilateral(&self) -> bool {
+        true
+    }
+    fn projected_by_step_loop(&self) -> bool {
+        true
+    }
+    fn particle_indices_mut(&mut self) -> &mut [u32] {
+        &mut self.ids
+    }
+}

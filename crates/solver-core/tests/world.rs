@@ -1,0 +1,192 @@
+//! The world's scenes (docs/SCENES.md): `drape` (self-collision), `tunnel` (no tunnelling at
+//! 20 m/s), and the world's thread-count invariance.
+
+use solver_core::figures::{self_intersections, Surface};
+use solver_core::glam::Vec3;
+use solver_core::scenes::{drape, tunnel};
+use solver_core::{StepParams, World};
+
+fn surfaces(world: &World) -> Vec<Surface<'_>> {
+    world
+        .bodies
+        .iter()
+        .map(|b| (&b.body.topology.triangles[..], &b.body.particles.x[..]))
+        .collect()
+}
+
+fn all_finite(world: &World) -> bool {
+    world
+        .bodies
+        .iter()
+        .all(|b| b.body.particles.x.iter().all(|p| p.is_finite()))
+}
+
+/// Steps of the drape test and its parameters.
+const DRAPE_STEPS: usize = 300;
+
+fn drape_params() -> StepParams {
+    StepParams {
+        substeps: 2,
+        iterations: 8,
+        ..Default::default()
+    }
+}
+
+fn run_drape(self_collision: bool) -> (World, u64) {
+    let mut world = drape(64, self_collision).unwrap();
+    let params = drape_params();
+    for _ in 0..DRAPE_STEPS {
+        world.step(&params).unwrap();
+    }
+    let count = self_intersections(&surfaces(&world)).unwrap();
+    (world, count)
+}
+
+#[test]
+fn drape_folds_without_intersecting_itself_and_rests_on_the_sphere() {
+    let (world, with) = run_drape(true);
+    let (_, without) = run_drape(false);
+    println!("drape self_intersections: with self-collision {with}, without {without}");
+    assert!(all_finite(&world));
+    assert_eq!(with, 0, "self-collision on");
+    assert!(
+        without > 0,
+        "self-collision off must intersect, or the test proves nothing"
+    );
+    // Resting on the sphere: the cloth's highest point lies on the sphere's top (radius 0.3 at
+    // y = 0.3), within the thickness, and the cloth has stopped.
+    let x = &world.bodies[0].body.particles.x;
+    let top = x.iter().map(|p| p.y).fold(f32::MIN, f32::max);
+    assert!((top - 0.6).abs() < 0.03, "top of the cloth at {top}");
+    let vmax = world.bodies[0]
+        .body
+        .particles
+        .v
+        .iter()
+        .map(|v| v.xyz().length())
+        .fold(0.0, f32::max);
+    println!("drape top {top}, fastest particle {vmax} m/s");
+}
+
+#[test]
+fn tunnel_bodies_at_20_m_per_s_stop_at_a_1_cm_box_and_a_thin_mesh_wall() {
+    let mut world = tunnel().unwrap();
+    let params = StepParams {
+        gravity: Vec3::ZERO,
+        ..Default::default()
+    };
+    assert_eq!((params.substeps, params.dt), (1, 1.0 / 60.0));
+    let mut hit = [false; 2];
+    for step in 0..30 {
+        let report = world.step(&params).unwrap();
+        assert!(all_finite(&world));
+        for (k, b) in world.bodies.iter().enumerate() {
+            let far = b
+                .body
+                .particles
+                .x
+                .iter()
+                .map(|p| p.x)
+                .fold(f32::MIN, f32::max);
+            // The box's near face is at x = -0.005, the wall at x = 0.
+            assert!(
+                far < 0.0,
+                "step {step}: body {k} reached x = {far}, beyond the wall"
+            );
+            hit[k] |= far > -0.02;
+        }
+        if step == 1 {
+            println!("tunnel contacts after the impact: {}", report.contacts);
+        }
+    }
+    assert_eq!(hit, [true, true], "both bodies reach their wall");
+}
+
+#[cfg(feature = "parallel")]
+#[test]
+fn world_step_gives_the_same_bits_on_one_and_two_threads() {
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut world = tunnel().unwrap();
+            for _ in 0..20 {
+                world.step(&StepParams::default()).unwrap();
+            }
+            world
+                .bodies
+                .iter()
+                .flat_map(|b| b.body.particles.x.iter().map(|p| p.xyz().to_array()))
+                .collect::<Vec<_>>()
+        })
+    };
+    assert_eq!(run(1), run(2));
+}
+
+/// A jelly sliding at 1 m/s along x onto a floor mesh at y = 0.1 loaded from OBJ (thickness
+/// 2 cm, friction `mu`), no ground plane; after 2 s: its lowest particle's height and its
+/// centre's velocity along x.
+fn on_obj_floor(mu: f32) -> (f32, f32) {
+    use solver_core::scenes::{closed_surface_body, icosphere};
+    use solver_core::MeshCollider;
+    let dir = std::env::temp_dir().join(format!("wobble-floor-{}-{mu}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("floor.obj");
+    std::fs::write(
+        &path,
+        "v -2 0.1 -2\nv -2 0.1 2\nv 2 0.1 2\nv 2 0.1 -2\nf 1 2 3\nf 1 3 4\n",
+    )
+    .unwrap();
+    let mut world = World::new();
+    world
+        .meshes
+        .push(MeshCollider::from_obj(&path, FLOOR_THICKNESS, mu).unwrap());
+    let err = MeshCollider::from_obj(&path, -1.0, mu)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("thickness"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+    let mesh = icosphere(Vec3::new(0.0, 0.6, 0.0), 0.2, 1).unwrap();
+    let mut body = closed_surface_body(&mesh, 1.0).unwrap();
+    body.colliders.clear(); // no ground plane: only the mesh holds it
+    for v in body.particles.v.iter_mut() {
+        v.set_xyz(Vec3::new(1.0, 0.0, 0.0));
+    }
+    world.add_body(body, None).unwrap();
+    let params = StepParams {
+        substeps: 4,
+        ..Default::default()
+    };
+    for _ in 0..120 {
+        world.step(&params).unwrap();
+    }
+    let p = &world.bodies[0].body.particles;
+    let lowest = p.x.iter().map(|p| p.y).fold(f32::MAX, f32::min);
+    let vx = p.v.iter().map(|v| v.x).sum::<f32>() / p.len() as f32;
+    (lowest, vx)
+}
+
+const FLOOR_THICKNESS: f32 = 0.02;
+
+#[test]
+fn a_jelly_rests_on_a_triangle_mesh_floor_loaded_from_obj_at_its_thickness() {
+    let (lowest, vx_rough) = on_obj_floor(0.5);
+    let (_, vx_slick) = on_obj_floor(0.0);
+    println!("floor: lowest {lowest}, centre vx {vx_rough} (mu 0.5), {vx_slick} (mu 0)");
+    let surface = 0.1 + FLOOR_THICKNESS;
+    assert!(
+        (lowest - surface).abs() < 2e-3,
+        "lowest particle at {lowest}, surface {surface}"
+    );
+    // Without friction the jelly keeps sliding; with it, it loses speed (and rolls).
+    assert!(
+        (vx_slick - 1.0).abs() < 0.05,
+        "frictionless floor: {vx_slick} m/s"
+    );
+    assert!(
+        vx_rough < 0.8 * vx_slick,
+        "friction: {vx_rough} m/s against {vx_slick}"
+    );
+}
