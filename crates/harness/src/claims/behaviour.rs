@@ -4,7 +4,7 @@
 
 use super::{rules, Claim, Ctx, Decision};
 use crate::csv::RowWriter;
-use crate::plot::{Legend, Plot, Series};
+use crate::plot::{crossing, dot, level, Plot, Series};
 use crate::setup::{or_note, Error};
 use crate::sim::{mean, Sim, Spec, Trace};
 use crate::substeps::{run_split, SplitRow};
@@ -133,13 +133,43 @@ pub fn spread(v: &[f64]) -> f64 {
     (hi - lo) / mean(&f)
 }
 
-/// A flat line across `xs` at `y`, for thresholds.
-fn level(name: &str, xs: (f64, f64), y: f64, color: usize) -> Series {
-    Series {
-        name: name.into(),
-        points: vec![(xs.0, y), (xs.1, y)],
-        dashed: true,
-        color: Some(color),
+/// The plot of C5 and C12: gs's distance to the converged run against iterations, the
+/// tolerance, and where the curve first crosses it.
+fn distance_plot(title: String, its: &[usize], dist: &[f64], tol: f64, tol_name: &str) -> Plot {
+    let points: Vec<(f64, f64)> = its
+        .iter()
+        .map(|&i| i as f64)
+        .zip(dist.iter().copied())
+        .collect();
+    let max_it = its.last().map_or(1.0, |&k| k as f64);
+    let mut series = vec![
+        Series {
+            name: "gs".into(),
+            points,
+            ..Default::default()
+        },
+        level(
+            tol_name,
+            (its.first().map_or(1.0, |&k| k as f64), max_it),
+            tol,
+            3,
+        ),
+    ];
+    if let Some(at) = crossing(&series[0].points, tol, true, true) {
+        series.push(dot(
+            &format!("crosses the tolerance at {:.1} iterations", at.0),
+            at,
+            0,
+        ));
+    }
+    Plot {
+        title,
+        x_label: "iterations per step".into(),
+        y_label: "mean RMS distance to the converged run (m)".into(),
+        x_log: true,
+        y_log: true,
+        series,
+        ..Default::default()
     }
 }
 
@@ -196,23 +226,13 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
     let k = enough_from(&its, &dist, tol);
     let verdict = rules::c5(k);
     let max_it = *its.last().unwrap_or(&1) as f64;
-    let plot = Plot {
-        title: format!("C5: distance to a converged run ({reference_its} iterations), gs, cloth n={n}, {steps} steps"),
-        x_label: "iterations per step".into(),
-        y_label: "mean RMS distance to the converged run (m)".into(),
-        x_log: true,
-        y_log: true,
-        legend: Legend::UpperRight,
-        series: vec![
-            Series {
-                name: "gs".into(),
-                points: its.iter().map(|&i| i as f64).zip(dist.iter().copied()).collect(),
-                ..Default::default()
-            },
-            level(&format!("tolerance {:.0} mm (1% of the cloth)", tol * 1e3), (1.0, max_it), tol, 3),
-        ],
-        ..Default::default()
-    };
+    let plot = distance_plot(
+        format!("C5: distance to a converged run ({reference_its} iterations), gs, cloth n={n}, {steps} steps"),
+        &its,
+        &dist,
+        tol,
+        &format!("tolerance {:.0} mm (1% of the cloth)", tol * 1e3),
+    );
     let mut files = vec![path];
     files.extend(plot.save(&ctx.path("c5"))?);
     Ok(Claim {
@@ -425,7 +445,6 @@ pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
         title: format!("C6: energy over its start, gs, cloth n={n} from rest, {steps} steps"),
         x_label: "simulated time (s)".into(),
         y_label: "energy / energy at the start".into(),
-        legend: Legend::LowerLeft,
         series,
         ..Default::default()
     };
@@ -512,7 +531,6 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
         y_label: "stretch_mean_avg".into(),
         x_log: true,
         y_log: true,
-        legend: Legend::UpperRight,
         series: vec![
             Series {
                 name: "n substeps x 1 iteration".into(),
@@ -687,7 +705,6 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
         y_label: "mean stretch over the second half of the run".into(),
         x_log: true,
         y_log: true,
-        legend: Legend::UpperRight,
         series: vec![
             Series {
                 name: format!("PBD k={K}"),
@@ -723,7 +740,6 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
         y_label: "mean stretch over the second half of the run".into(),
         x_log: true,
         y_log: true,
-        legend: Legend::UpperRight,
         series: vec![
             Series {
                 name: format!("converged steps ({converged_its} iterations)"),
@@ -827,23 +843,13 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
         rows.push((it, t.trace.stretch_mean_avg(), vmean));
     }
     let k = enough_from(&its, &dist, tol);
-    let plot = Plot {
-        title: format!("C12: jelly (subdivision {n}), distance to a converged run ({reference_its} iterations)"),
-        x_label: "iterations per step".into(),
-        y_label: "mean RMS distance to the converged run (m)".into(),
-        x_log: true,
-        y_log: true,
-        legend: Legend::UpperRight,
-        series: vec![
-            Series {
-                name: "gs".into(),
-                points: its.iter().map(|&i| i as f64).zip(dist.iter().copied()).collect(),
-                ..Default::default()
-            },
-            level(&format!("tolerance {:.1} mm (1% of the jelly)", tol * 1e3), (1.0, 32.0), tol, 3),
-        ],
-        ..Default::default()
-    };
+    let plot = distance_plot(
+        format!("C12: jelly (subdivision {n}), distance to a converged run ({reference_its} iterations)"),
+        &its,
+        &dist,
+        tol,
+        &format!("tolerance {:.1} mm (1% of the jelly)", tol * 1e3),
+    );
     let mut files: Vec<PathBuf> = vec![path];
     files.extend(plot.save(&ctx.path("c12"))?);
     Ok(Claim {

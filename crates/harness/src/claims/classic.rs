@@ -6,7 +6,7 @@
 use super::{rules, Claim, Ctx, Decision};
 use crate::converge::{common_state, residual_curve};
 use crate::csv::RowWriter;
-use crate::plot::{Legend, Plot, Series};
+use crate::plot::{Plot, Series};
 use crate::setup::{or_note, Error};
 use crate::sim::{Sim, Spec};
 use nalgebra::DMatrix;
@@ -179,7 +179,6 @@ pub fn c15(ctx: &Ctx) -> Result<Claim, Error> {
         x_label: "iteration".into(),
         y_label: "constraint residual (RMS C / mean rest length)".into(),
         y_log: true,
-        legend: Legend::LowerLeft,
         series: vec![
             Series {
                 name: "gs".into(),
@@ -310,7 +309,6 @@ pub fn c16(ctx: &Ctx) -> Result<Claim, Error> {
         y_label: "mean stretch over the second half of the run".into(),
         x_log: true,
         y_log: true,
-        legend: Legend::UpperRight,
         series: vec![Series {
             name: format!("PBD k={K}"),
             points: its
@@ -408,7 +406,6 @@ pub fn c17(ctx: &Ctx) -> Result<Claim, Error> {
         x_label: "iterations in the step".into(),
         y_label: "constraint residual (RMS C / mean rest length)".into(),
         y_log: true,
-        legend: Legend::UpperRight,
         series: curves
             .iter()
             .map(|(n, c)| Series {
@@ -519,7 +516,6 @@ pub fn c18(ctx: &Ctx) -> Result<Claim, Error> {
         ),
         x_label: "relaxation omega".into(),
         y_label: "(residual at the end / at the start)^(1/iterations)".into(),
-        legend: Legend::UpperLeft,
         series,
         ..Default::default()
     };

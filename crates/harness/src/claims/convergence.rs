@@ -13,7 +13,7 @@ use super::{count_or_more, rules, Claim, Ctx, Decision};
 use crate::converge::write_curves;
 use crate::csv::RowWriter;
 use crate::paired::Interval;
-use crate::plot::{Legend, Marker, Plot, Series};
+use crate::plot::{Marker, Plot, Series};
 use crate::setup::{build_solver, or_note, Error};
 use solver_core::{step, Body, StepParams};
 use std::path::PathBuf;
@@ -69,7 +69,6 @@ fn curve_files(
         x_label: "iterations in the step".into(),
         y_label: "constraint residual (RMS C / mean rest length)".into(),
         y_log: true,
-        legend: Legend::UpperRight,
         series: curves
             .iter()
             .map(|(n, c)| Series {
@@ -363,7 +362,6 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
             x_label: "iterations in the step".into(),
             y_label: "RMS distance to the converged positions (mean rest lengths)".into(),
             y_log: true,
-            legend: Legend::UpperRight,
             series,
             markers: best
                 .iter()
@@ -701,7 +699,6 @@ fn zoom_files(
         x_label: "iterations in the step".into(),
         y_label: "constraint residual (RMS C / mean rest length)".into(),
         y_log: true,
-        legend: Legend::UpperRight,
         series: curves
             .iter()
             .map(|(n, c)| Series {
