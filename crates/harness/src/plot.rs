@@ -50,6 +50,40 @@ pub struct Series {
     pub color: Option<usize>,
 }
 
+impl Series {
+    /// A solid line named `name` through the points (`xs[i]`, `ys[i]`), in the next color.
+    pub fn xy(name: impl Into<String>, xs: impl IntoIterator<Item = f64>, ys: &[f64]) -> Series {
+        Series {
+            name: name.into(),
+            points: xs.into_iter().zip(ys.iter().copied()).collect(),
+            ..Default::default()
+        }
+    }
+
+    /// A solid line named `name` through (k, `values[k]`) for k up to `max`: a curve over
+    /// iterations.
+    pub fn curve(name: impl Into<String>, values: &[f64], max: usize) -> Series {
+        Series {
+            name: name.into(),
+            points: values
+                .iter()
+                .enumerate()
+                .take(max.saturating_add(1))
+                .map(|(k, &v)| (k as f64, v))
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    /// [`Series::curve`] for each named curve.
+    pub fn curves(named: &[(String, Vec<f64>)], max: usize) -> Vec<Series> {
+        named
+            .iter()
+            .map(|(n, c)| Series::curve(n.clone(), c, max))
+            .collect()
+    }
+}
+
 /// A labelled vertical line (e.g. where the working set passes a cache size).
 #[derive(Debug, Clone)]
 pub struct Marker {
@@ -201,24 +235,7 @@ impl Plot {
 
     /// Writes `stem.svg` and `stem.png`; returns both paths.
     pub fn save(&self, stem: &Path) -> Result<Vec<PathBuf>, Error> {
-        if let Some(dir) = stem.parent() {
-            if !dir.as_os_str().is_empty() {
-                std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
-            }
-        }
-        let svg = stem.with_extension("svg");
-        let png = stem.with_extension("png");
-        {
-            let root = SVGBackend::new(&svg, SIZE).into_drawing_area();
-            self.draw(&root).map_err(|e| io_error(&svg, e))?;
-            root.present().map_err(|e| io_error(&svg, e))?;
-        }
-        {
-            let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
-            self.draw(&root).map_err(|e| io_error(&png, e))?;
-            root.present().map_err(|e| io_error(&png, e))?;
-        }
-        Ok(vec![svg, png])
+        save_svg_png(self, stem)
     }
 
     /// Draws the plot on any plotters drawing area.
@@ -421,6 +438,41 @@ impl Plot {
     }
 }
 
+/// A figure that draws itself on any plotters drawing area, so that it can be written both as
+/// SVG and as PNG by [`save_svg_png`].
+pub trait Figure {
+    /// Draws the figure.
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>;
+}
+
+impl Figure for Plot {
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        self.draw(root)
+    }
+}
+
+/// Writes `fig` as `stem.svg` and `stem.png` (creating the directory); returns both paths.
+pub fn save_svg_png(fig: &impl Figure, stem: &Path) -> Result<Vec<PathBuf>, Error> {
+    if let Some(dir) = stem.parent() {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+        }
+    }
+    let svg = stem.with_extension("svg");
+    let png = stem.with_extension("png");
+    {
+        let root = SVGBackend::new(&svg, SIZE).into_drawing_area();
+        fig.draw_on(&root).map_err(|e| io_error(&svg, e))?;
+        root.present().map_err(|e| io_error(&svg, e))?;
+    }
+    {
+        let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
+        fig.draw_on(&root).map_err(|e| io_error(&png, e))?;
+        root.present().map_err(|e| io_error(&png, e))?;
+    }
+    Ok(vec![svg, png])
+}
+
 /// How an axis maps values.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Axis {
@@ -543,7 +595,8 @@ mod tests {
         let p = Plot {
             series: vec![Series {
                 name: "a long legend label".into(),
-                points: vec![(0.0, 1.0), (0.5, 0.0), (1.0, 1.0), (1.5, 0.0)],
+                // The frame of the data range: every corner is covered.
+                points: vec![(0.0, 0.0), (0.0, 1.0), (1.5, 1.0), (1.5, 0.0), (0.0, 0.0)],
                 ..Default::default()
             }],
             ..Default::default()

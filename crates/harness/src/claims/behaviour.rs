@@ -33,6 +33,37 @@ fn run(spec: &Spec, compliance: Option<f32>, steps: usize) -> Result<Result<Trac
     }
 }
 
+/// Runs gs on the `n` x `n` cloth from rest for `sim_s` simulated seconds with `stiffness`
+/// (every distance constraint's compliance set to `compliance` if given) at
+/// (iterations, dt); returns the run and its mean stretch over the second half (NaN if it
+/// diverged).
+pub fn late_stretch(
+    ctx: &Ctx,
+    n: usize,
+    stiffness: Stiffness,
+    compliance: Option<f32>,
+    (iterations, dt): (usize, f32),
+    sim_s: f64,
+) -> Result<Result<(Trace, f64), String>, Error> {
+    let steps = (sim_s / dt as f64).round() as usize;
+    let mut spec = Spec::new("cloth", n, "gs");
+    spec.tuning = ctx.tuning.clone();
+    spec.params = StepParams {
+        dt,
+        iterations,
+        stiffness,
+        ..Default::default()
+    };
+    Ok(run(&spec, compliance, steps)?.map(|t| {
+        let s = if t.finished() {
+            t.stretch_mean_avg_from(steps / 2)
+        } else {
+            f64::NAN
+        };
+        (t, s)
+    }))
+}
+
 /// A run with the free particles' positions after every step.
 pub struct Tracked {
     /// The figures of the run.
@@ -133,21 +164,20 @@ pub fn spread(v: &[f64]) -> f64 {
     (hi - lo) / mean(&f)
 }
 
+/// The values with four decimals, comma-separated.
+pub fn fmt(v: &[f64]) -> String {
+    v.iter()
+        .map(|s| format!("{s:.4}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The plot of C5 and C12: gs's distance to the converged run against iterations, the
 /// tolerance, and where the curve first crosses it.
 fn distance_plot(title: String, its: &[usize], dist: &[f64], tol: f64, tol_name: &str) -> Plot {
-    let points: Vec<(f64, f64)> = its
-        .iter()
-        .map(|&i| i as f64)
-        .zip(dist.iter().copied())
-        .collect();
     let max_it = its.last().map_or(1.0, |&k| k as f64);
     let mut series = vec![
-        Series {
-            name: "gs".into(),
-            points,
-            ..Default::default()
-        },
+        Series::xy("gs", its.iter().map(|&i| i as f64), dist),
         level(
             tol_name,
             (its.first().map_or(1.0, |&k| k as f64), max_it),
@@ -528,7 +558,7 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
     let plot = Plot {
         title: format!("C8: stretch at equal projections, gs, cloth n={n}"),
         x_label: "projections per step (substeps x iterations)".into(),
-        y_label: "stretch_mean_avg".into(),
+        y_label: "mean edge stretch over the run (fraction of rest length)".into(),
         x_log: true,
         y_log: true,
         series: vec![
@@ -590,22 +620,9 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
                        it: usize,
                        dt: f32|
      -> Result<Result<f64, String>, Error> {
-        let steps = (sim_s / dt as f64).round() as usize;
-        let mut spec = Spec::new("cloth", n, "gs").iterations(it);
-        spec.params = StepParams {
-            dt,
-            iterations: it,
-            stiffness,
-            ..Default::default()
-        };
-        let t = match run(&spec, compliance, steps)? {
-            Ok(t) => t,
+        let (t, s) = match late_stretch(ctx, n, stiffness, compliance, (it, dt), sim_s)? {
+            Ok(r) => r,
             Err(note) => return Ok(Err(note)),
-        };
-        let s = if t.finished() {
-            t.stretch_mean_avg_from(steps / 2)
-        } else {
-            f64::NAN
         };
         w.record(&[
             part.to_string(),
@@ -706,24 +723,9 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
         x_log: true,
         y_log: true,
         series: vec![
-            Series {
-                name: format!("PBD k={K}"),
-                points: xs(&its).into_iter().zip(plain.iter().copied()).collect(),
-                ..Default::default()
-            },
-            Series {
-                name: format!("PBD k' (k={K})"),
-                points: xs(&its)
-                    .into_iter()
-                    .zip(corrected.iter().copied())
-                    .collect(),
-                ..Default::default()
-            },
-            Series {
-                name: format!("XPBD alpha={alpha:e}"),
-                points: xs(&its).into_iter().zip(xpbd_it.iter().copied()).collect(),
-                ..Default::default()
-            },
+            Series::xy(format!("PBD k={K}"), xs(&its), &plain),
+            Series::xy(format!("PBD k' (k={K})"), xs(&its), &corrected),
+            Series::xy(format!("XPBD alpha={alpha:e}"), xs(&its), &xpbd_it),
             level(
                 &format!("XPBD converged ({converged_its} iterations)"),
                 (4.0, 32.0),
@@ -741,36 +743,22 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
         x_log: true,
         y_log: true,
         series: vec![
-            Series {
-                name: format!("converged steps ({converged_its} iterations)"),
-                points: dts
-                    .iter()
-                    .map(|&d| inv(d))
-                    .zip(xpbd_dt.iter().copied())
-                    .collect(),
-                ..Default::default()
-            },
-            Series {
-                name: "8 iterations per step".into(),
-                points: dts
-                    .iter()
-                    .map(|&d| inv(d))
-                    .zip(xpbd_dt_fixed.iter().copied())
-                    .collect(),
-                ..Default::default()
-            },
+            Series::xy(
+                format!("converged steps ({converged_its} iterations)"),
+                dts.iter().map(|&d| inv(d)),
+                &xpbd_dt,
+            ),
+            Series::xy(
+                "8 iterations per step",
+                dts.iter().map(|&d| inv(d)),
+                &xpbd_dt_fixed,
+            ),
         ],
         ..Default::default()
     };
     let mut files = vec![path];
     files.extend(plot.save(&ctx.path("c10"))?);
     files.extend(plot_dt.save(&ctx.path("c10_dt"))?);
-    let fmt = |v: &[f64]| {
-        v.iter()
-            .map(|s| format!("{:.4}", s))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     Ok(Claim {
         id: "C10",
         source: src,
