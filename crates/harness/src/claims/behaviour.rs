@@ -795,17 +795,12 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
     let path = ctx.path("c12.csv");
     let mut w = RowWriter::create(
         &path,
-        &[
-            "scene",
-            "n",
-            "solver",
-            "iterations",
-            "steps",
+        &super::run_columns(&[
             "distance_to_reference_m",
             "stretch_mean_avg",
             "volume_ratio_mean",
             "status",
-        ],
+        ]),
     )?;
     let mut dist = Vec::new();
     let mut rows = Vec::new();

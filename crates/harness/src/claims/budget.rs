@@ -119,17 +119,7 @@ pub fn c19(ctx: &Ctx) -> Result<Claim, Error> {
     let path = ctx.path("c19.csv");
     let mut w = RowWriter::create(
         &path,
-        &[
-            "scene",
-            "n",
-            "solver",
-            "iterations",
-            "steps",
-            "energy_rise_over_start",
-            "stretch_max",
-            "stable",
-            "status",
-        ],
+        &super::run_columns(&["energy_rise_over_start", "stretch_max", "stable", "status"]),
     )?;
     let mut runs = Vec::new();
     let mut unstable = Vec::new();

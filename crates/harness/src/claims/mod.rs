@@ -637,6 +637,18 @@ pub fn markdown(claims: &[Claim], seconds: &[(f64, f64)], ctx: &Ctx) -> String {
     s
 }
 
+/// The first columns of a claim CSV with one row per run.
+pub const RUN_COLUMNS: [&str; 5] = ["scene", "n", "solver", "iterations", "steps"];
+
+/// [`RUN_COLUMNS`] followed by `more`.
+pub fn run_columns<'a>(more: &[&'a str]) -> Vec<&'a str> {
+    RUN_COLUMNS
+        .iter()
+        .copied()
+        .chain(more.iter().copied())
+        .collect()
+}
+
 /// Formats an optional iteration count, with "> max" when it was never reached.
 pub fn count_or_more(k: Option<usize>, max: usize) -> String {
     k.map_or(format!("> {max}"), |k| k.to_string())
