@@ -50,6 +50,40 @@ pub struct Series {
     pub color: Option<usize>,
 }
 
+impl Series {
+    /// A solid line named `name` through the points (`xs[i]`, `ys[i]`), in the next color.
+    pub fn xy(name: impl Into<String>, xs: impl IntoIterator<Item = f64>, ys: &[f64]) -> Series {
+        Series {
+            name: name.into(),
+            points: xs.into_iter().zip(ys.iter().copied()).collect(),
+            ..Default::default()
+        }
+    }
+
+    /// A solid line named `name` through (k, `values[k]`) for k up to `max`: a curve over
+    /// iterations.
+    pub fn curve(name: impl Into<String>, values: &[f64], max: usize) -> Series {
+        Series {
+            name: name.into(),
+            points: values
+                .iter()
+                .enumerate()
+                .take(max.saturating_add(1))
+                .map(|(k, &v)| (k as f64, v))
+                .collect(),
+            ..Default::default()
+        }
+    }
+
+    /// [`Series::curve`] for each named curve.
+    pub fn curves(named: &[(String, Vec<f64>)], max: usize) -> Vec<Series> {
+        named
+            .iter()
+            .map(|(n, c)| Series::curve(n.clone(), c, max))
+            .collect()
+    }
+}
+
 /// A labelled vertical line (e.g. where the working set passes a cache size).
 #[derive(Debug, Clone)]
 pub struct Marker {
@@ -60,10 +94,12 @@ pub struct Marker {
 }
 
 /// Where the legend goes.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub enum Legend {
-    /// Upper left.
+    /// The corner whose legend-sized box covers the least of the drawn lines.
     #[default]
+    Auto,
+    /// Upper left.
     UpperLeft,
     /// Upper right.
     UpperRight,
@@ -92,6 +128,70 @@ pub struct Plot {
     pub markers: Vec<Marker>,
     /// Legend position.
     pub legend: Legend,
+}
+
+/// A flat dashed line across `xs` at `y`, for a rule's threshold or target.
+pub fn level(name: &str, xs: (f64, f64), y: f64, color: usize) -> Series {
+    Series {
+        name: name.into(),
+        points: vec![(xs.0, y), (xs.1, y)],
+        dashed: true,
+        color: Some(color),
+    }
+}
+
+/// A single point named in the legend (drawn as a dot of its color), e.g. where a curve
+/// crosses a threshold.
+pub fn dot(name: &str, at: (f64, f64), color: usize) -> Series {
+    Series {
+        name: name.into(),
+        points: vec![at],
+        dashed: false,
+        color: Some(color),
+    }
+}
+
+/// The first point where the line through `points` (in drawing order) reaches `y` from
+/// either side, interpolated linearly, in log10 on a log axis; `None` if it never does.
+pub fn crossing(points: &[(f64, f64)], y: f64, x_log: bool, y_log: bool) -> Option<(f64, f64)> {
+    let t = |v: f64, log: bool| if log { v.log10() } else { v };
+    let pts: Vec<(f64, f64)> = points
+        .iter()
+        .copied()
+        .filter(|&p| keep(p, x_log, y_log))
+        .map(|(a, b)| (t(a, x_log), t(b, y_log)))
+        .collect();
+    let ty = t(y, y_log);
+    pts.windows(2).find_map(|w| {
+        let ((x0, y0), (x1, y1)) = (w[0], w[1]);
+        if (y0 - ty) * (y1 - ty) > 0.0 || y0 == y1 {
+            return None;
+        }
+        let x = x0 + (ty - y0) / (y1 - y0) * (x1 - x0);
+        Some((if x_log { 10f64.powf(x) } else { x }, y))
+    })
+}
+
+/// The corner of the unit square (x right, y up) whose `w` x `h` box holds the fewest of
+/// `pts`, and how many it holds; ties go to the first of upper right, upper left, lower
+/// right, lower left.
+fn emptiest_corner(pts: &[(f64, f64)], w: f64, h: f64) -> (Legend, usize) {
+    let corners = [
+        (Legend::UpperRight, 1.0 - w, 1.0 - h),
+        (Legend::UpperLeft, 0.0, 1.0 - h),
+        (Legend::LowerRight, 1.0 - w, 0.0),
+        (Legend::LowerLeft, 0.0, 0.0),
+    ];
+    let count = |&(_, x0, y0): &(Legend, f64, f64)| {
+        pts.iter()
+            .filter(|p| p.0 >= x0 && p.0 <= x0 + w && p.1 >= y0 && p.1 <= y0 + h)
+            .count()
+    };
+    corners
+        .iter()
+        .map(|c| (c.0, count(c)))
+        .min_by_key(|c| c.1)
+        .unwrap_or((Legend::UpperRight, 0))
 }
 
 fn keep(p: (f64, f64), x_log: bool, y_log: bool) -> bool {
@@ -135,31 +235,14 @@ impl Plot {
 
     /// Writes `stem.svg` and `stem.png`; returns both paths.
     pub fn save(&self, stem: &Path) -> Result<Vec<PathBuf>, Error> {
-        if let Some(dir) = stem.parent() {
-            if !dir.as_os_str().is_empty() {
-                std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
-            }
-        }
-        let svg = stem.with_extension("svg");
-        let png = stem.with_extension("png");
-        {
-            let root = SVGBackend::new(&svg, SIZE).into_drawing_area();
-            self.draw(&root).map_err(|e| io_error(&svg, e))?;
-            root.present().map_err(|e| io_error(&svg, e))?;
-        }
-        {
-            let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
-            self.draw(&root).map_err(|e| io_error(&png, e))?;
-            root.present().map_err(|e| io_error(&png, e))?;
-        }
-        Ok(vec![svg, png])
+        save_svg_png(self, stem)
     }
 
     /// Draws the plot on any plotters drawing area.
     ///
-    /// A log axis whose range holds at least one power of ten uses plotters' log coordinate;
-    /// a narrower one (where plotters would print no tick label) is drawn as a linear axis over
-    /// log10 of the values, labelled with the values themselves.
+    /// A log axis whose range holds at least two powers of ten uses plotters' log coordinate;
+    /// a narrower one (where plotters would print one tick label or none) is drawn as a linear
+    /// axis over log10 of the values, labelled with the values themselves.
     pub fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let pts: Vec<(f64, f64)> = (0..self.series.len())
@@ -167,11 +250,12 @@ impl Plot {
             .collect();
         let (x0, x1) = bounds(pts.iter().map(|p| p.0), self.x_log);
         let (y0, y1) = bounds(pts.iter().map(|p| p.1), self.y_log);
+        let (legend, y1) = self.place_legend((x0, x1), (y0, y1));
         let xa = Axis::pick(self.x_log, x0, x1);
         let ya = Axis::pick(self.y_log, y0, y1);
         let (tx0, tx1) = (xa.to(x0), xa.to(x1));
         let (ty0, ty1) = (ya.to(y0), ya.to(y1));
-        let r = (xa, ya, tx0, tx1, ty0, ty1);
+        let r = (legend, xa, ya, tx0, tx1, ty0, ty1);
         match (xa == Axis::Log, ya == Axis::Log) {
             (false, false) => self.draw_in(root, tx0..tx1, ty0..ty1, r),
             (true, false) => self.draw_in(root, (tx0..tx1).log_scale(), ty0..ty1, r),
@@ -180,13 +264,69 @@ impl Plot {
         }
     }
 
+    /// Where the legend goes, and the top of the y range: an explicit position as given; for
+    /// [`Legend::Auto`] the corner whose legend-sized box (estimated from the label lengths)
+    /// covers the fewest points of the lines sampled densely, and when every corner covers
+    /// some, the upper right with the y range raised so that the data stay below the box.
+    fn place_legend(&self, (x0, x1): (f64, f64), (y0, y1): (f64, f64)) -> (Legend, f64) {
+        let names: Vec<usize> = self
+            .series
+            .iter()
+            .filter(|s| !s.name.is_empty())
+            .map(|s| s.name.chars().count())
+            .collect();
+        if self.legend != Legend::Auto || names.is_empty() {
+            return (self.legend, y1);
+        }
+        let t = |v: f64, log: bool| if log { v.log10() } else { v };
+        let unit = |v: f64, log: bool, lo: f64, hi: f64| {
+            (t(v, log) - t(lo, log)) / (t(hi, log) - t(lo, log))
+        };
+        let area = (SIZE.0 as f64 - 108.0, SIZE.1 as f64 - 106.0);
+        let w = (names.iter().max().copied().unwrap_or(0) as f64 * 7.5 + 50.0) / area.0;
+        let h = ((names.len() as f64 * 19.0 + 14.0) / area.1).min(0.6);
+        let mut samples = Vec::new();
+        for i in 0..self.series.len() {
+            let u: Vec<(f64, f64)> = self
+                .drawable(i)
+                .into_iter()
+                .map(|(x, y)| (unit(x, self.x_log, x0, x1), unit(y, self.y_log, y0, y1)))
+                .collect();
+            samples.extend(u.iter().copied());
+            for seg in u.windows(2) {
+                for k in 1..24 {
+                    let f = k as f64 / 24.0;
+                    samples.push((
+                        seg[0].0 + f * (seg[1].0 - seg[0].0),
+                        seg[0].1 + f * (seg[1].1 - seg[0].1),
+                    ));
+                }
+            }
+        }
+        let (corner, covered) = emptiest_corner(&samples, w, h);
+        if covered == 0 {
+            return (corner, y1);
+        }
+        // Raise the top so the data fill only the lower 1 - h of the height.
+        let (b, top) = (t(y0, self.y_log), t(y1, self.y_log));
+        let raised = b + (top - b) / (1.0 - h);
+        (
+            Legend::UpperRight,
+            if self.y_log {
+                10f64.powf(raised)
+            } else {
+                raised
+            },
+        )
+    }
+
     #[allow(clippy::type_complexity)]
     fn draw_in<DB, X, Y>(
         &self,
         root: &DrawingArea<DB, Shift>,
         xr: X,
         yr: Y,
-        (xa, ya, x0, x1, y0, y1): (Axis, Axis, f64, f64, f64, f64),
+        (legend, xa, ya, x0, x1, y0, y1): (Legend, Axis, Axis, f64, f64, f64, f64),
     ) -> Result<(), String>
     where
         DB: DrawingBackend,
@@ -272,14 +412,16 @@ impl Plot {
             }
             if pts.len() <= 60 {
                 chart
-                    .draw_series(pts.iter().map(|&p| Circle::new(p, 3, color.filled())))
+                    .draw_series(pts.iter().map(|&p| {
+                        Circle::new(p, if pts.len() == 1 { 6 } else { 3 }, color.filled())
+                    }))
                     .map_err(|e| s(&e))?;
             }
         }
         if labelled {
-            let pos = match self.legend {
+            let pos = match legend {
+                Legend::Auto | Legend::UpperRight => SeriesLabelPosition::UpperRight,
                 Legend::UpperLeft => SeriesLabelPosition::UpperLeft,
-                Legend::UpperRight => SeriesLabelPosition::UpperRight,
                 Legend::LowerLeft => SeriesLabelPosition::LowerLeft,
                 Legend::LowerRight => SeriesLabelPosition::LowerRight,
             };
@@ -294,6 +436,41 @@ impl Plot {
         }
         Ok(())
     }
+}
+
+/// A figure that draws itself on any plotters drawing area, so that it can be written both as
+/// SVG and as PNG by [`save_svg_png`].
+pub trait Figure {
+    /// Draws the figure.
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String>;
+}
+
+impl Figure for Plot {
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        self.draw(root)
+    }
+}
+
+/// Writes `fig` as `stem.svg` and `stem.png` (creating the directory); returns both paths.
+pub fn save_svg_png(fig: &impl Figure, stem: &Path) -> Result<Vec<PathBuf>, Error> {
+    if let Some(dir) = stem.parent() {
+        if !dir.as_os_str().is_empty() {
+            std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
+        }
+    }
+    let svg = stem.with_extension("svg");
+    let png = stem.with_extension("png");
+    {
+        let root = SVGBackend::new(&svg, SIZE).into_drawing_area();
+        fig.draw_on(&root).map_err(|e| io_error(&svg, e))?;
+        root.present().map_err(|e| io_error(&svg, e))?;
+    }
+    {
+        let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
+        fig.draw_on(&root).map_err(|e| io_error(&png, e))?;
+        root.present().map_err(|e| io_error(&png, e))?;
+    }
+    Ok(vec![svg, png])
 }
 
 /// How an axis maps values.
@@ -311,7 +488,7 @@ impl Axis {
     fn pick(log: bool, lo: f64, hi: f64) -> Axis {
         if !log {
             Axis::Linear
-        } else if 10f64.powf(lo.log10().ceil()) <= hi {
+        } else if 10f64.powf(lo.log10().ceil() + 1.0) <= hi {
             Axis::Log
         } else {
             Axis::Log10Linear
@@ -401,6 +578,42 @@ mod tests {
             ..Default::default()
         };
         empty.save(&dir.path().join("empty")).unwrap();
+    }
+
+    #[test]
+    fn legend_goes_to_the_corner_without_data() {
+        // Data along the top edge and down the right side: the lower left is empty.
+        let pts = [(0.1, 0.95), (0.5, 0.95), (0.95, 0.95), (0.95, 0.1)];
+        assert_eq!(emptiest_corner(&pts, 0.3, 0.3), (Legend::LowerLeft, 0));
+        // Data in every corner: the fewest wins and the count says it is covered.
+        let full = [(0.0, 0.0), (1.0, 0.0), (0.0, 1.0), (1.0, 1.0), (0.0, 0.9)];
+        assert_eq!(emptiest_corner(&full, 0.2, 0.2).1, 1);
+    }
+
+    #[test]
+    fn legend_over_every_corner_raises_the_top() {
+        let p = Plot {
+            series: vec![Series {
+                name: "a long legend label".into(),
+                // The frame of the data range: every corner is covered.
+                points: vec![(0.0, 0.0), (0.0, 1.0), (1.5, 1.0), (1.5, 0.0), (0.0, 0.0)],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let (legend, top) = p.place_legend((0.0, 1.5), (0.0, 1.0));
+        assert_eq!(legend, Legend::UpperRight);
+        assert!(top > 1.05, "{top}");
+    }
+
+    #[test]
+    fn crossing_interpolates_in_log_space() {
+        let pts = [(1.0, 1.0), (10.0, 0.01), (100.0, 0.001)];
+        let (x, y) = crossing(&pts, 0.1, true, true).unwrap();
+        assert!((x - 10f64.sqrt()).abs() < 1e-9 && y == 0.1, "{x}");
+        assert_eq!(crossing(&pts, 10.0, true, true), None);
+        let (x, _) = crossing(&[(0.0, 0.0), (2.0, 4.0)], 1.0, false, false).unwrap();
+        assert!((x - 0.5).abs() < 1e-12);
     }
 
     #[test]

@@ -231,3 +231,49 @@ fn c17_ordering_and_c18_jacobi_averaging() {
     assert_eq!(rules::c18(0.98, 1.01), Refuted);
     assert_eq!(rules::c18(1.3, 1.01), Partly);
 }
+
+#[test]
+fn c19_colored_stable_where_jacobi_types_are_not() {
+    use harness::claims::rules::BudgetRun;
+    let run = |solver, colored, iterations, stable| BudgetRun {
+        scene: "cloth",
+        solver,
+        iterations,
+        colored,
+        stable,
+    };
+    let all_fail = [
+        run("colored", true, 1, true),
+        run("colored", true, 2, true),
+        run("jacobi", false, 1, false),
+        run("jacobi", false, 2, true),
+        run("chebyshev", false, 1, true),
+        run("chebyshev", false, 2, false),
+    ];
+    assert_eq!(rules::c19(&all_fail), Confirmed);
+    // Colored unstable at one budget refutes the claim whatever the others do.
+    let mut colored_fails = all_fail;
+    colored_fails[1].stable = false;
+    assert_eq!(rules::c19(&colored_fails), Refuted);
+    // Every solver stable: nothing where Jacobi-type solvers fail.
+    let none_fail: Vec<BudgetRun> = all_fail
+        .iter()
+        .map(|r| BudgetRun { stable: true, ..*r })
+        .collect();
+    assert_eq!(rules::c19(&none_fail), Refuted);
+    let mut one_fails = none_fail.clone();
+    one_fails[2].stable = false;
+    assert_eq!(rules::c19(&one_fails), Partly);
+    assert_eq!(rules::jacobi_failures(&one_fails), (1, 2));
+    assert_eq!(rules::c19(&[]), Refuted);
+}
+
+#[test]
+fn c20_substeps_keep_more_swing_energy() {
+    assert_eq!(rules::c20(&[(0.6, 0.2), (0.5, -0.1)], 1.1), Confirmed);
+    assert_eq!(rules::c20(&[(0.2, 0.2), (0.1, 0.5)], 1.1), Refuted);
+    assert_eq!(rules::c20(&[(0.6, 0.2), (0.21, 0.2)], 1.1), Partly);
+    // A diverged run (NaN) never counts as keeping more.
+    assert_eq!(rules::c20(&[(f64::NAN, 0.2)], 1.1), Refuted);
+    assert_eq!(rules::c20(&[], 1.1), Refuted);
+}

@@ -3,8 +3,8 @@
 //!
 //! A log axis is drawn as a linear axis over log10 of the values, labelled with the values.
 
-use crate::plot::{fmt_num, PALETTE, SIZE};
-use crate::setup::{io_error, Error};
+use crate::plot::{fmt_num, save_svg_png, Figure, PALETTE};
+use crate::setup::Error;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -66,22 +66,7 @@ impl IntervalPlot {
 
     /// Writes `stem.svg` and `stem.png`; returns both paths.
     pub fn save(&self, stem: &Path) -> Result<Vec<PathBuf>, Error> {
-        if let Some(dir) = stem.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| io_error(dir, e))?;
-        }
-        let svg = stem.with_extension("svg");
-        let png = stem.with_extension("png");
-        {
-            let root = SVGBackend::new(&svg, SIZE).into_drawing_area();
-            self.draw(&root).map_err(|e| io_error(&svg, e))?;
-            root.present().map_err(|e| io_error(&svg, e))?;
-        }
-        {
-            let root = BitMapBackend::new(&png, SIZE).into_drawing_area();
-            self.draw(&root).map_err(|e| io_error(&png, e))?;
-            root.present().map_err(|e| io_error(&png, e))?;
-        }
-        Ok(vec![svg, png])
+        save_svg_png(self, stem)
     }
 
     /// Draws on any plotters area.
@@ -229,5 +214,11 @@ mod tests {
         for f in p.save(&dir.path().join("p")).unwrap() {
             assert!(std::fs::metadata(&f).unwrap().len() > 1000);
         }
+    }
+}
+
+impl Figure for IntervalPlot {
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        self.draw(root)
     }
 }

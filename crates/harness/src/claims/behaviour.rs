@@ -4,7 +4,7 @@
 
 use super::{rules, Claim, Ctx, Decision};
 use crate::csv::RowWriter;
-use crate::plot::{Legend, Plot, Series};
+use crate::plot::{crossing, dot, level, Plot, Series};
 use crate::setup::{or_note, Error};
 use crate::sim::{mean, Sim, Spec, Trace};
 use crate::substeps::{run_split, SplitRow};
@@ -31,6 +31,37 @@ fn run(spec: &Spec, compliance: Option<f32>, steps: usize) -> Result<Result<Trac
             Ok(Ok(sim.run(steps)))
         }
     }
+}
+
+/// Runs gs on the `n` x `n` cloth from rest for `sim_s` simulated seconds with `stiffness`
+/// (every distance constraint's compliance set to `compliance` if given) at
+/// (iterations, dt); returns the run and its mean stretch over the second half (NaN if it
+/// diverged).
+pub fn late_stretch(
+    ctx: &Ctx,
+    n: usize,
+    stiffness: Stiffness,
+    compliance: Option<f32>,
+    (iterations, dt): (usize, f32),
+    sim_s: f64,
+) -> Result<Result<(Trace, f64), String>, Error> {
+    let steps = (sim_s / dt as f64).round() as usize;
+    let mut spec = Spec::new("cloth", n, "gs");
+    spec.tuning = ctx.tuning.clone();
+    spec.params = StepParams {
+        dt,
+        iterations,
+        stiffness,
+        ..Default::default()
+    };
+    Ok(run(&spec, compliance, steps)?.map(|t| {
+        let s = if t.finished() {
+            t.stretch_mean_avg_from(steps / 2)
+        } else {
+            f64::NAN
+        };
+        (t, s)
+    }))
 }
 
 /// A run with the free particles' positions after every step.
@@ -133,13 +164,42 @@ pub fn spread(v: &[f64]) -> f64 {
     (hi - lo) / mean(&f)
 }
 
-/// A flat line across `xs` at `y`, for thresholds.
-fn level(name: &str, xs: (f64, f64), y: f64, color: usize) -> Series {
-    Series {
-        name: name.into(),
-        points: vec![(xs.0, y), (xs.1, y)],
-        dashed: true,
-        color: Some(color),
+/// The values with four decimals, comma-separated.
+pub fn fmt(v: &[f64]) -> String {
+    v.iter()
+        .map(|s| format!("{s:.4}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The plot of C5 and C12: gs's distance to the converged run against iterations, the
+/// tolerance, and where the curve first crosses it.
+fn distance_plot(title: String, its: &[usize], dist: &[f64], tol: f64, tol_name: &str) -> Plot {
+    let max_it = its.last().map_or(1.0, |&k| k as f64);
+    let mut series = vec![
+        Series::xy("gs", its.iter().map(|&i| i as f64), dist),
+        level(
+            tol_name,
+            (its.first().map_or(1.0, |&k| k as f64), max_it),
+            tol,
+            3,
+        ),
+    ];
+    if let Some(at) = crossing(&series[0].points, tol, true, true) {
+        series.push(dot(
+            &format!("crosses the tolerance at {:.1} iterations", at.0),
+            at,
+            0,
+        ));
+    }
+    Plot {
+        title,
+        x_label: "iterations per step".into(),
+        y_label: "mean RMS distance to the converged run (m)".into(),
+        x_log: true,
+        y_log: true,
+        series,
+        ..Default::default()
     }
 }
 
@@ -196,23 +256,13 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
     let k = enough_from(&its, &dist, tol);
     let verdict = rules::c5(k);
     let max_it = *its.last().unwrap_or(&1) as f64;
-    let plot = Plot {
-        title: format!("C5: distance to a converged run ({reference_its} iterations), gs, cloth n={n}, {steps} steps"),
-        x_label: "iterations per step".into(),
-        y_label: "mean RMS distance to the converged run (m)".into(),
-        x_log: true,
-        y_log: true,
-        legend: Legend::UpperRight,
-        series: vec![
-            Series {
-                name: "gs".into(),
-                points: its.iter().map(|&i| i as f64).zip(dist.iter().copied()).collect(),
-                ..Default::default()
-            },
-            level(&format!("tolerance {:.0} mm (1% of the cloth)", tol * 1e3), (1.0, max_it), tol, 3),
-        ],
-        ..Default::default()
-    };
+    let plot = distance_plot(
+        format!("C5: distance to a converged run ({reference_its} iterations), gs, cloth n={n}, {steps} steps"),
+        &its,
+        &dist,
+        tol,
+        &format!("tolerance {:.0} mm (1% of the cloth)", tol * 1e3),
+    );
     let mut files = vec![path];
     files.extend(plot.save(&ctx.path("c5"))?);
     Ok(Claim {
@@ -425,7 +475,6 @@ pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
         title: format!("C6: energy over its start, gs, cloth n={n} from rest, {steps} steps"),
         x_label: "simulated time (s)".into(),
         y_label: "energy / energy at the start".into(),
-        legend: Legend::LowerLeft,
         series,
         ..Default::default()
     };
@@ -509,10 +558,9 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
     let plot = Plot {
         title: format!("C8: stretch at equal projections, gs, cloth n={n}"),
         x_label: "projections per step (substeps x iterations)".into(),
-        y_label: "stretch_mean_avg".into(),
+        y_label: "mean edge stretch over the run (fraction of rest length)".into(),
         x_log: true,
         y_log: true,
-        legend: Legend::UpperRight,
         series: vec![
             Series {
                 name: "n substeps x 1 iteration".into(),
@@ -572,22 +620,9 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
                        it: usize,
                        dt: f32|
      -> Result<Result<f64, String>, Error> {
-        let steps = (sim_s / dt as f64).round() as usize;
-        let mut spec = Spec::new("cloth", n, "gs").iterations(it);
-        spec.params = StepParams {
-            dt,
-            iterations: it,
-            stiffness,
-            ..Default::default()
-        };
-        let t = match run(&spec, compliance, steps)? {
-            Ok(t) => t,
+        let (t, s) = match late_stretch(ctx, n, stiffness, compliance, (it, dt), sim_s)? {
+            Ok(r) => r,
             Err(note) => return Ok(Err(note)),
-        };
-        let s = if t.finished() {
-            t.stretch_mean_avg_from(steps / 2)
-        } else {
-            f64::NAN
         };
         w.record(&[
             part.to_string(),
@@ -687,26 +722,10 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
         y_label: "mean stretch over the second half of the run".into(),
         x_log: true,
         y_log: true,
-        legend: Legend::UpperRight,
         series: vec![
-            Series {
-                name: format!("PBD k={K}"),
-                points: xs(&its).into_iter().zip(plain.iter().copied()).collect(),
-                ..Default::default()
-            },
-            Series {
-                name: format!("PBD k' (k={K})"),
-                points: xs(&its)
-                    .into_iter()
-                    .zip(corrected.iter().copied())
-                    .collect(),
-                ..Default::default()
-            },
-            Series {
-                name: format!("XPBD alpha={alpha:e}"),
-                points: xs(&its).into_iter().zip(xpbd_it.iter().copied()).collect(),
-                ..Default::default()
-            },
+            Series::xy(format!("PBD k={K}"), xs(&its), &plain),
+            Series::xy(format!("PBD k' (k={K})"), xs(&its), &corrected),
+            Series::xy(format!("XPBD alpha={alpha:e}"), xs(&its), &xpbd_it),
             level(
                 &format!("XPBD converged ({converged_its} iterations)"),
                 (4.0, 32.0),
@@ -723,38 +742,23 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
         y_label: "mean stretch over the second half of the run".into(),
         x_log: true,
         y_log: true,
-        legend: Legend::UpperRight,
         series: vec![
-            Series {
-                name: format!("converged steps ({converged_its} iterations)"),
-                points: dts
-                    .iter()
-                    .map(|&d| inv(d))
-                    .zip(xpbd_dt.iter().copied())
-                    .collect(),
-                ..Default::default()
-            },
-            Series {
-                name: "8 iterations per step".into(),
-                points: dts
-                    .iter()
-                    .map(|&d| inv(d))
-                    .zip(xpbd_dt_fixed.iter().copied())
-                    .collect(),
-                ..Default::default()
-            },
+            Series::xy(
+                format!("converged steps ({converged_its} iterations)"),
+                dts.iter().map(|&d| inv(d)),
+                &xpbd_dt,
+            ),
+            Series::xy(
+                "8 iterations per step",
+                dts.iter().map(|&d| inv(d)),
+                &xpbd_dt_fixed,
+            ),
         ],
         ..Default::default()
     };
     let mut files = vec![path];
     files.extend(plot.save(&ctx.path("c10"))?);
     files.extend(plot_dt.save(&ctx.path("c10_dt"))?);
-    let fmt = |v: &[f64]| {
-        v.iter()
-            .map(|s| format!("{:.4}", s))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     Ok(Claim {
         id: "C10",
         source: src,
@@ -791,17 +795,12 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
     let path = ctx.path("c12.csv");
     let mut w = RowWriter::create(
         &path,
-        &[
-            "scene",
-            "n",
-            "solver",
-            "iterations",
-            "steps",
+        &super::run_columns(&[
             "distance_to_reference_m",
             "stretch_mean_avg",
             "volume_ratio_mean",
             "status",
-        ],
+        ]),
     )?;
     let mut dist = Vec::new();
     let mut rows = Vec::new();
@@ -827,23 +826,13 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
         rows.push((it, t.trace.stretch_mean_avg(), vmean));
     }
     let k = enough_from(&its, &dist, tol);
-    let plot = Plot {
-        title: format!("C12: jelly (subdivision {n}), distance to a converged run ({reference_its} iterations)"),
-        x_label: "iterations per step".into(),
-        y_label: "mean RMS distance to the converged run (m)".into(),
-        x_log: true,
-        y_log: true,
-        legend: Legend::UpperRight,
-        series: vec![
-            Series {
-                name: "gs".into(),
-                points: its.iter().map(|&i| i as f64).zip(dist.iter().copied()).collect(),
-                ..Default::default()
-            },
-            level(&format!("tolerance {:.1} mm (1% of the jelly)", tol * 1e3), (1.0, 32.0), tol, 3),
-        ],
-        ..Default::default()
-    };
+    let plot = distance_plot(
+        format!("C12: jelly (subdivision {n}), distance to a converged run ({reference_its} iterations)"),
+        &its,
+        &dist,
+        tol,
+        &format!("tolerance {:.1} mm (1% of the jelly)", tol * 1e3),
+    );
     let mut files: Vec<PathBuf> = vec![path];
     files.extend(plot.save(&ctx.path("c12"))?);
     Ok(Claim {

@@ -3,12 +3,12 @@
 //! of the linearized iterations; C16, plain PBD stiffness depends on iterations and dt; C17,
 //! Gauss-Seidel's ordering matters little; C18, Jacobi needs averaging or under-relaxation.
 
+use super::behaviour::{fmt, late_stretch, spread};
 use super::{rules, Claim, Ctx, Decision};
 use crate::converge::{common_state, residual_curve};
 use crate::csv::RowWriter;
-use crate::plot::{Legend, Plot, Series};
+use crate::plot::{Plot, Series};
 use crate::setup::{or_note, Error};
-use crate::sim::{Sim, Spec};
 use nalgebra::DMatrix;
 use solver_core::{step, Body, StepParams, Stiffness};
 use sparse::{make_solver, Averaging, SolverOptions};
@@ -168,29 +168,14 @@ pub fn c15(ctx: &Ctx) -> Result<Claim, Error> {
         ])?;
     }
     let verdict = rules::c15(rope.measured, rope.linearized, TOL);
-    let pts = |c: &[f64]| {
-        c.iter()
-            .enumerate()
-            .map(|(k, &r)| (k as f64, r))
-            .collect::<Vec<_>>()
-    };
     let plot = Plot {
         title: "C15: plain Jacobi and Gauss-Seidel inside one step, rope n=16".into(),
-        x_label: "iteration".into(),
+        x_label: "iterations in the step".into(),
         y_label: "constraint residual (RMS C / mean rest length)".into(),
         y_log: true,
-        legend: Legend::LowerLeft,
         series: vec![
-            Series {
-                name: "gs".into(),
-                points: pts(&rope.curves.0),
-                ..Default::default()
-            },
-            Series {
-                name: "plain jacobi".into(),
-                points: pts(&rope.curves.1),
-                ..Default::default()
-            },
+            Series::curve("gs", &rope.curves.0, usize::MAX),
+            Series::curve("plain jacobi", &rope.curves.1, usize::MAX),
         ],
         ..Default::default()
     };
@@ -233,11 +218,6 @@ pub fn c15(ctx: &Ctx) -> Result<Claim, Error> {
     })
 }
 
-/// (max - min) / mean of finite values.
-fn spread(v: &[f64]) -> f64 {
-    super::behaviour::spread(v)
-}
-
 /// C16: plain PBD (stiffness factor k per projection, no k' correction) has a stiffness that
 /// depends on the iteration count and on dt.
 pub fn c16(ctx: &Ctx) -> Result<Claim, Error> {
@@ -261,26 +241,13 @@ pub fn c16(ctx: &Ctx) -> Result<Claim, Error> {
         ],
     )?;
     let mut run = |sweep: &str, it: usize, dt: f32| -> Result<Result<f64, String>, Error> {
-        let steps = (sim_s / dt as f64).round() as usize;
-        let mut spec = Spec::new("cloth", n, "gs");
-        spec.tuning = ctx.tuning.clone();
-        spec.params = StepParams {
-            dt,
-            iterations: it,
-            stiffness: Stiffness::Pbd {
-                k: K,
-                iteration_corrected: false,
-            },
-            ..Default::default()
+        let pbd = Stiffness::Pbd {
+            k: K,
+            iteration_corrected: false,
         };
-        let t = match or_note(Sim::new(&spec))? {
-            Ok(mut sim) => sim.run(steps),
+        let (t, s) = match late_stretch(ctx, n, pbd, None, (it, dt), sim_s)? {
+            Ok(r) => r,
             Err(note) => return Ok(Err(note)),
-        };
-        let s = if t.finished() {
-            t.stretch_mean_avg_from(steps / 2)
-        } else {
-            f64::NAN
         };
         w.record(&[
             sweep.into(),
@@ -310,26 +277,15 @@ pub fn c16(ctx: &Ctx) -> Result<Claim, Error> {
         y_label: "mean stretch over the second half of the run".into(),
         x_log: true,
         y_log: true,
-        legend: Legend::UpperRight,
-        series: vec![Series {
-            name: format!("PBD k={K}"),
-            points: its
-                .iter()
-                .map(|&i| i as f64)
-                .zip(by_it.iter().copied())
-                .collect(),
-            ..Default::default()
-        }],
+        series: vec![Series::xy(
+            format!("PBD k={K}"),
+            its.iter().map(|&i| i as f64),
+            &by_it,
+        )],
         ..Default::default()
     };
     let mut files = vec![path];
     files.extend(plot.save(&ctx.path("c16"))?);
-    let fmt = |v: &[f64]| {
-        v.iter()
-            .map(|s| format!("{:.4}", s))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     Ok(Claim {
         id: "C16",
         source: "Müller 2007",
@@ -408,15 +364,7 @@ pub fn c17(ctx: &Ctx) -> Result<Claim, Error> {
         x_label: "iterations in the step".into(),
         y_label: "constraint residual (RMS C / mean rest length)".into(),
         y_log: true,
-        legend: Legend::UpperRight,
-        series: curves
-            .iter()
-            .map(|(n, c)| Series {
-                name: n.clone(),
-                points: c.iter().enumerate().map(|(k, &r)| (k as f64, r)).collect(),
-                ..Default::default()
-            })
-            .collect(),
+        series: Series::curves(&curves, usize::MAX),
         ..Default::default()
     };
     let mut files = vec![path];
@@ -519,7 +467,6 @@ pub fn c18(ctx: &Ctx) -> Result<Claim, Error> {
         ),
         x_label: "relaxation omega".into(),
         y_label: "(residual at the end / at the start)^(1/iterations)".into(),
-        legend: Legend::UpperLeft,
         series,
         ..Default::default()
     };

@@ -13,7 +13,7 @@ use super::{count_or_more, rules, Claim, Ctx, Decision};
 use crate::converge::write_curves;
 use crate::csv::RowWriter;
 use crate::paired::Interval;
-use crate::plot::{Legend, Marker, Plot, Series};
+use crate::plot::{Marker, Plot, Series};
 use crate::setup::{build_solver, or_note, Error};
 use solver_core::{step, Body, StepParams};
 use std::path::PathBuf;
@@ -69,19 +69,10 @@ fn curve_files(
         x_label: "iterations in the step".into(),
         y_label: "constraint residual (RMS C / mean rest length)".into(),
         y_log: true,
-        legend: Legend::UpperRight,
-        series: curves
-            .iter()
-            .map(|(n, c)| Series {
-                name: n.clone(),
-                points: c.iter().enumerate().map(|(k, &r)| (k as f64, r)).collect(),
-                ..Default::default()
-            })
-            .chain(level.map(|l| Series {
-                name: "common level".into(),
-                points: vec![(0.0, l), (ctx.scale.conv_iters as f64, l)],
-                dashed: true,
-                color: Some(7),
+        series: Series::curves(curves, usize::MAX)
+            .into_iter()
+            .chain(level.map(|l| {
+                crate::plot::level("common level", (0.0, ctx.scale.conv_iters as f64), l, 7)
             }))
             .collect(),
         ..Default::default()
@@ -335,25 +326,13 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
     }
     let mut files = vec![csv];
     for (stem, max) in [("c1", 24usize), ("c1_long", 40)] {
-        let mut series: Vec<Series> = all
-            .iter()
-            .map(|(n, c)| Series {
-                name: n.clone(),
-                points: c
-                    .iter()
-                    .enumerate()
-                    .take(max + 1)
-                    .map(|(k, &e)| (k as f64, e))
-                    .collect(),
-                ..Default::default()
-            })
-            .collect();
-        series.push(Series {
-            name: format!("gs after {GS_K} iterations (target)"),
-            points: vec![(0.0, target), (max as f64, target)],
-            dashed: true,
-            color: Some(7),
-        });
+        let mut series = Series::curves(&all, max);
+        series.push(crate::plot::level(
+            &format!("gs after {GS_K} iterations (target)"),
+            (0.0, max as f64),
+            target,
+            7,
+        ));
         let plot = Plot {
             title: format!(
                 "C1: distance to the converged step ({ref_name}), cloth n={} ({} vertices)",
@@ -363,7 +342,6 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
             x_label: "iterations in the step".into(),
             y_label: "RMS distance to the converged positions (mean rest lengths)".into(),
             y_log: true,
-            legend: Legend::UpperRight,
             series,
             markers: best
                 .iter()
@@ -701,20 +679,7 @@ fn zoom_files(
         x_label: "iterations in the step".into(),
         y_label: "constraint residual (RMS C / mean rest length)".into(),
         y_log: true,
-        legend: Legend::UpperRight,
-        series: curves
-            .iter()
-            .map(|(n, c)| Series {
-                name: n.clone(),
-                points: c
-                    .iter()
-                    .enumerate()
-                    .take(max + 1)
-                    .map(|(k, &r)| (k as f64, r))
-                    .collect(),
-                ..Default::default()
-            })
-            .collect(),
+        series: Series::curves(curves, max),
         ..Default::default()
     };
     plot.save(&ctx.path(&format!("{}_zoom", id.to_lowercase())))

@@ -7,7 +7,7 @@ use super::{rules, Claim, Ctx, Decision};
 use crate::cache::{cachegrind_binary, misses_per_projection};
 use crate::csv::RowWriter;
 use crate::paired::Interleaved;
-use crate::plot::{Legend, Plot, Series};
+use crate::plot::{Plot, Series};
 use crate::scale::Point;
 use crate::setup::{build_body, build_solver, Error};
 use crate::stats::{linear_fit, loglog_fit};
@@ -144,7 +144,6 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
                 ..Default::default()
             })
             .collect(),
-        legend: Legend::UpperLeft,
         ..Default::default()
     };
     files.extend(plot.save(&ctx.path("c3"))?);
@@ -199,7 +198,7 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
         source: GODOT,
         text,
         measured: format!(
-            "{csr}: {:.3} ms per step at 529 vertices, {:.3} ms at 1024 (medians); slope of log time against log vertices from the paired ratio of the two, {} rounds interleaved with the other sizes: {} (95% interval; linear is 1, the claim's 4x for 1.94x vertices is 2.1); gs for reference: {}. {miss_text}. For comparison, issue 12 reports time ratios 2.0, 2.05 and 1.93 for 500 -> 1000 vertices on Bullet, Godot 3 and pypbd on the same scene (not measured by this run): close to linear there too.",
+            "{csr}: {:.3} ms per step at 529 vertices, {:.3} ms at 1024 (medians); slope of log time against log vertices from the paired ratio of the two, {} rounds interleaved with the other sizes: {} (95% interval; linear is 1, the claim's 4x for 1.94x vertices is 2.1); gs for reference: {}. {miss_text}. The authors of issue 12 reported a similar, close to linear growth from 500 to 1000 vertices on other engines (Bullet, Godot 3, pypbd; not measured by this project).",
             m.median(idx(csr, 23), 0.95).median,
             m.median(idx(csr, 32), 0.95).median,
             Plan::new(ctx.quick).rounds,
@@ -257,7 +256,6 @@ pub fn c4(ctx: &Ctx) -> Result<Claim, Error> {
         title: format!("C4: step time against iterations (gs, cloth n={n_it})"),
         x_label: "iterations per step".into(),
         y_label: "step time, ms (median)".into(),
-        legend: Legend::LowerRight,
         series: vec![Series {
             name: format!("gs n={n_it}"),
             points: it_pts.clone(),
@@ -273,7 +271,6 @@ pub fn c4(ctx: &Ctx) -> Result<Claim, Error> {
         y_label: "step time, ms (median)".into(),
         x_log: true,
         y_log: true,
-        legend: Legend::UpperLeft,
         series: vec![
             Series {
                 name: "gs".into(),

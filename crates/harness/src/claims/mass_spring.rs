@@ -7,7 +7,7 @@
 
 use super::{Claim, Ctx, Decision};
 use crate::csv::RowWriter;
-use crate::plot::{Legend, Plot, Series};
+use crate::plot::{Plot, Series};
 use crate::setup::Error;
 use solver_core::mass_spring::{largest_stable_stiffness, Integrator};
 use solver_core::scenes;
@@ -62,7 +62,6 @@ pub fn c7(ctx: &Ctx) -> Result<Claim, Error> {
         x_label: "integrator (1 explicit Euler, 2 semi-implicit Euler, 3 Verlet, 4 RK4)".into(),
         y_label: "largest stable stiffness (N/m)".into(),
         y_log: true,
-        legend: Legend::UpperLeft,
         series: vec![
             Series {
                 name: "k_max".into(),

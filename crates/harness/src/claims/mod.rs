@@ -1,4 +1,4 @@
-//! `wobble claims`: tests eighteen published claims about PBD solvers on this code and machine
+//! `wobble claims`: tests twenty published claims about PBD solvers on this code and machine
 //! and writes CLAIMS.md. One function per claim runs what the claim needs, writes the CSV and
 //! plot behind it under `claims/`, and computes its verdict from the measured numbers by the
 //! rule it states; nothing in CLAIMS.md is typed by hand.
@@ -11,13 +11,17 @@
 //!   on the free cloth).
 //! - [`classic`]: C15-C18 (rho(GS) = rho(J)^2, plain PBD stiffness, Gauss-Seidel ordering,
 //!   Jacobi averaging and relaxation).
+//! - [`budget`]: C19 (colored Gauss-Seidel against Jacobi-type solvers at 1-4 iterations).
+//! - [`damping`]: C20 (numerical damping of substeps against iterations).
 //! - [`rules`]: every verdict rule as a pure function; [`timing`]: interleaved timing;
 //!   [`sources`]: the quotes and citations.
 
 pub mod behaviour;
+pub mod budget;
 pub mod classic;
 pub mod convergence;
 pub mod cost;
+pub mod damping;
 pub mod jacobi;
 pub mod mass_spring;
 pub mod rules;
@@ -150,7 +154,7 @@ impl Decision {
 /// One tested claim.
 #[derive(Debug, Clone)]
 pub struct Claim {
-    /// C1..C18.
+    /// C1..C20.
     pub id: &'static str,
     /// Short name of the source (the full citation and quote come from [`sources`]).
     pub source: &'static str,
@@ -301,7 +305,7 @@ type ClaimFn = fn(&Ctx) -> Result<Claim, Error>;
 
 /// One claim's entry: its id, the function that tests it and the sources it is quoted from.
 pub struct Entry {
-    /// C1..C18.
+    /// C1..C20.
     pub id: &'static str,
     /// Runs it.
     pub run: ClaimFn,
@@ -400,6 +404,16 @@ pub const CLAIMS: &[Entry] = &[
         id: "C18",
         run: classic::c18,
         sources: &[sources::C18],
+    },
+    Entry {
+        id: "C19",
+        run: budget::c19,
+        sources: &[sources::C19],
+    },
+    Entry {
+        id: "C20",
+        run: damping::c20,
+        sources: &[sources::C20],
     },
 ];
 
@@ -621,6 +635,18 @@ pub fn markdown(claims: &[Claim], seconds: &[(f64, f64)], ctx: &Ctx) -> String {
         }
     }
     s
+}
+
+/// The first columns of a claim CSV with one row per run.
+pub const RUN_COLUMNS: [&str; 5] = ["scene", "n", "solver", "iterations", "steps"];
+
+/// [`RUN_COLUMNS`] followed by `more`.
+pub fn run_columns<'a>(more: &[&'a str]) -> Vec<&'a str> {
+    RUN_COLUMNS
+        .iter()
+        .copied()
+        .chain(more.iter().copied())
+        .collect()
 }
 
 /// Formats an optional iteration count, with "> max" when it was never reached.

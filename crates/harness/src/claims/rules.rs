@@ -239,3 +239,72 @@ pub fn ordering(worst: f64, factor: f64) -> Verdict {
 pub fn c18(plain: f64, averaged: f64) -> Verdict {
     Verdict::from_parts((plain >= 1.0) as usize + (averaged < 1.0) as usize, 2)
 }
+
+/// One run of C19: whether it stayed stable (finished and never above its starting energy).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BudgetRun {
+    /// The scene.
+    pub scene: &'static str,
+    /// The solver variant.
+    pub solver: &'static str,
+    /// Iterations per step.
+    pub iterations: usize,
+    /// True for colored Gauss-Seidel, false for a Jacobi-type solver.
+    pub colored: bool,
+    /// The run was stable.
+    pub stable: bool,
+}
+
+/// C19: the Jacobi-type variants that are unstable at some scene and budget where colored is
+/// stable, and how many variants there are.
+pub fn jacobi_failures(runs: &[BudgetRun]) -> (usize, usize) {
+    let mut variants: Vec<&str> = runs
+        .iter()
+        .filter(|r| !r.colored)
+        .map(|r| r.solver)
+        .collect();
+    variants.sort_unstable();
+    variants.dedup();
+    let fails = |v: &str| {
+        runs.iter().any(|r| {
+            r.solver == v
+                && !r.stable
+                && runs.iter().any(|c| {
+                    c.colored && c.stable && c.scene == r.scene && c.iterations == r.iterations
+                })
+        })
+    };
+    (variants.iter().filter(|v| fails(v)).count(), variants.len())
+}
+
+/// C19: refuted if colored is unstable anywhere (or did not run) or no Jacobi-type variant
+/// fails where it holds; confirmed if every variant does ([`jacobi_failures`]); partly if
+/// some do.
+pub fn c19(runs: &[BudgetRun]) -> Verdict {
+    let colored_stable =
+        runs.iter().any(|r| r.colored) && runs.iter().all(|r| !r.colored || r.stable);
+    let (failing, of) = jacobi_failures(runs);
+    if !colored_stable || of == 0 {
+        Verdict::Refuted
+    } else {
+        Verdict::from_parts(failing, of)
+    }
+}
+
+/// C20: of `kept` (per scene and total n, the fraction of the swing energy kept after the run
+/// by n substeps of one iteration and by one step of n iterations), the pairs where substeps
+/// keep more than `factor` times as much (a negative fraction counting as 0).
+pub fn damping_wins(kept: &[(f64, f64)], factor: f64) -> usize {
+    kept.iter()
+        .filter(|(sub, its)| sub.is_finite() && its.is_finite() && *sub > factor * its.max(0.0))
+        .count()
+}
+
+/// C20: substeps damp less at every pair of [`damping_wins`]: confirmed; at none (or nothing
+/// measured): refuted; partly otherwise.
+pub fn c20(kept: &[(f64, f64)], factor: f64) -> Verdict {
+    if kept.is_empty() {
+        return Verdict::Refuted;
+    }
+    Verdict::from_parts(damping_wins(kept, factor), kept.len())
+}

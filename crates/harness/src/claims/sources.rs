@@ -185,6 +185,19 @@ pub const C18: Source = Source {
     english: "a Jacobi iteration over constraints can fail to converge when constraints are redundant; averaging each particle's corrections by the number of constraints acting on it, with a relaxation omega, makes it converge",
 };
 
+/// C19.
+pub const C19: Source = Source {
+    cite: VIVACE_2016,
+    original: "",
+    english: "a Gauss-Seidel solve made parallel by graph coloring stays stable with a small, fixed budget of iterations per frame, where Jacobi-type parallel solvers need more iterations or damping to stay stable (abstract)",
+};
+/// C20.
+pub const C20: Source = Source {
+    cite: SMALL_STEPS_2019,
+    original: "",
+    english: "substepping with one iteration per substep reduces numerical damping compared with taking fewer, larger steps with more iterations at the same cost (§4-5, the paper's comparison of substeps and iterations)",
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;
