@@ -139,20 +139,7 @@ impl EdgeBatch {
                 id: c as u32,
             });
         }
-        ends.sort_unstable();
-        // Report the first constraint (in `ids` order) that reuses a particle.
-        if let Some(&(particle, k)) = ends
-            .windows(2)
-            .filter(|w| w[0].0 == w[1].0)
-            .map(|w| &w[1])
-            .min_by_key(|e| e.1)
-        {
-            return Err(WobbleError::RepeatedParticle {
-                kind: "batch (constraints not independent)",
-                index: ids[k as usize] as usize,
-                particle,
-            });
-        }
+        check_independent(&mut ends, ids, "batch (constraints not independent)")?;
         Ok(Self::from_items(items))
     }
 
@@ -328,5 +315,29 @@ impl EdgeBatch {
     /// How the batch's constraints are loaded.
     pub fn layout(&self) -> BatchLayout {
         self.layout
+    }
+}
+
+/// Refuses a batch whose constraints share a particle: `ends` holds `(particle, position in
+/// ids)` for every particle of every constraint; the error names the first constraint (in
+/// `ids` order) that reuses one. Sorts `ends`.
+pub(super) fn check_independent(
+    ends: &mut [(u32, u32)],
+    ids: &[u32],
+    kind: &'static str,
+) -> Result<()> {
+    ends.sort_unstable();
+    match ends
+        .windows(2)
+        .filter(|w| w[0].0 == w[1].0)
+        .map(|w| w[1])
+        .min_by_key(|e| e.1)
+    {
+        None => Ok(()),
+        Some((particle, k)) => Err(WobbleError::RepeatedParticle {
+            kind,
+            index: ids[k as usize] as usize,
+            particle,
+        }),
     }
 }

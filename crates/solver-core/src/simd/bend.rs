@@ -32,7 +32,7 @@ use crate::body::particles::Packed4;
 use crate::constraints::bending::DIHEDRAL_MAX_STEP;
 use crate::constraints::{DihedralBending, IsometricBending, MIN_DENOMINATOR};
 use crate::error::check_index;
-use crate::error::{Result, WobbleError};
+use crate::error::Result;
 
 /// The bending model of a [`BendBatch`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -113,19 +113,11 @@ impl BendBatch {
             }
             items.push((s, param, compliance, c));
         }
-        ends.sort_unstable();
-        if let Some(&(particle, k)) = ends
-            .windows(2)
-            .filter(|w| w[0].0 == w[1].0)
-            .map(|w| &w[1])
-            .min_by_key(|e| e.1)
-        {
-            return Err(WobbleError::RepeatedParticle {
-                kind: "bend batch (constraints not independent)",
-                index: ids[k as usize] as usize,
-                particle,
-            });
-        }
+        super::batch::check_independent(
+            &mut ends,
+            ids,
+            "bend batch (constraints not independent)",
+        )?;
         // Nearby first particles put a block's loads near each other.
         items.sort_unstable_by_key(|it| (it.0[0], it.3));
         let mut b = BendBatch {
