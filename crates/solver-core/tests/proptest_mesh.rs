@@ -129,14 +129,18 @@ enum Damage {
     },
 }
 
-impl Damage {
-    fn unrepairable(&self) -> bool {
-        matches!(
-            self,
-            Damage::NonFinite { .. } | Damage::BadIndex { .. } | Damage::ShortFace { .. }
-        )
-    }
+/// Whether no repair may accept this mesh: a coordinate that is not finite, a face of fewer
+/// than three corners, or a corner past the vertex list. Judged on the damaged mesh itself, not
+/// on the list of damages, because a later damage can undo an earlier one (a repeated corner
+/// written over a bad index leaves a degenerate but repairable face).
+fn unrepairable(pos: &[Vec3], faces: &[Vec<u32>]) -> bool {
+    pos.iter().any(|p| !p.is_finite())
+        || faces
+            .iter()
+            .any(|f| f.len() < 3 || f.iter().any(|&v| v as usize >= pos.len()))
+}
 
+impl Damage {
     fn apply(&self, pos: &mut Vec<Vec3>, faces: &mut Vec<Vec<u32>>) {
         let nf = faces.len();
         match *self {
@@ -309,7 +313,7 @@ proptest! {
         for d in &damages {
             d.apply(&mut pos, &mut faces);
         }
-        let unrepairable = damages.iter().any(Damage::unrepairable);
+        let unrepairable = unrepairable(&pos, &faces);
         let default = repair(&pos, &faces, &MeshOptions::default());
         let strict = repair(&pos, &faces, &MeshOptions::default().strict(true));
         if unrepairable {
@@ -371,4 +375,38 @@ fn a_mesh_whose_every_face_is_dropped_is_refused_as_empty() {
     let e = repair(&pos, &faces, &MeshOptions::default()).unwrap_err();
     assert!(matches!(e, WobbleError::EmptyMesh(_)), "{e}");
     assert!(repair(&pos, &faces, &MeshOptions::default().strict(true)).is_err());
+}
+
+/// A bad index and then a repeated corner on the same face leave no bad index behind: the face
+/// is degenerate, so the mesh is repaired by default and refused in strict mode.
+#[test]
+fn repeated_corner_over_a_bad_index_is_a_repairable_degenerate_face() {
+    let mut pos = vec![
+        Vec3::new(0.0, 0.0, 0.0),
+        Vec3::new(0.25, 0.0, 0.0),
+        Vec3::new(0.0, 0.0, 0.25),
+        Vec3::new(0.25, 0.0, 0.25),
+        Vec3::new(0.0, 0.0, 0.5),
+        Vec3::new(0.25, 0.0, 0.5),
+    ];
+    let mut faces = vec![vec![0, 2, 1], vec![1, 2, 3], vec![2, 4, 3], vec![3, 4, 5]];
+    for d in [
+        Damage::BadIndex {
+            face: 1,
+            corner: 1,
+            past_end: 1000,
+        },
+        Damage::RepeatedCorner { face: 1 },
+    ] {
+        d.apply(&mut pos, &mut faces);
+    }
+    assert_eq!(faces[1], vec![1, 1, 3]);
+    assert!(!unrepairable(&pos, &faces));
+    let (mesh, report) = repair(&pos, &faces, &MeshOptions::default()).unwrap();
+    assert_eq!(report.degenerate_triangles, 1);
+    assert_eq!(mesh.triangles.len(), 3);
+    assert!(matches!(
+        repair(&pos, &faces, &MeshOptions::default().strict(true)),
+        Err(WobbleError::RefusedInStrictMode(_))
+    ));
 }
