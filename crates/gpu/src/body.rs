@@ -8,10 +8,12 @@ use crate::error::{GpuError, Result};
 use crate::jacobi::{averaging_code, Jacobi};
 use crate::kernels::{storage, uniform, zeroed, Kernels, Slot};
 use crate::params::Params;
-use crate::solver::{GpuSolver, Setup, Shared, Solve};
+use crate::solver::{constraint_rows, unsupported_kind, GpuSolver, Setup, Shared, Solve};
 use solver_core::collide::Shape;
 use solver_core::constraints::MIN_DENOMINATOR;
-use solver_core::{Body, Packed4, StepParams, WobbleError};
+use solver_core::figures::residual;
+use solver_core::glam::Vec3;
+use solver_core::{Body, Constraints, Packed4, StepParams, WobbleError};
 use sparse::chebyshev::PROBE_SIGNAL;
 use sparse::SolverOptions;
 
@@ -22,7 +24,7 @@ pub struct GpuStepReport {
     pub substeps: usize,
     /// Dispatches recorded.
     pub dispatches: usize,
-    /// Command submissions (always 1).
+    /// Command submissions (1; with residuals, one more per iteration).
     pub submissions: usize,
 }
 
@@ -44,11 +46,13 @@ pub struct GpuBody {
 
 /// What [`GpuBody::new`] refuses, in words: the parts of a body the kernels do not run.
 fn unsupported(body: &Body) -> Option<String> {
-    if let Some(kind) = body.constraints.extra.first() {
+    if let Some(kind) = unsupported_kind(&body.constraints) {
         return Some(format!(
-            "constraint kind '{}' (the GPU kernels project distance constraints only)",
-            kind.name()
+            "constraint kind '{kind}' (the GPU kernels project distance constraints and tethers only)"
         ));
+    }
+    if let Err(what) = crate::colored::check_pinned_anchors(body) {
+        return Some(what);
     }
     if body.wind.is_some() {
         return Some("wind".into());
@@ -92,8 +96,9 @@ impl GpuBody {
             c.validate(k)?;
         }
         let n = body.len();
-        // Other kinds were refused above: the distance table is every constraint.
-        let m = body.constraints.distance.len();
+        // Other kinds were refused above: distance constraints and tethers are every constraint.
+        let rows = constraint_rows(&body.constraints);
+        let m = rows.len();
         let too_many = |what: &'static str, len: usize| WobbleError::BadCount {
             name: what,
             value: len as u64,
@@ -194,6 +199,7 @@ impl GpuBody {
             gpu,
             shared: &shared,
             constraints: &body.constraints,
+            rows: &rows,
             particles: n,
             opts,
         };
@@ -242,16 +248,43 @@ impl GpuBody {
     /// submits it; returns without waiting for the device ([`Gpu::finish`] waits) and reads
     /// nothing back.
     pub fn step(&mut self, params: &StepParams) -> Result<GpuStepReport> {
+        self.record_step(params, None)
+    }
+
+    /// [`GpuBody::step`], submitting after every iteration and reading the positions back to
+    /// push the residual (`solver_core::figures::residual` of `constraints`, the constraints
+    /// of the body this one was made from) onto `residuals`, as the CPU step loop records it:
+    /// after each iteration and its contact projection. For convergence figures only: the
+    /// read-backs cost far more than the step.
+    pub fn step_with_residuals(
+        &mut self,
+        params: &StepParams,
+        constraints: &Constraints,
+        residuals: &mut Vec<f32>,
+    ) -> Result<GpuStepReport> {
+        self.record_step(params, Some((constraints, residuals)))
+    }
+
+    /// Records a step, as one submission, or with `trace`, one submission per iteration
+    /// followed by a read-back and the residual.
+    fn record_step(
+        &mut self,
+        params: &StepParams,
+        mut trace: Option<(&Constraints, &mut Vec<f32>)>,
+    ) -> Result<GpuStepReport> {
         let planned = params.planned()?;
         self.params.set_step(&planned);
-        let gpu = &self.gpu;
+        let gpu = self.gpu.clone();
         gpu.queue
             .write_buffer(&self.shared.params, 0, bytemuck::bytes_of(&self.params));
-        let mut encoder = gpu
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("step"),
-            });
+        let new_encoder = || {
+            gpu.device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("step"),
+                })
+        };
+        let mut encoder = new_encoder();
+        let mut submissions = 0;
         let (k, b) = (&self.step_kernels, &self.step_bind);
         let n = self.particles;
         let contacts = self.colliders > 0;
@@ -265,6 +298,12 @@ impl GpuBody {
             + planned.iterations * (self.solve.dispatches_per_iteration() + contacts as usize)
             + 1
             + 2 * contacts as usize;
+        let iterate = |pass: &mut wgpu::ComputePass| {
+            self.solve.iterate(pass);
+            if contacts {
+                k.dispatch(pass, b, "project_contacts", n);
+            }
+        };
         for _ in 0..planned.substeps {
             {
                 let mut pass = encoder.begin_compute_pass(&Default::default());
@@ -275,14 +314,30 @@ impl GpuBody {
                 }
             }
             self.solve.begin(&mut encoder);
-            let mut pass = encoder.begin_compute_pass(&Default::default());
-            self.solve.begin_in_pass(&mut pass);
-            for _ in 0..planned.iterations {
-                self.solve.iterate(&mut pass);
-                if contacts {
-                    k.dispatch(&mut pass, b, "project_contacts", n);
+            {
+                let mut pass = encoder.begin_compute_pass(&Default::default());
+                self.solve.begin_in_pass(&mut pass);
+                if trace.is_none() {
+                    for _ in 0..planned.iterations {
+                        iterate(&mut pass);
+                    }
                 }
             }
+            if let Some((constraints, residuals)) = trace.as_mut() {
+                for _ in 0..planned.iterations {
+                    iterate(&mut encoder.begin_compute_pass(&Default::default()));
+                    gpu.queue
+                        .submit([std::mem::replace(&mut encoder, new_encoder()).finish()]);
+                    submissions += 1;
+                    let x: Vec<Packed4> = self
+                        .read(&self.shared.x)?
+                        .iter()
+                        .map(|p| Packed4::new(Vec3::new(p[0], p[1], p[2]), p[3]))
+                        .collect();
+                    residuals.push(residual(constraints, &x));
+                }
+            }
+            let mut pass = encoder.begin_compute_pass(&Default::default());
             if contacts {
                 k.dispatch(&mut pass, b, "friction", n);
             }
@@ -296,8 +351,38 @@ impl GpuBody {
         Ok(GpuStepReport {
             substeps: planned.substeps,
             dispatches: per_substep * planned.substeps,
-            submissions: 1,
+            submissions: submissions + 1,
         })
+    }
+
+    /// Writes the positions and velocities of `body` (the body this one was made from: same
+    /// particle count and constraints) onto the device, so that a run can restart from a
+    /// common state without preparing the solver again.
+    pub fn write_state(&mut self, body: &Body) -> Result<()> {
+        self.check_len(body)?;
+        let p = &body.particles;
+        let x: Vec<[f32; 4]> = p.x.iter().map(packed).collect();
+        let v: Vec<[f32; 4]> = p.v.iter().map(packed).collect();
+        self.gpu
+            .queue
+            .write_buffer(&self.shared.x, 0, bytemuck::cast_slice(&x));
+        self.gpu
+            .queue
+            .write_buffer(&self.v, 0, bytemuck::cast_slice(&v));
+        self.gpu.check()
+    }
+
+    /// Refuses a body of another particle count than this one's.
+    fn check_len(&self, body: &Body) -> Result<()> {
+        if body.len() != self.particles {
+            return Err(WobbleError::BadCount {
+                name: "particles of the body read into or written from",
+                value: body.len() as u64,
+                max: self.particles as u64,
+            }
+            .into());
+        }
+        Ok(())
     }
 
     /// Waits for the device to finish every submitted step.
@@ -314,14 +399,7 @@ impl GpuBody {
     /// particle count), so that the CPU figures (stretch, energy) can be taken of it. A
     /// non-finite value is [`WobbleError::Diverged`]: the device checks nothing inside a step.
     pub fn read_into(&self, body: &mut Body) -> Result<()> {
-        if body.len() != self.particles {
-            return Err(WobbleError::BadCount {
-                name: "particles of the body read into",
-                value: body.len() as u64,
-                max: self.particles as u64,
-            }
-            .into());
-        }
+        self.check_len(body)?;
         let x = self.read(&self.shared.x)?;
         let v = self.read(&self.v)?;
         for (i, (x, v)) in x.iter().zip(&v).enumerate() {

@@ -3,15 +3,20 @@
 //!
 //! The constraints are uploaded color after color; within a color no two share a particle, so
 //! a thread per constraint projects them all at once with the arithmetic of solver-core's
-//! scalar `project_distance_pair`. This is the CPU's whole-body sweep (the order
+//! scalar `project_distance_pair`. Tethers leave the colors as on the CPU: batch `r` holds the
+//! `r`-th tether of every particle, one dispatch each after the colors of every iteration. This is the CPU's whole-body sweep (the order
 //! `Kernel::Scalar` runs on a body too small to tile); on bodies the CPU tiles (at least four
 //! tiles of `tile_particles`), the CPU's order differs and so does the rounding.
 
 use crate::error::Result;
 use crate::kernels::{storage, uniform, Kernels, Slot};
 use crate::solver::{Setup, Solve};
+use solver_core::constraints::Tethers;
+use solver_core::simd::TetherBatch;
+use solver_core::{Body, Constraints};
 use sparse::coloring::Coloring;
 use sparse::{ColoringMethod, Incidence};
+use std::collections::HashSet;
 
 /// `Color` of `colored.wgsl`.
 #[repr(C)]
@@ -26,8 +31,10 @@ struct ColorRange {
 #[derive(Debug)]
 pub(crate) struct Colored {
     kernels: Kernels,
-    /// One bind group per color (its range uniform differs), with each color's size.
+    /// One bind group per color and per tether batch (its range uniform differs), with its size.
     colors: Vec<(wgpu::BindGroup, usize)>,
+    /// The coloring's colors (the tether batches follow them in `colors`).
+    color_count: usize,
     lambda: wgpu::Buffer,
 }
 
@@ -38,6 +45,7 @@ impl Colored {
             gpu,
             shared,
             constraints,
+            rows,
             particles,
             opts,
         } = *setup;
@@ -49,18 +57,32 @@ impl Colored {
             }
         };
         coloring.check(&inc)?;
-        let all = crate::solver::constraint_rows(constraints);
-        let mut ordered = Vec::with_capacity(all.len());
-        let mut ranges = Vec::with_capacity(coloring.colors());
-        for k in 0..coloring.colors() {
-            let ids = coloring.color(k);
+        let (tethers, taken) = tether_batches(constraints, particles)?;
+        let mut ordered = Vec::with_capacity(rows.len());
+        let mut ranges = Vec::with_capacity(coloring.colors() + tethers.len());
+        let mut push_range = |ids: &mut dyn Iterator<Item = u32>| {
+            let start = ordered.len();
+            ordered.extend(ids.map(|g| rows[g as usize]));
             ranges.push(ColorRange {
-                start: ordered.len() as u32,
-                count: ids.len() as u32,
+                start: start as u32,
+                count: (ordered.len() - start) as u32,
                 pad: [0; 2],
             });
-            ordered.extend(ids.iter().map(|&g| all[g as usize]));
+        };
+        for k in 0..coloring.colors() {
+            push_range(
+                &mut coloring
+                    .color(k)
+                    .iter()
+                    .copied()
+                    .filter(|g| !taken.contains(g)),
+            );
         }
+        for batch in &tethers {
+            push_range(&mut batch.iter().copied());
+        }
+        ranges.retain(|r| r.count > 0);
+        let color_count = ranges.len() - tethers.iter().filter(|b| !b.is_empty()).count();
         let kernels = Kernels::new(
             gpu,
             "colored",
@@ -87,9 +109,60 @@ impl Colored {
         Ok(Colored {
             kernels,
             colors,
+            color_count,
             lambda,
         })
     }
+}
+
+/// The tethers taken out of the colors, as sparse's `colored` takes them: for each tether table
+/// that [`TetherBatch::split`] cuts, its batches (the `r`-th tether of every particle) as global
+/// ids, projected after the colors of every iteration; and the set of ids taken. A table the
+/// split refuses stays in the colors. A batch runs one thread per tether, so its anchors, which
+/// several tethers share, must be pinned (never written); a free anchor is refused.
+fn tether_batches(
+    constraints: &Constraints,
+    particles: usize,
+) -> Result<(Vec<Vec<u32>>, HashSet<u32>)> {
+    let mut batches = Vec::new();
+    let mut taken = HashSet::new();
+    let mut offset = constraints.distance.len() as u32;
+    for kind in &constraints.extra {
+        let Some(table) = kind.as_any().downcast_ref::<Tethers>() else {
+            offset += kind.len() as u32;
+            continue;
+        };
+        if let Some(split) = TetherBatch::split(table, particles)? {
+            for batch in split {
+                let ids: Vec<u32> = batch.ids.iter().map(|&c| offset + c).collect();
+                taken.extend(ids.iter().copied());
+                batches.push(ids);
+            }
+        }
+        offset += table.pairs.len() as u32;
+    }
+    Ok((batches, taken))
+}
+
+/// Refuses tethers whose anchor is not pinned: the kernels never write an anchor.
+pub(crate) fn check_pinned_anchors(body: &Body) -> std::result::Result<(), String> {
+    for kind in &body.constraints.extra {
+        let Some(table) = kind.as_any().downcast_ref::<Tethers>() else {
+            continue;
+        };
+        if let Some((c, &[_, a])) = table
+            .pairs
+            .iter()
+            .enumerate()
+            .find(|(_, &[_, a])| body.particles.x.get(a as usize).is_some_and(|p| p.w != 0.0))
+        {
+            return Err(format!(
+                "tether {c} hangs from particle {a}, which is not pinned (the GPU kernels \
+                 move a tether's particle only)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl Solve for Colored {
@@ -108,6 +181,6 @@ impl Solve for Colored {
     }
 
     fn colors(&self) -> Option<usize> {
-        Some(self.colors.len())
+        Some(self.color_count)
     }
 }

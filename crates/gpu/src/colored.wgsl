@@ -2,10 +2,6 @@
 // color, with their multipliers in the same order; a color's constraints share no particle,
 // so each thread projects one constraint and no two threads touch the same particle.
 
-struct Constraint {
-    i: u32, j: u32, rest: f32, compliance: f32,
-}
-
 // First constraint and count of the color this dispatch projects.
 struct Color {
     start: u32, count: u32, _pad0: u32, _pad1: u32,
@@ -17,7 +13,9 @@ struct Color {
 @group(0) @binding(3) var<storage, read_write> lambda: array<f32>;
 @group(0) @binding(4) var<uniform> color: Color;
 
-// solver-core's `project_distance_pair`, operation for operation.
+// solver-core's `project_distance_pair`, operation for operation; a tether (its anchor
+// pinned, checked by the host, so never written) also skips while C <= 0, as solver-core's
+// tether kernel does.
 @compute @workgroup_size(WG)
 fn project_color(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let t = flat_index(gid, nwg);
@@ -32,10 +30,11 @@ fn project_color(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
     let dy = pi.y - pj.y;
     let dz = pi.z - pj.z;
     let len = sqrt(dx * dx + dy * dy + dz * dz);
-    if (len <= 0.0) {
+    let unilateral = is_unilateral(c);
+    if (len <= 0.0 || (unilateral && !(len - c.rest > 0.0))) {
         return;
     }
-    let alpha = c.compliance * P.inv_dt2;
+    let alpha = compliance_of(c) * P.inv_dt2;
     let denom = pi.w + pj.w + alpha;
     if (!(denom > P.min_denom && denom <= F32_MAX)) {
         return;
@@ -49,5 +48,7 @@ fn project_color(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
     pi = vec4<f32>(pi.x + si * dx, pi.y + si * dy, pi.z + si * dz, pi.w);
     pj = vec4<f32>(pj.x - sj * dx, pj.y - sj * dy, pj.z - sj * dz, pj.w);
     x[c.i] = pi;
-    x[c.j] = pj;
+    if (!unilateral) {
+        x[c.j] = pj;
+    }
 }

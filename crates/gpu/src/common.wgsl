@@ -20,3 +20,17 @@ fn flat_index(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
 // The largest finite f32: a denominator above it (or NaN, which fails every comparison) is
 // degenerate, as `xpbd_delta_lambda` says on the CPU.
 const F32_MAX: f32 = 3.40282347e38;
+
+// A pair constraint as the host uploads it (`constraint_rows`): a distance constraint, or a
+// tether (unilateral: acts only while C > 0), flagged by the sign bit of its compliance.
+struct Constraint {
+    i: u32, j: u32, rest: f32, compliance: f32,
+}
+
+fn is_unilateral(c: Constraint) -> bool {
+    return (bitcast<u32>(c.compliance) & 0x80000000u) != 0u;
+}
+
+fn compliance_of(c: Constraint) -> f32 {
+    return abs(c.compliance);
+}

@@ -6,7 +6,7 @@
 
 use crate::error::Result;
 use crate::kernels::{storage, zeroed, Kernels, Slot};
-use crate::solver::{constraint_rows, Setup, Solve};
+use crate::solver::{Setup, Solve};
 use sparse::{Averaging, Incidence};
 
 /// How `jacobi.wgsl` numbers [`Averaging`].
@@ -41,6 +41,7 @@ impl Jacobi {
             gpu,
             shared,
             constraints,
+            rows: records,
             particles,
             ..
         } = *setup;
@@ -49,7 +50,7 @@ impl Jacobi {
         let counts: Vec<f32> = (0..particles)
             .map(|p| bt.row_range(p).len() as f32)
             .collect();
-        let m = constraints.distance.len();
+        let m = records.len();
         let kernels = Kernels::new(
             gpu,
             "jacobi",
@@ -69,7 +70,7 @@ impl Jacobi {
             ],
             &["corrections", "apply_steps", "store_steps"],
         );
-        let cons = storage(gpu, "jacobi constraints", &constraint_rows(constraints));
+        let cons = storage(gpu, "jacobi constraints", records);
         let lambda = zeroed(gpu, "jacobi multipliers", 4 * m);
         let corr = zeroed(
             gpu,

@@ -3,10 +3,6 @@
 // then every particle sums its entries through the particle -> entries CSR, in ascending
 // constraint order. No float atomics: each sum has one order, so every run gives the same bits.
 
-struct Constraint {
-    i: u32, j: u32, rest: f32, compliance: f32,
-}
-
 // `Averaging` as the host numbers it.
 const AVERAGE_OFF: u32 = 0u;
 const AVERAGE_CONSTRAINT: u32 = 1u;
@@ -53,13 +49,14 @@ fn corrections(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
         nj = counts[c.j];
     }
     let n2 = n.x * n.x + n.y * n.y + n.z * n.z;
-    let alpha = c.compliance * P.inv_dt2;
+    let alpha = compliance_of(c) * P.inv_dt2;
     let denom = alpha + ni * pi.w * n2 + nj * pj.w * n2;
     let lam = lambda[g];
     if (P.keep_lambda != 0u) {
         lambda_k[g] = lam;
     }
-    if (!(denom > P.min_denom && denom <= F32_MAX)) {
+    // An inactive tether (C <= 0) corrects nothing, as sparse's `constraint_correction`.
+    if (!(denom > P.min_denom && denom <= F32_MAX) || (is_unilateral(c) && !(value > 0.0))) {
         corr[2u * g] = vec4<f32>(0.0);
         corr[2u * g + 1u] = vec4<f32>(0.0);
         return;

@@ -13,8 +13,9 @@
 //! `StepParams::planned` splits them), the coloring of sparse's `colored`, and the Jacobi and
 //! Chebyshev updates of sparse's `jacobi` and `chebyshev` with the same [`SolverOptions`]
 //! (ω, averaging, ρ or its probe, the delayed start, the adaptive restart). Distance
-//! constraints only: a body with other constraint kinds, wind or external forces, or another
-//! collider shape is refused ([`GpuError::Unsupported`]). The kernels run the CPU's operations
+//! constraints (bending links among them) and tethers to pinned anchors: a body with other
+//! constraint kinds, wind or external forces, or another collider shape is refused
+//! ([`GpuError::Unsupported`]). The kernels run the CPU's operations
 //! in the CPU's order; they may differ in the last bits where the device fuses a multiply-add
 //! or rounds a square root differently, which the tests bound.
 //!
@@ -23,11 +24,12 @@
 //! ## What a step costs
 //! Derived from [`GpuBody::step`] (`GpuStepReport` counts the dispatches it recorded): one
 //! command submission per step, whatever the substeps and iterations; per substep, with `c`
-//! colors, `I` iterations and `K` = 1 with colliders (0 without):
+//! colors, `t` tether batches (the most tethers of one particle; 0 without tethers), `I`
+//! iterations and `K` = 1 with colliders (0 without):
 //!
 //! | solver | dispatches per substep |
 //! | --- | --- |
-//! | colored | `1 + [attachments] + K + I (c + K) + 1 + 2K` |
+//! | colored | `1 + [attachments] + K + I (c + t + K) + 1 + 2K` |
 //! | jacobi | `1 + [attachments] + K + I (2 + K) + 1 + 2K` |
 //! | chebyshev | `1 + [attachments] + K + 1 + I (6 + K) + 1 + 2K` |
 //!

@@ -1,6 +1,7 @@
 //! The GPU solvers by name, and what the step loop asks of each.
 
 use crate::device::Gpu;
+use solver_core::constraints::Tethers;
 use solver_core::{Constraints, WobbleError};
 use sparse::SolverOptions;
 
@@ -56,6 +57,8 @@ pub(crate) struct Setup<'a> {
     pub gpu: &'a Gpu,
     pub shared: &'a Shared,
     pub constraints: &'a Constraints,
+    /// [`constraint_rows`] of `constraints`.
+    pub rows: &'a [[u32; 4]],
     pub particles: usize,
     pub opts: &'a SolverOptions,
 }
@@ -76,13 +79,46 @@ pub(crate) trait Solve: std::fmt::Debug {
     }
 }
 
-/// The distance constraints as the kernels read them: `[i, j, rest bits, compliance bits]`.
+/// The sign bit of a record's compliance: set on unilateral constraints (tethers), which act
+/// only while `C > 0`. Compliances are never negative, so the bit is free, and `abs` restores
+/// the value exactly (a compliance of 0 is stored as -0.0).
+pub(crate) const UNILATERAL: u32 = 0x8000_0000;
+
+/// The pair constraints as the kernels read them, `[i, j, rest bits, compliance bits]`, in the
+/// CPU's global numbering: the distance table, then each tether table of `extra` in order
+/// (flagged [`UNILATERAL`]). [`unsupported_kind`] has refused every other kind.
 pub(crate) fn constraint_rows(constraints: &Constraints) -> Vec<[u32; 4]> {
     let d = &constraints.distance;
-    (0..d.len())
+    let mut rows: Vec<[u32; 4]> = (0..d.len())
         .map(|c| {
             let [i, j] = d.pairs[c];
             [i, j, d.rest[c].to_bits(), d.compliance[c].to_bits()]
         })
-        .collect()
+        .collect();
+    for t in constraints
+        .extra
+        .iter()
+        .filter_map(|k| k.as_any().downcast_ref::<Tethers>())
+    {
+        rows.extend((0..t.pairs.len()).map(|c| {
+            let [i, a] = t.pairs[c];
+            [
+                i,
+                a,
+                t.rest[c].to_bits(),
+                t.compliance[c].to_bits() | UNILATERAL,
+            ]
+        }));
+    }
+    rows
+}
+
+/// The first constraint kind of `constraints` the kernels do not project (they project
+/// distance constraints and tethers, bending links being distance constraints already).
+pub(crate) fn unsupported_kind(constraints: &Constraints) -> Option<&'static str> {
+    constraints
+        .extra
+        .iter()
+        .find(|k| !k.as_any().is::<Tethers>())
+        .map(|k| k.name())
 }

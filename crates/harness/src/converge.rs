@@ -66,6 +66,10 @@ pub struct ConvergeArgs {
     /// Rayon threads for parallel solvers.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// Where the solvers run: `cpu`, or `gpu` (colored, jacobi and chebyshev on the first
+    /// adapter; the residuals are read back after every iteration).
+    #[arg(long, default_value = "cpu")]
+    pub backend: String,
     /// Particle ordering.
     #[arg(long, default_value = "natural")]
     pub ordering: String,
@@ -175,16 +179,25 @@ pub fn residual_curve(
     iters: usize,
 ) -> Result<Vec<f64>, Error> {
     step(&mut base.clone(), &params(iters), solver, None)?;
+    let r0 = residual_before(base)?;
+    let mut r = Vec::with_capacity(iters);
+    step(&mut base.clone(), &params(iters), solver, Some(&mut r))?;
+    Ok(std::iter::once(r0)
+        .chain(r.into_iter().map(f64::from))
+        .collect())
+}
+
+/// The residual of the positions one step from `base` predicts (contacts projected), before
+/// any solver iteration: iteration 0 of every residual curve.
+pub fn residual_before(base: &Body) -> Result<f64, Error> {
     let mut r0 = Vec::new();
     step(
         &mut base.clone(),
         &params(1),
-        &mut NoSolve::default(),
+        &mut NoSolve,
         Some(&mut r0),
     )?;
-    let mut r = Vec::with_capacity(iters);
-    step(&mut base.clone(), &params(iters), solver, Some(&mut r))?;
-    Ok(r0.into_iter().chain(r).map(f64::from).collect())
+    Ok(r0[0] as f64)
 }
 
 /// Wall time in µs of one whole step from `base` with k = 0..=iters iterations, median over
@@ -195,7 +208,7 @@ pub fn elapsed_curve(
     iters: usize,
     reps: usize,
 ) -> Result<Vec<f64>, Error> {
-    let mut none = NoSolve::default();
+    let mut none = NoSolve;
     // Untimed first calls: solvers build their structures in `prepare`, once per topology.
     step(&mut base.clone(), &params(1), solver, None)?;
     step(&mut base.clone(), &params(1), &mut none, None)?;
@@ -240,18 +253,45 @@ fn check_args(a: &ConvergeArgs) -> Result<(Vec<String>, Vec<usize>), Error> {
     if a.threads == 0 {
         return Err(Error::Arg("--threads must be at least 1".into()));
     }
+    match a.backend.as_str() {
+        "cpu" => {}
+        "gpu" => {
+            if !cfg!(feature = "gpu") {
+                return Err(Error::Arg(
+                    "--backend gpu: this wobble was built without the `gpu` feature".into(),
+                ));
+            }
+            if let Some(s) = solvers.iter().find(|s| !GPU_SOLVERS.contains(&s.as_str())) {
+                return Err(Error::Arg(format!(
+                    "--backend gpu runs {}; '{s}' runs on the CPU only",
+                    GPU_SOLVERS.join(", ")
+                )));
+            }
+        }
+        other => {
+            return Err(Error::Arg(format!(
+                "unknown --backend '{other}'; expected cpu or gpu"
+            )))
+        }
+    }
     a.tuning.check()?;
     Ok((solvers, stretch_iters))
 }
 
+/// A solver's residual and elapsed-time curves, or the note of why it refused the body.
+pub(crate) type Curves = Result<(Vec<f64>, Vec<f64>), String>;
+
+/// The solvers `--backend gpu` runs (the GPU crate's names, known without it).
+const GPU_SOLVERS: [&str; 3] = ["colored", "jacobi", "chebyshev"];
+
 /// The three CSVs `wobble converge` writes.
-struct Writers {
+pub(crate) struct Writers {
     /// converge.csv: residual and time per iteration.
-    rows: RowWriter,
+    pub(crate) rows: RowWriter,
     /// converge_runs.csv: what ran and what was refused.
-    notes: RowWriter,
+    pub(crate) notes: RowWriter,
     /// converge_stretch.csv: stretch against iterations.
-    srows: RowWriter,
+    pub(crate) srows: RowWriter,
 }
 
 impl Writers {
@@ -295,7 +335,7 @@ fn solver_curves(
     base: &Body,
     name: &str,
     w: &mut Writers,
-) -> Result<Result<(Vec<f64>, Vec<f64>), String>, Error> {
+) -> Result<Curves, Error> {
     let mut solver = match or_note(build_solver(name, &a.tuning.options(a.threads)))? {
         Ok(s) => s,
         Err(note) => {
@@ -512,6 +552,12 @@ pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
         a.iters,
         a.reps
     ));
+    let on_gpu = Backend::open(&a.backend)?;
+    if let Some(adapter) = on_gpu.adapter() {
+        sec.line(format!(
+            "Backend: GPU, adapter {adapter}; residuals read back after every iteration; iteration 0 untimed."
+        ));
+    }
     let pb = progress::bar(solvers.len() * (1 + stretch_iters.len()), "converge");
     let mut curves: Vec<(String, Vec<f64>, Vec<f64>)> = Vec::new();
     let mut stretch: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
@@ -521,7 +567,7 @@ pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
     ];
     for name in &solvers {
         pb.set_message(name.clone());
-        let (curve, elapsed) = match solver_curves(a, &base, name, &mut w)? {
+        let (curve, elapsed) = match on_gpu.solver_curves(a, &base, name, &mut w)? {
             Ok(c) => c,
             Err(note) => {
                 progress::note(&pb, &format!("converge: {name}: {note}"));
@@ -531,7 +577,7 @@ pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
             }
         };
         pb.inc(1);
-        let (pts, at8) = stretch_sweep(a, name, &stretch_iters, &mut w, &pb)?;
+        let (pts, at8) = on_gpu.stretch_sweep(a, name, &stretch_iters, &mut w, &pb)?;
         table.push(table_row(name, &curve, &elapsed, a.iters, at8));
         stretch.push((name.clone(), pts));
         curves.push((name.clone(), curve, elapsed));
@@ -549,6 +595,64 @@ pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
         link(&out.join("converge_runs.csv"), out)
     ));
     Ok(sec)
+}
+
+/// Where `wobble converge` runs its solvers.
+enum Backend {
+    /// The CPU solvers of sparse.
+    Cpu,
+    /// The GPU solvers, on this device.
+    #[cfg(feature = "gpu")]
+    Gpu(Box<gpu::Gpu>),
+}
+
+impl Backend {
+    /// The backend `name` names (checked by `check_args`), its device opened.
+    fn open(name: &str) -> Result<Backend, Error> {
+        match name {
+            #[cfg(feature = "gpu")]
+            "gpu" => Ok(Backend::Gpu(Box::new(crate::converge_gpu::device()?))),
+            _ => Ok(Backend::Cpu),
+        }
+    }
+
+    /// The adapter's name and driver, on the GPU.
+    fn adapter(&self) -> Option<String> {
+        match self {
+            Backend::Cpu => None,
+            #[cfg(feature = "gpu")]
+            Backend::Gpu(g) => Some(g.adapter()),
+        }
+    }
+
+    fn solver_curves(
+        &self,
+        a: &ConvergeArgs,
+        base: &Body,
+        name: &str,
+        w: &mut Writers,
+    ) -> Result<Curves, Error> {
+        match self {
+            Backend::Cpu => solver_curves(a, base, name, w),
+            #[cfg(feature = "gpu")]
+            Backend::Gpu(g) => crate::converge_gpu::solver_curves(g, a, base, name, w),
+        }
+    }
+
+    fn stretch_sweep(
+        &self,
+        a: &ConvergeArgs,
+        name: &str,
+        stretch_iters: &[usize],
+        w: &mut Writers,
+        pb: &indicatif::ProgressBar,
+    ) -> Result<(Vec<(f64, f64)>, f64), Error> {
+        match self {
+            Backend::Cpu => stretch_sweep(a, name, stretch_iters, w, pb),
+            #[cfg(feature = "gpu")]
+            Backend::Gpu(g) => crate::converge_gpu::stretch_sweep(g, a, name, stretch_iters, w, pb),
+        }
+    }
 }
 
 /// Convenience for claims: the residual curve of `solver` from a common state.

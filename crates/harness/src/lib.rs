@@ -21,6 +21,8 @@ pub mod cache;
 pub mod child;
 pub mod claims;
 pub mod converge;
+#[cfg(feature = "gpu")]
+pub mod converge_gpu;
 pub mod csv;
 pub mod gpu_backend;
 pub mod hitch;

@@ -80,6 +80,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
         },
         stretch_steps: if q { 60 } else { 120 },
         threads: 1,
+        backend: "cpu".into(),
         ordering: "natural".into(),
         tuning: tuning.clone(),
         out: out.clone(),

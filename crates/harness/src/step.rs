@@ -472,7 +472,7 @@ fn measure_gpu(
 /// The harness's error for a GPU backend error: what the GPU does not run (no adapter
 /// included) is `unsupported`, as sweeps expect.
 #[cfg(feature = "gpu")]
-fn gpu_error(e: gpu::GpuError) -> Error {
+pub(crate) fn gpu_error(e: gpu::GpuError) -> Error {
     use solver_core::WobbleError;
     match e {
         gpu::GpuError::Wobble(e) => Error::Wobble(e),

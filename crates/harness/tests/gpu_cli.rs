@@ -1,6 +1,6 @@
-//! `wobble step --backend gpu` end to end against the CPU run of the same scene. Skipped, with
-//! `skipped: no GPU adapter`, where no adapter exists (and where the build has no `gpu`
-//! feature).
+//! `wobble step --backend gpu` and `wobble converge --backend gpu` end to end against the CPU
+//! runs of the same scene. Skipped, with `skipped: no GPU adapter`, where no adapter exists
+//! (and where the build has no `gpu` feature).
 
 use serde_json::Value;
 use std::process::Command;
@@ -84,4 +84,89 @@ fn a_solver_the_gpu_lacks_is_refused_with_its_name() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("unknown GPU solver 'newton-gs'"), "{err}");
+}
+
+/// The residual column of converge.csv in `dir`, per solver, in row order.
+fn residuals(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<f64>> {
+    let mut by_solver = std::collections::BTreeMap::<String, Vec<f64>>::new();
+    let text = std::fs::read_to_string(dir.join("converge.csv")).unwrap();
+    for line in text.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        by_solver
+            .entry(cells[2].to_string())
+            .or_default()
+            .push(cells[4].parse().unwrap());
+    }
+    by_solver
+}
+
+#[test]
+fn converge_on_the_gpu_gives_the_cpu_residual_curves() {
+    if !have_adapter() {
+        return;
+    }
+    let tmp = std::env::temp_dir().join(format!("wobble-converge-gpu-{}", std::process::id()));
+    let run = |backend: &str| {
+        let dir = tmp.join(backend);
+        let o = Command::new(env!("CARGO_BIN_EXE_wobble"))
+            .args(["converge", "--n", "12", "--iters", "10", "--reps", "1"])
+            .args([
+                "--stretch-iters",
+                "2",
+                "--stretch-steps",
+                "10",
+                "--kernel",
+                "scalar",
+            ])
+            .args([
+                "--solvers",
+                "colored,jacobi,chebyshev",
+                "--backend",
+                backend,
+            ])
+            .arg("--out")
+            .arg(&dir)
+            .output()
+            .expect("run wobble");
+        assert!(
+            o.status.success(),
+            "wobble converge --backend {backend} failed:\n{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        dir
+    };
+    let (cpu, gpu) = (residuals(&run("cpu")), residuals(&run("gpu")));
+    assert_eq!(
+        cpu.keys().collect::<Vec<_>>(),
+        gpu.keys().collect::<Vec<_>>()
+    );
+    for (name, c) in &cpu {
+        let g = &gpu[name];
+        assert_eq!(g.len(), 11, "{name}: iteration 0 and 10 iterations");
+        for (k, (g, c)) in g.iter().zip(c).enumerate() {
+            assert!(
+                (g - c).abs() <= 1e-4 * c.abs(),
+                "{name} iteration {k}: GPU {g}, CPU {c}"
+            );
+        }
+    }
+    let stretch = std::fs::read_to_string(tmp.join("gpu/converge_stretch.csv")).unwrap();
+    assert_eq!(
+        stretch.lines().filter(|l| l.ends_with(",ok")).count(),
+        3,
+        "{stretch}"
+    );
+    // A CPU-only solver is refused with the list the GPU runs.
+    let o = Command::new(env!("CARGO_BIN_EXE_wobble"))
+        .args(["converge", "--backend", "gpu", "--solvers", "gs", "--out"])
+        .arg(tmp.join("refused"))
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("colored, jacobi, chebyshev") && err.contains("'gs'"),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
 }
