@@ -6,7 +6,9 @@
 //! panic, when there is none); a [`GpuBody`] is a solver-core [`solver_core::Body`] uploaded
 //! with a [`GpuSolver`]; [`GpuBody::step`] records a whole step and submits it;
 //! [`GpuBody::read_positions`] or [`GpuBody::read_into`] read back, when the caller asks (once
-//! per frame for rendering or figures), never inside a step.
+//! per frame for rendering or figures), never inside a step (but in
+//! [`GpuBody::step_with_residuals`], which reads back after every iteration for convergence
+//! figures).
 //!
 //! The math is the CPU's: the step loop of solver-core (prediction, pins, attachments, ground
 //! planes and spheres with friction and restitution, velocities; substeps split as

@@ -191,12 +191,7 @@ pub fn residual_curve(
 /// any solver iteration: iteration 0 of every residual curve.
 pub fn residual_before(base: &Body) -> Result<f64, Error> {
     let mut r0 = Vec::new();
-    step(
-        &mut base.clone(),
-        &params(1),
-        &mut NoSolve,
-        Some(&mut r0),
-    )?;
+    step(&mut base.clone(), &params(1), &mut NoSolve, Some(&mut r0))?;
     Ok(r0[0] as f64)
 }
 

@@ -66,7 +66,7 @@ enum Command {
     Cache(cache::CacheArgs),
     /// Stretch and time of every substeps x iterations split at equal projections per step.
     Substeps(substeps::SubstepsArgs),
-    /// Test fourteen published claims (C1..C14) and write CLAIMS.md with a verdict each.
+    /// Test the twenty published claims (C1..C20) and write CLAIMS.md with a verdict each.
     Claims(claims::ClaimsArgs),
     /// Recommend a solver, iteration and substep count for a body, a time budget and a stretch target.
     Advise(advise::AdviseArgs),

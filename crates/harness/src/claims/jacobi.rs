@@ -5,13 +5,16 @@
 //! constraint, multipliers and positions alike, see `sparse::jacobi`), plain Jacobi, and
 //! Chebyshev on both. Beside the correctness figures, each variant's mean step time on the free
 //! cloth and how far it reduces the residual in one step of many iterations from the
-//! convergence claims' common cloth state show what it costs in speed.
+//! convergence claims' common cloth state show what it costs in speed. C13's plot draws each
+//! variant's chain error at both iteration counts against the limit; C14's, each variant's
+//! momentum change against its step time.
 //!
 //! The measurements are `solver_core::analytic`'s, which the analytic tests
 //! (tests/chain_static_stretch.rs, tests/free_body_momentum.rs) run too.
 
 use super::{Claim, Ctx, Decision, Verdict};
 use crate::csv::RowWriter;
+use crate::plot::{dot, level, Plot, Series};
 use crate::setup::Error;
 use solver_core::analytic::{
     cloth_momentum, hanging_chain, CHAIN_ALPHA, CHAIN_DAMPING, CHAIN_N, CHAIN_SECONDS, CLOTH_STEPS,
@@ -182,6 +185,7 @@ pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
     )?;
     let mut figures = Vec::new();
     let mut literature = Vec::new();
+    let mut series = Vec::new();
     for (k, v) in VARIANTS.iter().enumerate() {
         let mut at = Vec::new();
         for iterations in [few, many] {
@@ -209,6 +213,15 @@ pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
         if k < LITERATURE {
             literature.push(at[1].clone());
         }
+        let errors: Vec<f64> = at
+            .iter()
+            .map(|f| *f.as_ref().unwrap_or(&f64::NAN))
+            .collect();
+        series.push(Series {
+            dashed: k >= LITERATURE,
+            color: Some(k),
+            ..Series::xy(v.label, [few as f64, many as f64], &errors)
+        });
         figures.push(format!(
             "{}: {} after {many} iterations ({} after {few})",
             v.label,
@@ -216,6 +229,23 @@ pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
             show(&at[0])
         ));
     }
+    series.push(level(
+        &format!("limit {CHAIN_LIMIT}"),
+        (few as f64, many as f64),
+        CHAIN_LIMIT,
+        VARIANTS.len(),
+    ));
+    let plot = Plot {
+        title: "C13: hanging chain, worst stretch error against the closed form".into(),
+        x_label: "iterations per step".into(),
+        y_label: "worst relative error of a segment's stretch".into(),
+        x_log: true,
+        y_log: true,
+        series,
+        ..Default::default()
+    };
+    let mut files = vec![path];
+    files.extend(plot.save(&ctx.path("c13"))?);
     Ok(Claim {
         id: "C13",
         source,
@@ -232,7 +262,7 @@ pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
             format!("worst chain error of the literature's averaging {}", worst(&literature)),
             format!("<= {CHAIN_LIMIT}"),
         ),
-        files: vec![path],
+        files,
     })
 }
 
@@ -263,6 +293,7 @@ pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
     let iters = ctx.scale.conv_iters;
     let mut figures = Vec::new();
     let mut literature = Vec::new();
+    let mut series = Vec::new();
     for (k, v) in VARIANTS.iter().enumerate() {
         let start = Instant::now();
         let run = solver_of(ctx, v).and_then(|mut s| {
@@ -303,6 +334,7 @@ pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
             .concat(),
         )?;
         let figure = run.map(|r| r.0).map_err(|e| e.to_string());
+        series.push(dot(v.label, (ms, drift), k));
         figures.push(format!(
             "{}: {}{}",
             v.label,
@@ -317,6 +349,33 @@ pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
             literature.push(figure);
         }
     }
+    let times: Vec<f64> = series
+        .iter()
+        .map(|s| s.points[0].0)
+        .filter(|t| t.is_finite())
+        .collect();
+    let span = (
+        times.iter().copied().fold(f64::INFINITY, f64::min),
+        times.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    );
+    if span.0 <= span.1 {
+        series.push(level(
+            &format!("limit {MOMENTUM_LIMIT:e}"),
+            span,
+            MOMENTUM_LIMIT,
+            VARIANTS.len(),
+        ));
+    }
+    let plot = Plot {
+        title: format!("C14: free {n} x {n} cloth, momentum change against step time"),
+        x_label: "mean step time (ms)".into(),
+        y_label: "|p - p0| / |p0| after the run".into(),
+        y_log: true,
+        series,
+        ..Default::default()
+    };
+    let mut files = vec![path];
+    files.extend(plot.save(&ctx.path("c14"))?);
     Ok(Claim {
         id: "C14",
         source,
@@ -334,7 +393,7 @@ pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
             format!("worst |p - p0| / |p0| of the literature's averaging {}", worst(&literature)),
             format!("<= {MOMENTUM_LIMIT:e}"),
         ),
-        files: vec![path],
+        files,
     })
 }
 
