@@ -352,18 +352,84 @@ fn solver_curves(
             vec![f64::NAN; curve.len()]
         }
     };
-    for (k, (&r, &t)) in curve.iter().zip(&elapsed).enumerate() {
-        w.rows.row(&ConvergeRow {
+    w.curves(a, name, &curve, &elapsed, "ok")?;
+    Ok(Ok((curve, elapsed)))
+}
+
+impl Writers {
+    /// Writes one solver's curves to converge.csv and `note` to converge_runs.csv.
+    pub(crate) fn curves(
+        &mut self,
+        a: &ConvergeArgs,
+        name: &str,
+        curve: &[f64],
+        elapsed: &[f64],
+        note: &str,
+    ) -> Result<(), Error> {
+        for (k, (&r, &t)) in curve.iter().zip(elapsed).enumerate() {
+            self.rows.row(&ConvergeRow {
+                scene: a.scene.clone(),
+                n: a.n,
+                solver: name.to_string(),
+                iteration: k,
+                residual: r,
+                elapsed_us: t,
+            })?;
+        }
+        self.notes.record(&[name, "residual", note])
+    }
+}
+
+impl StretchRow {
+    /// The row of a run of `name` at `iterations` that measured nothing (yet), with `status`.
+    pub(crate) fn unmeasured(
+        a: &ConvergeArgs,
+        name: &str,
+        iterations: usize,
+        status: String,
+    ) -> Self {
+        StretchRow {
             scene: a.scene.clone(),
             n: a.n,
             solver: name.to_string(),
-            iteration: k,
-            residual: r,
-            elapsed_us: t,
-        })?;
+            iterations,
+            steps: 0,
+            stretch_mean_avg: f64::NAN,
+            stretch_max_final: f64::NAN,
+            ms_per_step_median: f64::NAN,
+            status,
+        }
     }
-    w.notes.record(&[name, "residual", "ok"])?;
-    Ok(Ok((curve, elapsed)))
+}
+
+/// Runs `run` at each stretch iteration count and writes its rows to converge_stretch.csv
+/// (a refusal becomes the row's status); returns the points of the runs that finished
+/// (status `ok`) and the value at 8 iterations.
+pub(crate) fn stretch_sweep_with(
+    a: &ConvergeArgs,
+    name: &str,
+    stretch_iters: &[usize],
+    w: &mut Writers,
+    pb: &indicatif::ProgressBar,
+    mut run: impl FnMut(usize) -> Result<StretchRow, Error>,
+) -> Result<(Vec<(f64, f64)>, f64), Error> {
+    let mut pts = Vec::new();
+    let mut at8 = f64::NAN;
+    for &it in stretch_iters {
+        let row = match or_note(run(it))? {
+            Ok(row) => row,
+            Err(note) => StretchRow::unmeasured(a, name, it, note),
+        };
+        if row.status == "ok" {
+            pts.push((it as f64, row.stretch_mean_avg));
+            if it == 8 {
+                at8 = row.stretch_mean_avg;
+            }
+        }
+        w.srows.row(&row)?;
+        pb.inc(1);
+    }
+    Ok((pts, at8))
 }
 
 /// Mean stretch of `name` over `--stretch-steps` steps at each stretch iteration count,
@@ -375,49 +441,27 @@ fn stretch_sweep(
     w: &mut Writers,
     pb: &indicatif::ProgressBar,
 ) -> Result<(Vec<(f64, f64)>, f64), Error> {
-    let mut pts = Vec::new();
-    let mut at8 = f64::NAN;
-    for &it in stretch_iters {
+    stretch_sweep_with(a, name, stretch_iters, w, pb, |it| {
         let mut spec = Spec::new(&a.scene, a.n, name).iterations(it);
         spec.mesh = a.mesh.clone();
         spec.ordering = a.ordering.clone();
         spec.threads = a.threads;
         spec.tuning = a.tuning.clone();
-        let mut row = StretchRow {
-            scene: a.scene.clone(),
-            n: a.n,
-            solver: name.to_string(),
-            iterations: it,
-            steps: 0,
-            stretch_mean_avg: f64::NAN,
-            stretch_max_final: f64::NAN,
-            ms_per_step_median: f64::NAN,
-            status: String::new(),
-        };
-        match or_note(Sim::new(&spec))? {
-            Ok(mut sim) => {
-                let t = sim.run(a.stretch_steps);
-                row.status = t
-                    .diverged
-                    .clone()
-                    .map_or("ok".to_string(), |d| format!("diverged: {d}"));
-                if t.finished() {
-                    pts.push((it as f64, t.stretch_mean_avg()));
-                    if it == 8 {
-                        at8 = t.stretch_mean_avg();
-                    }
-                }
-                row.steps = t.steps();
-                row.stretch_mean_avg = t.stretch_mean_avg();
-                row.stretch_max_final = t.stretch_max.last().copied().unwrap_or(f64::NAN);
-                row.ms_per_step_median = t.ms_median(0);
-            }
-            Err(note) => row.status = note,
-        }
-        w.srows.row(&row)?;
-        pb.inc(1);
-    }
-    Ok((pts, at8))
+        let t = Sim::new(&spec)?.run(a.stretch_steps);
+        Ok(StretchRow {
+            steps: t.steps(),
+            stretch_mean_avg: t.stretch_mean_avg(),
+            stretch_max_final: t.stretch_max.last().copied().unwrap_or(f64::NAN),
+            ms_per_step_median: t.ms_median(0),
+            ..StretchRow::unmeasured(
+                a,
+                name,
+                it,
+                t.diverged
+                    .map_or("ok".to_string(), |d| format!("diverged: {d}")),
+            )
+        })
+    })
 }
 
 /// The summary table's row of one measured solver.

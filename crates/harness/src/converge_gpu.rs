@@ -10,7 +10,7 @@
 //! back to the device (untimed); iteration 0 is not timed on the GPU (NaN). The stretch runs
 //! start from rest as on the CPU and read the positions back after every step (untimed).
 
-use crate::converge::{ConvergeArgs, ConvergeRow, Curves, StretchRow, Writers};
+use crate::converge::{ConvergeArgs, Curves, StretchRow, Writers};
 use crate::setup::{build_body, or_note, Error};
 use crate::stats::quantile;
 use gpu::{Gpu, GpuBody, GpuSolver};
@@ -91,17 +91,7 @@ pub(crate) fn solver_curves(
             return Ok(Err(note));
         }
     };
-    for (k, (&r, &t)) in curve.iter().zip(&elapsed).enumerate() {
-        w.rows.row(&ConvergeRow {
-            scene: a.scene.clone(),
-            n: a.n,
-            solver: name.to_string(),
-            iteration: k,
-            residual: r,
-            elapsed_us: t,
-        })?;
-    }
-    w.notes.record(&[name, "residual", "ok (gpu)"])?;
+    w.curves(a, name, &curve, &elapsed, "ok (gpu)")?;
     Ok(Ok((curve, elapsed)))
 }
 
@@ -128,15 +118,11 @@ fn stretch_run(gpu: &Gpu, a: &ConvergeArgs, name: &str, it: usize) -> Result<Str
         last_max = max as f64;
     }
     Ok(StretchRow {
-        scene: a.scene.clone(),
-        n: a.n,
-        solver: name.to_string(),
-        iterations: it,
         steps: means.len(),
         stretch_mean_avg: means.iter().sum::<f64>() / means.len().max(1) as f64,
         stretch_max_final: last_max,
         ms_per_step_median: quantile(&ms, 0.5),
-        status,
+        ..StretchRow::unmeasured(a, name, it, status)
     })
 }
 
@@ -149,31 +135,7 @@ pub(crate) fn stretch_sweep(
     w: &mut Writers,
     pb: &indicatif::ProgressBar,
 ) -> Result<(Vec<(f64, f64)>, f64), Error> {
-    let mut pts = Vec::new();
-    let mut at8 = f64::NAN;
-    for &it in stretch_iters {
-        let row = match or_note(stretch_run(gpu, a, name, it))? {
-            Ok(row) => row,
-            Err(note) => StretchRow {
-                scene: a.scene.clone(),
-                n: a.n,
-                solver: name.to_string(),
-                iterations: it,
-                steps: 0,
-                stretch_mean_avg: f64::NAN,
-                stretch_max_final: f64::NAN,
-                ms_per_step_median: f64::NAN,
-                status: note,
-            },
-        };
-        if row.status == "ok" && row.steps == a.stretch_steps {
-            pts.push((it as f64, row.stretch_mean_avg));
-            if it == 8 {
-                at8 = row.stretch_mean_avg;
-            }
-        }
-        w.srows.row(&row)?;
-        pb.inc(1);
-    }
-    Ok((pts, at8))
+    crate::converge::stretch_sweep_with(a, name, stretch_iters, w, pb, |it| {
+        stretch_run(gpu, a, name, it)
+    })
 }
