@@ -405,7 +405,7 @@ impl StretchRow {
 /// Runs `run` at each stretch iteration count and writes its rows to converge_stretch.csv
 /// (a refusal becomes the row's status); returns the points of the runs that finished
 /// (status `ok`) and the value at 8 iterations.
-pub(crate) fn stretch_sweep_with(
+fn stretch_sweep(
     a: &ConvergeArgs,
     name: &str,
     stretch_iters: &[usize],
@@ -432,35 +432,27 @@ pub(crate) fn stretch_sweep_with(
     Ok((pts, at8))
 }
 
-/// Mean stretch of `name` over `--stretch-steps` steps at each stretch iteration count,
-/// written to converge_stretch.csv; returns the finished points and the value at 8 iterations.
-fn stretch_sweep(
-    a: &ConvergeArgs,
-    name: &str,
-    stretch_iters: &[usize],
-    w: &mut Writers,
-    pb: &indicatif::ProgressBar,
-) -> Result<(Vec<(f64, f64)>, f64), Error> {
-    stretch_sweep_with(a, name, stretch_iters, w, pb, |it| {
-        let mut spec = Spec::new(&a.scene, a.n, name).iterations(it);
-        spec.mesh = a.mesh.clone();
-        spec.ordering = a.ordering.clone();
-        spec.threads = a.threads;
-        spec.tuning = a.tuning.clone();
-        let t = Sim::new(&spec)?.run(a.stretch_steps);
-        Ok(StretchRow {
-            steps: t.steps(),
-            stretch_mean_avg: t.stretch_mean_avg(),
-            stretch_max_final: t.stretch_max.last().copied().unwrap_or(f64::NAN),
-            ms_per_step_median: t.ms_median(0),
-            ..StretchRow::unmeasured(
-                a,
-                name,
-                it,
-                t.diverged
-                    .map_or("ok".to_string(), |d| format!("diverged: {d}")),
-            )
-        })
+/// One stretch run of CPU solver `name` at `it` iterations from rest: the mean stretch over
+/// `--stretch-steps` steps.
+fn stretch_run(a: &ConvergeArgs, name: &str, it: usize) -> Result<StretchRow, Error> {
+    let mut spec = Spec::new(&a.scene, a.n, name).iterations(it);
+    spec.mesh = a.mesh.clone();
+    spec.ordering = a.ordering.clone();
+    spec.threads = a.threads;
+    spec.tuning = a.tuning.clone();
+    let t = Sim::new(&spec)?.run(a.stretch_steps);
+    Ok(StretchRow {
+        steps: t.steps(),
+        stretch_mean_avg: t.stretch_mean_avg(),
+        stretch_max_final: t.stretch_max.last().copied().unwrap_or(f64::NAN),
+        ms_per_step_median: t.ms_median(0),
+        ..StretchRow::unmeasured(
+            a,
+            name,
+            it,
+            t.diverged
+                .map_or("ok".to_string(), |d| format!("diverged: {d}")),
+        )
     })
 }
 
@@ -686,11 +678,11 @@ impl Backend {
         w: &mut Writers,
         pb: &indicatif::ProgressBar,
     ) -> Result<(Vec<(f64, f64)>, f64), Error> {
-        match self {
-            Backend::Cpu => stretch_sweep(a, name, stretch_iters, w, pb),
+        stretch_sweep(a, name, stretch_iters, w, pb, |it| match self {
+            Backend::Cpu => stretch_run(a, name, it),
             #[cfg(feature = "gpu")]
-            Backend::Gpu(g) => crate::converge_gpu::stretch_sweep(g, a, name, stretch_iters, w, pb),
-        }
+            Backend::Gpu(g) => crate::converge_gpu::stretch_run(g, a, name, it),
+        })
     }
 }
 

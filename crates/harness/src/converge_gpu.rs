@@ -95,8 +95,14 @@ pub(crate) fn solver_curves(
     Ok(Ok((curve, elapsed)))
 }
 
-/// One stretch run of GPU solver `name` at `it` iterations from rest, as `row`.
-fn stretch_run(gpu: &Gpu, a: &ConvergeArgs, name: &str, it: usize) -> Result<StretchRow, Error> {
+/// One stretch run of GPU solver `name` at `it` iterations from rest, read back after every
+/// step (untimed).
+pub(crate) fn stretch_run(
+    gpu: &Gpu,
+    a: &ConvergeArgs,
+    name: &str,
+    it: usize,
+) -> Result<StretchRow, Error> {
     let (mut body, _) = build_body(&a.scene, a.n, a.mesh.clone(), &a.ordering)?;
     let solver = GpuSolver::parse(name)?;
     let mut on_gpu =
@@ -123,19 +129,5 @@ fn stretch_run(gpu: &Gpu, a: &ConvergeArgs, name: &str, it: usize) -> Result<Str
         stretch_max_final: last_max,
         ms_per_step_median: quantile(&ms, 0.5),
         ..StretchRow::unmeasured(a, name, it, status)
-    })
-}
-
-/// [`crate::converge`]'s `stretch_sweep` on the GPU.
-pub(crate) fn stretch_sweep(
-    gpu: &Gpu,
-    a: &ConvergeArgs,
-    name: &str,
-    stretch_iters: &[usize],
-    w: &mut Writers,
-    pb: &indicatif::ProgressBar,
-) -> Result<(Vec<(f64, f64)>, f64), Error> {
-    crate::converge::stretch_sweep_with(a, name, stretch_iters, w, pb, |it| {
-        stretch_run(gpu, a, name, it)
     })
 }
