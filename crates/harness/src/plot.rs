@@ -345,7 +345,7 @@ impl Plot {
             .map_err(|e| s(&e))?;
         let xf = move |v: &f64| fmt_num(xa.from(*v));
         let yf = move |v: &f64| fmt_num(ya.from(*v));
-        draw_mesh(&mut chart, (&self.x_label, &self.y_label), (&xf, &yf))?;
+        draw_mesh(&mut chart, (&self.x_label, &self.y_label), &xf, &yf)?;
         let grey = RGBColor(110, 110, 110);
         for m in &self.markers {
             let mx = xa.to(m.x);
@@ -437,7 +437,8 @@ impl Figure for Plot {
 pub fn draw_mesh<DB, X, Y>(
     chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
     (x_label, y_label): (&str, &str),
-    (xf, yf): (&dyn Fn(&f64) -> String, &dyn Fn(&f64) -> String),
+    xf: &dyn Fn(&f64) -> String,
+    yf: &dyn Fn(&f64) -> String,
 ) -> Result<(), String>
 where
     DB: DrawingBackend,

@@ -106,7 +106,7 @@ impl IntervalPlot {
         let (xl, yl) = (self.x_log, self.y_log);
         let xf = move |v: &f64| fmt_num(if xl { 10f64.powf(*v) } else { *v });
         let yf = move |v: &f64| fmt_num(if yl { 10f64.powf(*v) } else { *v });
-        draw_mesh(&mut chart, (&self.x_label, &self.y_label), (&xf, &yf))?;
+        draw_mesh(&mut chart, (&self.x_label, &self.y_label), &xf, &yf)?;
         let w = (x1 - x0) * 0.004;
         for b in &self.bands {
             let pts = self.transformed(b);
