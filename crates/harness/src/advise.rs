@@ -431,6 +431,12 @@ mod tests {
     }
 
     #[test]
+    fn the_header_names_the_fields_of_a_trial() {
+        let row = Trial::unmeasured("gs", 1, 1, "ok".into());
+        assert_eq!(crate::csv::header_of(&row), ADVISE_HEADER);
+    }
+
+    #[test]
     fn probed_cost_predicts_and_dominance_prunes() {
         let c = Cost::from_probe(1.5, 2.5);
         assert_eq!(
