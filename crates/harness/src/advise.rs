@@ -92,6 +92,35 @@ pub struct Trial {
     pub status: String,
 }
 
+/// Columns of advise.csv: the fields of [`Trial`].
+pub const ADVISE_HEADER: &[&str] = &[
+    "solver",
+    "iterations",
+    "substeps",
+    "stretch_mean_avg",
+    "ms_per_step_median",
+    "meets_stretch",
+    "within_budget",
+    "status",
+];
+
+impl Trial {
+    /// The trial of `solver` at `iterations` x `substeps` before (or without) its run: no
+    /// figures, meeting nothing, with `status`.
+    pub fn unmeasured(solver: &str, iterations: usize, substeps: usize, status: String) -> Trial {
+        Trial {
+            solver: solver.to_string(),
+            iterations,
+            substeps,
+            stretch_mean_avg: f64::NAN,
+            ms_per_step_median: f64::NAN,
+            meets_stretch: false,
+            within_budget: false,
+            status,
+        }
+    }
+}
+
 /// A candidate is skipped when its predicted step time exceeds this many budgets (a margin for
 /// the noise of the probe and of a shared machine).
 pub const PRUNE_FACTOR: f64 = 2.0;
@@ -142,11 +171,15 @@ pub fn default_n(scene: &str) -> usize {
 /// The recommendation text for trials already measured.
 pub fn recommend(trials: &[Trial], budget_ms: f64, max_stretch: f64) -> String {
     let ok: Vec<&Trial> = trials.iter().filter(|t| t.status == "ok").collect();
-    let best = ok
-        .iter()
-        .filter(|t| t.meets_stretch && t.within_budget)
-        .min_by(|a, b| a.ms_per_step_median.total_cmp(&b.ms_per_step_median));
-    if let Some(t) = best {
+    // The first trial that ran and passes `keep` with the least `key`.
+    let least = |keep: fn(&Trial) -> bool, key: fn(&Trial) -> f64| {
+        ok.iter()
+            .copied()
+            .filter(|t| keep(t))
+            .min_by(|a, b| key(a).total_cmp(&key(b)))
+    };
+    let ms = |t: &Trial| t.ms_per_step_median;
+    if let Some(t) = least(|t| t.meets_stretch && t.within_budget, ms) {
         return format!(
             "Recommended: {} with {} iterations x {} substeps: {:.3} ms per step (budget {budget_ms} ms), mean stretch {:.4} (target {max_stretch}).",
             t.solver, t.iterations, t.substeps, t.ms_per_step_median, t.stretch_mean_avg
@@ -155,11 +188,7 @@ pub fn recommend(trials: &[Trial], budget_ms: f64, max_stretch: f64) -> String {
     let mut s = format!(
         "No combination meets both the stretch target {max_stretch} and the budget {budget_ms} ms."
     );
-    if let Some(t) = ok
-        .iter()
-        .filter(|t| t.meets_stretch)
-        .min_by(|a, b| a.ms_per_step_median.total_cmp(&b.ms_per_step_median))
-    {
+    if let Some(t) = least(|t| t.meets_stretch, ms) {
         s.push_str(&format!(
             " Fastest meeting the stretch target: {} {} x {} at {:.3} ms ({:.3} ms over budget).",
             t.solver,
@@ -169,11 +198,7 @@ pub fn recommend(trials: &[Trial], budget_ms: f64, max_stretch: f64) -> String {
             t.ms_per_step_median - budget_ms
         ));
     }
-    if let Some(t) = ok
-        .iter()
-        .filter(|t| t.within_budget)
-        .min_by(|a, b| a.stretch_mean_avg.total_cmp(&b.stretch_mean_avg))
-    {
+    if let Some(t) = least(|t| t.within_budget, |t| t.stretch_mean_avg) {
         s.push_str(&format!(
             " Least stretch within budget: {} {} x {} with mean stretch {:.4} at {:.3} ms.",
             t.solver, t.iterations, t.substeps, t.stretch_mean_avg, t.ms_per_step_median
@@ -239,19 +264,7 @@ pub fn run(a: &AdviseArgs) -> Result<Section, Error> {
         ));
     }
     let path = a.out.join("advise.csv");
-    let mut w = RowWriter::create(
-        &path,
-        &[
-            "solver",
-            "iterations",
-            "substeps",
-            "stretch_mean_avg",
-            "ms_per_step_median",
-            "meets_stretch",
-            "within_budget",
-            "status",
-        ],
-    )?;
+    let mut w = RowWriter::create(&path, ADVISE_HEADER)?;
     let pb = progress::bar(solvers.len() * combos.len(), "advise");
     let mut trials = Vec::new();
     let mut refused = Vec::new();
@@ -300,31 +313,13 @@ pub fn run(a: &AdviseArgs) -> Result<Section, Error> {
                     })
             };
             if let Some(why) = skip {
-                let t = Trial {
-                    solver: s.clone(),
-                    iterations: it,
-                    substeps: sub,
-                    stretch_mean_avg: f64::NAN,
-                    ms_per_step_median: f64::NAN,
-                    meets_stretch: false,
-                    within_budget: false,
-                    status: why,
-                };
+                let t = Trial::unmeasured(s, it, sub, why);
                 w.row(&t)?;
                 trials.push(t);
                 pb.inc(1);
                 continue;
             }
-            let mut t = Trial {
-                solver: s.clone(),
-                iterations: it,
-                substeps: sub,
-                stretch_mean_avg: f64::NAN,
-                ms_per_step_median: f64::NAN,
-                meets_stretch: false,
-                within_budget: false,
-                status: "ok".into(),
-            };
+            let mut t = Trial::unmeasured(s, it, sub, "ok".into());
             match or_note(Sim::new(&spec_of(s, it, sub)))? {
                 Err(note) => {
                     t.status = note.clone();
@@ -433,6 +428,12 @@ mod tests {
             within_budget: ms <= budget,
             status: "ok".into(),
         }
+    }
+
+    #[test]
+    fn the_header_names_the_fields_of_a_trial() {
+        let row = Trial::unmeasured("gs", 1, 1, "ok".into());
+        assert_eq!(crate::csv::header_of(&row), ADVISE_HEADER);
     }
 
     #[test]

@@ -368,6 +368,23 @@ pub fn human_bytes(b: u64) -> String {
     }
 }
 
+/// A directory laid out like `/sys/devices/system/cpu/cpu0/cache` for tests: one `index{i}`
+/// per (level, type, size, ways), each with 64-byte lines.
+#[cfg(test)]
+pub(crate) fn sysfs_caches(caches: &[(u32, &str, &str, u32)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (level, kind, size, ways)) in caches.iter().enumerate() {
+        let d = dir.path().join(format!("index{i}"));
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("level"), level.to_string()).unwrap();
+        std::fs::write(d.join("type"), kind).unwrap();
+        std::fs::write(d.join("size"), size).unwrap();
+        std::fs::write(d.join("ways_of_associativity"), ways.to_string()).unwrap();
+        std::fs::write(d.join("coherency_line_size"), "64").unwrap();
+    }
+    dir
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -394,21 +411,11 @@ mod tests {
 
     #[test]
     fn caches_are_read_from_a_sysfs_like_tree() {
-        let dir = tempfile::tempdir().unwrap();
-        for (i, (level, kind, size)) in [
-            (1, "Data", "32K"),
-            (1, "Instruction", "32K"),
-            (2, "Unified", "1024K"),
-        ]
-        .iter()
-        .enumerate()
-        {
-            let d = dir.path().join(format!("index{i}"));
-            std::fs::create_dir(&d).unwrap();
-            std::fs::write(d.join("level"), level.to_string()).unwrap();
-            std::fs::write(d.join("type"), kind).unwrap();
-            std::fs::write(d.join("size"), size).unwrap();
-        }
+        let dir = sysfs_caches(&[
+            (1, "Data", "32K", 8),
+            (1, "Instruction", "32K", 8),
+            (2, "Unified", "1024K", 8),
+        ]);
         let c = caches_from(dir.path());
         assert_eq!(c.len(), 3);
         let m = Machine {

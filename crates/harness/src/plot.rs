@@ -6,7 +6,7 @@
 
 use crate::setup::{io_error, Error};
 use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
-use plotters::coord::Shift;
+use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -345,19 +345,7 @@ impl Plot {
             .map_err(|e| s(&e))?;
         let xf = move |v: &f64| fmt_num(xa.from(*v));
         let yf = move |v: &f64| fmt_num(ya.from(*v));
-        chart
-            .configure_mesh()
-            .x_desc(self.x_label.as_str())
-            .y_desc(self.y_label.as_str())
-            .x_labels(9)
-            .y_labels(9)
-            .x_label_formatter(&xf)
-            .y_label_formatter(&yf)
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 16))
-            .light_line_style(RGBColor(235, 235, 235))
-            .draw()
-            .map_err(|e| s(&e))?;
+        draw_mesh(&mut chart, (&self.x_label, &self.y_label), &xf, &yf)?;
         let grey = RGBColor(110, 110, 110);
         for m in &self.markers {
             let mx = xa.to(m.x);
@@ -425,14 +413,7 @@ impl Plot {
                 Legend::LowerLeft => SeriesLabelPosition::LowerLeft,
                 Legend::LowerRight => SeriesLabelPosition::LowerRight,
             };
-            chart
-                .configure_series_labels()
-                .position(pos)
-                .label_font(("sans-serif", 13))
-                .background_style(WHITE.mix(0.85))
-                .border_style(RGBColor(180, 180, 180))
-                .draw()
-                .map_err(|e| s(&e))?;
+            draw_legend(&mut chart, pos, 13)?;
         }
         Ok(())
     }
@@ -449,6 +430,54 @@ impl Figure for Plot {
     fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
         self.draw(root)
     }
+}
+
+/// Draws the grid, the axis labels and the tick values, formatted by `xf` and `yf`, the same
+/// way in every plot.
+pub fn draw_mesh<DB, X, Y>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<X, Y>>,
+    (x_label, y_label): (&str, &str),
+    xf: &dyn Fn(&f64) -> String,
+    yf: &dyn Fn(&f64) -> String,
+) -> Result<(), String>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
+    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
+{
+    chart
+        .configure_mesh()
+        .x_desc(x_label)
+        .y_desc(y_label)
+        .x_labels(9)
+        .y_labels(9)
+        .x_label_formatter(xf)
+        .y_label_formatter(yf)
+        .label_style(("sans-serif", 14))
+        .axis_desc_style(("sans-serif", 16))
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()
+        .map_err(|e| e.to_string())
+}
+
+/// Draws the legend box at `pos`, its labels `font_px` high, the same way in every plot.
+pub fn draw_legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    pos: SeriesLabelPosition,
+    font_px: u32,
+) -> Result<(), String>
+where
+    DB: DrawingBackend + 'a,
+    CT: CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(pos)
+        .label_font(("sans-serif", font_px))
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .draw()
+        .map_err(|e| e.to_string())
 }
 
 /// Writes `fig` as `stem.svg` and `stem.png` (creating the directory); returns both paths.

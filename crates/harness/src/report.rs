@@ -65,6 +65,8 @@ pub fn plan(a: &ReportArgs) -> Plan {
     let q = a.quick;
     let out = a.out.clone();
     let tuning = a.tuning.clone();
+    // A text setting: its quick value in quick mode, its full one otherwise.
+    let by_mode = |quick: &str, full: &str| String::from(if q { quick } else { full });
     let converge = ConvergeArgs {
         scene: "cloth".into(),
         n: if q { 12 } else { 23 },
@@ -73,11 +75,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
         iters: if q { 20 } else { 50 },
         warm: 10,
         reps: if q { 3 } else { 5 },
-        stretch_iters: if q {
-            "1,4,16".into()
-        } else {
-            "1,2,4,8,16,32".into()
-        },
+        stretch_iters: by_mode("1,4,16", "1,2,4,8,16,32"),
         stretch_steps: if q { 60 } else { 120 },
         threads: 1,
         backend: "cpu".into(),
@@ -87,11 +85,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
     };
     let scale = ScaleArgs {
         scene: "cloth".into(),
-        sizes: if q {
-            "8,16,23,32,64".into()
-        } else {
-            "16,23,32,45,64,128,256,512,1024".into()
-        },
+        sizes: by_mode("8,16,23,32,64", "16,23,32,45,64,128,256,512,1024"),
         solvers: a.solvers.clone(),
         iters: 8,
         substeps: 1,
@@ -122,48 +116,26 @@ pub fn plan(a: &ReportArgs) -> Plan {
     };
     let cache = CacheArgs {
         scene: "cloth".into(),
-        sizes: if q {
-            "20,26,32".into()
-        } else {
-            "20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35".into()
-        },
-        large: if q {
-            "64".into()
-        } else {
-            "64,128,256,512,1024".into()
-        },
+        sizes: by_mode(
+            "20,26,32",
+            "20,21,22,23,24,25,26,27,28,29,30,31,32,33,34,35",
+        ),
+        large: by_mode("64", "64,128,256,512,1024"),
         orderings: "natural,shuffled,rcm,morton".into(),
         // Every ordering under cachegrind at 128 x 128 would not fit the report's time.
-        cachegrind_orderings: if q {
-            "natural".into()
-        } else {
-            "natural,shuffled".into()
-        },
+        cachegrind_orderings: by_mode("natural", "natural,shuffled"),
         solvers: "gs,colored,jacobi".into(),
         iters: 8,
-        cachegrind_sizes: if q { "23".into() } else { "23,32,128".into() },
-        cachegrind_steps: if q { "3,10".into() } else { "10,60".into() },
+        cachegrind_sizes: by_mode("23", "23,32,128"),
+        cachegrind_steps: by_mode("3,10", "10,60"),
         cachegrind_bin: None,
         build_cachegrind_bin: !q && !a.no_build,
         no_cachegrind: false,
-        budget: if q {
-            Budget {
-                steps: 30,
-                min_steps: 3,
-                warmup: 5,
-                target_s: 0.05,
-                timeout_s: 20.0,
-                budget_s: 10.0,
-            }
-        } else {
-            Budget {
-                steps: 100,
-                min_steps: 5,
-                warmup: 20,
-                target_s: 0.3,
-                timeout_s: 60.0,
-                budget_s: 150.0,
-            }
+        // The scale sweep's steps and timeouts, aiming at shorter timings in less time.
+        budget: Budget {
+            target_s: if q { 0.05 } else { 0.3 },
+            budget_s: if q { 10.0 } else { 150.0 },
+            ..scale.budget.clone()
         },
         tuning: tuning.clone(),
         out: out.clone(),
@@ -173,7 +145,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
         n: if q { 16 } else { 32 },
         mesh: None,
         solvers: "gs".into(),
-        totals: if q { "8,16".into() } else { "8,16,30".into() },
+        totals: by_mode("8,16", "8,16,30"),
         steps: if q { 40 } else { 120 },
         threads: 1,
         tuning: tuning.clone(),
@@ -216,11 +188,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
         out: out.clone(),
     };
     let gpu = GpuArgs {
-        sizes: if q {
-            "16,32".into()
-        } else {
-            "32,128,512,1024".into()
-        },
+        sizes: by_mode("16,32", "32,128,512,1024"),
         solvers: "colored,jacobi,chebyshev".into(),
         iters: 8,
         threads: "1,2".into(),

@@ -411,8 +411,8 @@ fn report(
     })
 }
 
-/// The options of the solver `args` name (CPU and GPU alike).
-fn solver_options(args: &StepArgs) -> SolverOptions {
+/// The options of the solver `args` name (CPU and GPU alike, each body of a world alike).
+pub(crate) fn solver_options(args: &StepArgs) -> SolverOptions {
     SolverOptions {
         threads: args.threads,
         omega: args.omega,

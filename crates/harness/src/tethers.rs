@@ -34,6 +34,18 @@ pub struct TethersArgs {
     pub out: PathBuf,
 }
 
+/// Columns of tethers.csv, one row per solver and tether setting.
+const TETHERS_HEADER: &[&str] = &[
+    "scene",
+    "n",
+    "solver",
+    "iterations",
+    "steps",
+    "tethers",
+    "stretch_mean_avg",
+    "ms_per_step_median",
+];
+
 /// `wobble tethers`.
 pub fn run(a: &TethersArgs) -> Result<Section, Error> {
     let solvers = parse_solvers(&a.solvers)?;
@@ -46,19 +58,7 @@ pub fn run(a: &TethersArgs) -> Result<Section, Error> {
     };
     params.validate()?;
     let path = a.out.join("tethers.csv");
-    let mut w = RowWriter::create(
-        &path,
-        &[
-            "scene",
-            "n",
-            "solver",
-            "iterations",
-            "steps",
-            "tethers",
-            "stretch_mean_avg",
-            "ms_per_step_median",
-        ],
-    )?;
+    let mut w = RowWriter::create(&path, TETHERS_HEADER)?;
     let mut sec = Section::new("Tethers (long-range attachments)");
     sec.line(format!(
         "Cloth n = {} ({} vertices), {} iterations, {} steps from rest; one tether per free particle to its nearest pin. Data: {}.\n",

@@ -4,11 +4,10 @@
 
 use crate::setup::{build_solver, io_error, Error};
 use crate::stats::quantile;
-use crate::step::{StepArgs, StepReport};
+use crate::step::{solver_options, StepArgs, StepReport};
 use solver_core::figures::{self, Surface};
 use solver_core::glam::Vec3;
 use solver_core::{Body, StepParams, World};
-use sparse::SolverOptions;
 use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
@@ -23,14 +22,7 @@ fn build_world(args: &StepArgs) -> Result<World, Error> {
         "tunnel" => solver_core::scenes::tunnel()?,
         other => return Err(Error::Arg(format!("'{other}' is not a world scene"))),
     };
-    let opts = SolverOptions {
-        threads: args.threads,
-        omega: args.omega,
-        inner: args.inner,
-        tile_particles: args.tile,
-        kernel: args.kernel,
-        ..Default::default()
-    };
+    let opts = solver_options(args);
     for b in &mut world.bodies {
         b.solver = build_solver(&args.solver, &opts)?;
     }

@@ -1,19 +1,25 @@
 //! `wobble cache` end to end on tiny cloths: no count in cache_misses.csv is negative, every
 //! interval holds its median, and no file it writes names a path of this machine.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn wobble(args: &[&str]) {
-    let o = Command::new(env!("CARGO_BIN_EXE_wobble"))
-        .args(args)
-        .output()
-        .expect("run wobble");
-    assert!(
-        o.status.success(),
-        "wobble {args:?} failed:\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+/// Runs `wobble cache` with `args` into `out`, its timing cut to a few steps of 0.01 s.
+fn tiny_cache(out: &Path, args: &[&str]) {
+    let out = out.to_str().unwrap();
+    let timing = [
+        "--target-s",
+        "0.01",
+        "--steps",
+        "6",
+        "--min-steps",
+        "3",
+        "--out",
+        out,
+    ];
+    common::ok(&[&["cache"], args, &timing].concat());
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -92,30 +98,23 @@ fn has_valgrind() -> bool {
 #[test]
 fn cachegrind_counts_are_never_negative_and_no_file_names_a_machine_path() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().to_str().unwrap();
-    wobble(&[
-        "cache",
-        "--sizes",
-        "4,5",
-        "--large",
-        "",
-        "--orderings",
-        "natural,morton",
-        "--target-s",
-        "0.01",
-        "--steps",
-        "6",
-        "--min-steps",
-        "3",
-        "--cachegrind-sizes",
-        "4",
-        "--cachegrind-orderings",
-        "natural",
-        "--cachegrind-steps",
-        "1,4",
-        "--out",
-        out,
-    ]);
+    tiny_cache(
+        dir.path(),
+        &[
+            "--sizes",
+            "4,5",
+            "--large",
+            "",
+            "--orderings",
+            "natural,morton",
+            "--cachegrind-sizes",
+            "4",
+            "--cachegrind-orderings",
+            "natural",
+            "--cachegrind-steps",
+            "1,4",
+        ],
+    );
     let misses = rows(&dir.path().join("cache_misses.csv"));
     assert!(!misses.is_empty());
     let cols = [
@@ -147,23 +146,10 @@ fn cachegrind_counts_are_never_negative_and_no_file_names_a_machine_path() {
 #[test]
 fn every_point_has_an_interval_around_its_median_and_a_verdict() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().to_str().unwrap();
-    wobble(&[
-        "cache",
-        "--sizes",
-        "4",
-        "--large",
-        "6",
-        "--target-s",
-        "0.01",
-        "--steps",
-        "6",
-        "--min-steps",
-        "3",
-        "--no-cachegrind",
-        "--out",
-        out,
-    ]);
+    tiny_cache(
+        dir.path(),
+        &["--sizes", "4", "--large", "6", "--no-cachegrind"],
+    );
     let pts = rows(&dir.path().join("cache_intervals.csv"));
     // 2 sizes x 3 solvers x 4 orderings.
     assert_eq!(pts.len(), 24);

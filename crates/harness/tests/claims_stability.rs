@@ -3,19 +3,11 @@
 //! cachegrind runs take tens of seconds; its rule is the same interval rule, pinned in
 //! claims_rules.rs).
 
-use std::process::Command;
+mod common;
 
 fn verdicts(dir: &std::path::Path) -> Vec<(String, String)> {
-    let out = Command::new(env!("CARGO_BIN_EXE_wobble"))
-        .args(["claims", "--quick", "--only", "C1,C4,C9,C11", "--out"])
-        .arg(dir)
-        .output()
-        .expect("wobble runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = dir.to_str().expect("a UTF-8 temporary directory");
+    common::ok(&["claims", "--quick", "--only", "C1,C4,C9,C11", "--out", out]);
     let csv = std::fs::read_to_string(dir.join("claims.csv")).expect("claims.csv written");
     let mut r = csv::Reader::from_reader(csv.as_bytes());
     r.records()

@@ -1,36 +1,24 @@
 //! The `wobble` binary end to end, on tiny sizes in temporary directories: CSV layouts, a
 //! killed sweep, bad arguments, the small subcommands, and `report --quick`.
 
+mod common;
+
+use common::{ok, refused};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const SCALE_HEADER: &str = "scene,n,vertices,constraints,solver,threads,iterations,substeps,ordering,ms_per_step_median,ms_per_step_p10,ms_per_step_p90,ns_per_projection,stretch_mean_avg,peak_rss_mb,backend";
 const CONVERGE_HEADER: &str = "scene,n,solver,iteration,residual,elapsed_us";
 
-fn wobble(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wobble"))
-        .args(args)
-        .output()
-        .expect("run wobble")
-}
-
-fn ok(args: &[&str]) -> Output {
-    let o = wobble(args);
-    assert!(
-        o.status.success(),
-        "wobble {args:?} failed:\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    o
-}
-
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// Every data line has as many fields as the header; the listed columns parse as numbers.
-fn check_rows(text: &str, header: &str, numeric: &[usize]) -> usize {
+/// Every data line of the CSV at `csv` has as many fields as the header; the listed columns
+/// parse as numbers.
+fn check_rows(csv: &Path, header: &str, numeric: &[usize]) -> usize {
+    let text = read(csv);
     let mut lines = text.lines();
     assert_eq!(lines.next(), Some(header));
     let width = header.split(',').count();
@@ -72,7 +60,7 @@ fn csv_layouts_are_exact_and_rows_complete() {
         out,
     ]);
     let rows = check_rows(
-        &read(&dir.path().join("converge.csv")),
+        &dir.path().join("converge.csv"),
         CONVERGE_HEADER,
         &[1, 3, 4, 5],
     );
@@ -97,7 +85,7 @@ fn csv_layouts_are_exact_and_rows_complete() {
         out,
     ]);
     let rows = check_rows(
-        &read(&dir.path().join("scale.csv")),
+        &dir.path().join("scale.csv"),
         SCALE_HEADER,
         &[1, 2, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14],
     );
@@ -161,7 +149,7 @@ fn killing_scale_halfway_leaves_only_complete_rows() {
         !status.success(),
         "the sweep finished before it was killed; make it longer"
     );
-    let rows = check_rows(&read(&csv), SCALE_HEADER, &[1, 2, 3, 9, 12, 14]);
+    let rows = check_rows(&csv, SCALE_HEADER, &[1, 2, 3, 9, 12, 14]);
     assert!(rows >= 3 && rows < sizes.len(), "{rows} rows");
 }
 
@@ -224,9 +212,7 @@ fn bad_arguments_exit_non_zero_with_a_message_and_no_panic() {
         &["threads", "--scene", "cloth", "--n", "1"],
     ];
     for args in cases {
-        let o = wobble(args);
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(!o.status.success(), "{args:?} succeeded");
+        let err = refused(args);
         assert!(!err.trim().is_empty(), "{args:?} said nothing");
         assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
     }
@@ -236,51 +222,34 @@ fn bad_arguments_exit_non_zero_with_a_message_and_no_panic() {
 fn advise_render_substeps_and_cache_run_on_tiny_bodies() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
-    let o = ok(&[
-        "advise",
-        "--scene",
-        "cloth",
-        "--n",
-        "6",
-        "--budget-ms",
-        "100",
-        "--max-stretch",
-        "0.5",
-        "--solvers",
-        "gs",
-        "--iterations",
-        "1,4",
-        "--substeps",
-        "1,2",
-        "--steps",
-        "5",
-        "--out",
-        out,
-    ]);
-    let text = String::from_utf8_lossy(&o.stdout);
+    // gs on a 6 x 6 cloth within 100 ms, at a stretch target and iterations x substeps.
+    let advise = |max_stretch: &str, iterations: &str, substeps: &str| {
+        let o = ok(&[
+            "advise",
+            "--scene",
+            "cloth",
+            "--n",
+            "6",
+            "--budget-ms",
+            "100",
+            "--max-stretch",
+            max_stretch,
+            "--solvers",
+            "gs",
+            "--iterations",
+            iterations,
+            "--substeps",
+            substeps,
+            "--steps",
+            "5",
+            "--out",
+            out,
+        ]);
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    let text = advise("0.5", "1,4", "1,2");
     assert!(text.contains("Recommended: gs"), "{text}");
-    let o = ok(&[
-        "advise",
-        "--scene",
-        "cloth",
-        "--n",
-        "6",
-        "--budget-ms",
-        "100",
-        "--max-stretch",
-        "1e-9",
-        "--solvers",
-        "gs",
-        "--iterations",
-        "1",
-        "--substeps",
-        "1",
-        "--steps",
-        "5",
-        "--out",
-        out,
-    ]);
-    assert!(String::from_utf8_lossy(&o.stdout).contains("No combination meets"));
+    assert!(advise("1e-9", "1", "1").contains("No combination meets"));
 
     let gif = dir.path().join("c.gif");
     ok(&[
@@ -328,11 +297,7 @@ fn advise_render_substeps_and_cache_run_on_tiny_bodies() {
         "--out",
         out,
     ]);
-    check_rows(
-        &read(&dir.path().join("cache.csv")),
-        SCALE_HEADER,
-        &[1, 2, 9],
-    );
+    check_rows(&dir.path().join("cache.csv"), SCALE_HEADER, &[1, 2, 9]);
     assert!(read(&dir.path().join("cache_misses.csv")).contains("not measured"));
 }
 
@@ -404,7 +369,7 @@ fn step_runs_the_mass_spring_model_and_mesh_repair_or_strict_refusal() {
     assert_eq!(json["solver"], "mass-spring/rk4");
     assert_eq!(json["finite"], true);
     // Explicit Euler with springs this stiff diverges: a clear error and a non-zero exit.
-    let out = wobble(&[
+    let err = refused(&[
         "step",
         "--model",
         "mass-spring",
@@ -415,8 +380,6 @@ fn step_runs_the_mass_spring_model_and_mesh_repair_or_strict_refusal() {
         "--n",
         "8",
     ]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("diverged") && !err.contains("panicked"),
         "{err}"
@@ -434,9 +397,8 @@ fn step_runs_the_mass_spring_model_and_mesh_repair_or_strict_refusal() {
         "step", "--scene", "mesh", "--mesh", obj, "--steps", "2", "--warmup", "0", "--json",
     ]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 duplicate vertex welded"));
-    let out = wobble(&["step", "--scene", "mesh", "--mesh", obj, "--strict"]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("dup.obj:4:"));
+    let err = refused(&["step", "--scene", "mesh", "--mesh", obj, "--strict"]);
+    assert!(err.contains("dup.obj:4:"), "{err}");
 }
 
 #[test]
@@ -508,9 +470,8 @@ fn step_names_its_kernel_and_refuses_one_the_cpu_lacks() {
                     "kernel {kernel}: this CPU lacks {}; checking the refusal",
                     kernel.needs()
                 );
-                let o = wobble(&args);
-                let err = String::from_utf8_lossy(&o.stderr);
-                assert!(!o.status.success() && !err.contains("panicked"), "{err}");
+                let err = refused(&args);
+                assert!(!err.contains("panicked"), "{err}");
                 let has = solver_core::simd::cpu_features().join(" ");
                 assert!(err.contains(kernel.needs()) && err.contains(&has), "{err}");
             }

@@ -2,23 +2,9 @@
 //! runs of the same scene. Skipped, with `skipped: no GPU adapter`, where no adapter exists
 //! (and where the build has no `gpu` feature).
 
-use serde_json::Value;
-use std::process::Command;
+mod common;
 
-/// The JSON report of `wobble step` with `args`.
-fn step(args: &[&str]) -> Value {
-    let o = Command::new(env!("CARGO_BIN_EXE_wobble"))
-        .arg("step")
-        .args(args)
-        .output()
-        .expect("run wobble");
-    assert!(
-        o.status.success(),
-        "wobble step {args:?} failed:\n{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_slice(&o.stdout).expect("one JSON object")
-}
+use common::step_json as step;
 
 /// Whether an adapter exists (printing the skip message when not).
 fn have_adapter() -> bool {
@@ -69,20 +55,15 @@ fn a_solver_the_gpu_lacks_is_refused_with_its_name() {
     if !have_adapter() {
         return;
     }
-    let o = Command::new(env!("CARGO_BIN_EXE_wobble"))
-        .args([
-            "step",
-            "--backend",
-            "gpu",
-            "--solver",
-            "newton-gs",
-            "--n",
-            "8",
-        ])
-        .output()
-        .expect("run wobble");
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
+    let err = common::refused(&[
+        "step",
+        "--backend",
+        "gpu",
+        "--solver",
+        "newton-gs",
+        "--n",
+        "8",
+    ]);
     assert!(err.contains("unknown GPU solver 'newton-gs'"), "{err}");
 }
 

@@ -1,21 +1,11 @@
 //! `wobble step` on a world scene and the contact figures: `contacts`, `self_intersections`
 //! and `--dump-obj` (one OBJ object per body).
 
-use std::process::Command;
+mod common;
 
+/// The JSON report of `wobble step` with `args`, from the first step on.
 fn step(args: &[&str]) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_wobble"))
-        .arg("step")
-        .args(args)
-        .args(["--json", "--warmup", "0"])
-        .output()
-        .expect("run wobble");
-    assert!(
-        out.status.success(),
-        "wobble step {args:?} failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
+    common::step_json(&[args, &["--json", "--warmup", "0"]].concat())
 }
 
 #[test]

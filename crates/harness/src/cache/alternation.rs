@@ -8,7 +8,7 @@ use crate::child;
 use crate::paired::{interleave, Interval, Side};
 use crate::setup::{build_body, build_solver, Error, Tuning};
 use crate::step::StepReport;
-use solver_core::{step, Body, Packed4, StepParams};
+use solver_core::{step, Body, Packed4, Solver, StepParams};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,23 @@ pub struct Finding {
     pub markdown: String,
     /// One sentence for the section's opening.
     pub sentence: String,
+}
+
+/// One turn of the interleaved comparisons: a step to bring `body` back into the caches, then
+/// the times of ten steps, in ms.
+fn turn_ms(
+    body: &mut Body,
+    params: &StepParams,
+    solver: &mut dyn Solver,
+) -> Result<Vec<f64>, Error> {
+    step(body, params, solver, None)?;
+    let mut t = Vec::with_capacity(10);
+    for _ in 0..10 {
+        let t0 = Instant::now();
+        step(body, params, solver, None)?;
+        t.push(t0.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(t)
 }
 
 /// ns per projection of `wobble step` at size `n` in `k` separate processes.
@@ -169,14 +186,7 @@ pub fn study(
     let rounds = ((20.0 * scale).round() as usize).max(5);
     let m = interleave(arms.len(), rounds, |i| {
         let (b, _, s) = &mut arms[i];
-        step(b, &params, s.as_mut(), None)?;
-        let mut t = Vec::with_capacity(10);
-        for _ in 0..10 {
-            let t0 = Instant::now();
-            step(b, &params, s.as_mut(), None)?;
-            t.push(t0.elapsed().as_secs_f64() * 1e3);
-        }
-        Ok::<_, Error>(t)
+        turn_ms(b, &params, s.as_mut())
     })?;
     let mut align_differs = 0;
     md.push_str(&format!(
@@ -208,14 +218,7 @@ pub fn study(
     }
     let m2 = interleave(2, rounds, |i| {
         let (bd, s) = &mut two[i];
-        step(bd, &params, s.as_mut(), None)?;
-        let mut t = Vec::with_capacity(10);
-        for _ in 0..10 {
-            let t0 = Instant::now();
-            step(bd, &params, s.as_mut(), None)?;
-            t.push(t0.elapsed().as_secs_f64() * 1e3);
-        }
-        Ok::<_, Error>(t)
+        turn_ms(bd, &params, s.as_mut())
     })?;
     // Paired ratio of ns per projection: step-time ratio scaled by the projection counts.
     let r = m2.ratio(1, 0, CONFIDENCE);

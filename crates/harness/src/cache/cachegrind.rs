@@ -257,15 +257,10 @@ pub fn cachegrind_binary(explicit: Option<&Path>, build: bool) -> Result<PathBuf
 pub fn misses_per_projection(
     bin: &Path,
     p: &Point,
-    (low, high): (usize, usize),
+    steps: (usize, usize),
     tuning: &Tuning,
 ) -> Result<(Counts, StepReport), String> {
-    let args = |steps: usize| step_args(p, steps, tuning);
-    let (a, _) = cachegrind_run(bin, &args(low))?;
-    let (b, rep) = cachegrind_run(bin, &args(high))?;
-    let proj = (rep.constraints * rep.iterations * rep.substeps) as f64 * (high - low) as f64;
-    let m = Marginal::of(a, b, proj);
-    Ok((m.per_projection, rep))
+    runs(bin, p, steps, tuning).map(|(m, rep)| (m.per_projection, rep))
 }
 
 /// Marginal counts per projection, clamped at 0, with the resolution of each.
@@ -399,24 +394,12 @@ mod tests {
 
     #[test]
     fn machine_caches_come_from_a_sysfs_like_tree() {
-        let dir = tempfile::tempdir().unwrap();
-        for (i, (level, kind, size, ways)) in [
+        let dir = crate::machine::sysfs_caches(&[
             (1, "Data", "32K", 8),
             (1, "Instruction", "32K", 8),
             (2, "Unified", "512K", 8),
             (3, "Unified", "32768K", 16),
-        ]
-        .iter()
-        .enumerate()
-        {
-            let d = dir.path().join(format!("index{i}"));
-            std::fs::create_dir(&d).unwrap();
-            std::fs::write(d.join("level"), level.to_string()).unwrap();
-            std::fs::write(d.join("type"), kind).unwrap();
-            std::fs::write(d.join("size"), size).unwrap();
-            std::fs::write(d.join("ways_of_associativity"), ways.to_string()).unwrap();
-            std::fs::write(d.join("coherency_line_size"), "64").unwrap();
-        }
+        ]);
         let (d1, ll) = machine_caches(dir.path()).unwrap();
         assert_eq!(d1.arg(), "32768,8,64");
         assert_eq!(ll.arg(), "33554432,16,64");

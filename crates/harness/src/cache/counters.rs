@@ -34,6 +34,20 @@ pub struct CounterRow {
     pub ll_misses_per_projection: f64,
 }
 
+/// Columns of cache_counters.csv: the fields of [`CounterRow`].
+pub const COUNTERS_HEADER: &[&str] = &[
+    "scene",
+    "n",
+    "vertices",
+    "solver",
+    "ordering",
+    "steps",
+    "cycles_per_projection",
+    "instructions_per_projection",
+    "l1d_misses_per_projection",
+    "ll_misses_per_projection",
+];
+
 /// A group of the four counters on this thread.
 pub struct Counters {
     group: Group,

@@ -758,21 +758,7 @@ fn count(
     }
     let mut c = counters::Counters::open().map_err(|e| Error::Io(format!("perf_event: {e}")))?;
     let path = a.out.join("cache_counters.csv");
-    let mut w = RowWriter::create(
-        &path,
-        &[
-            "scene",
-            "n",
-            "vertices",
-            "solver",
-            "ordering",
-            "steps",
-            "cycles_per_projection",
-            "instructions_per_projection",
-            "l1d_misses_per_projection",
-            "ll_misses_per_projection",
-        ],
-    )?;
+    let mut w = RowWriter::create(&path, counters::COUNTERS_HEADER)?;
     sec.add_files([path.clone()]);
     md.push_str("\nHardware counters per projection (perf_event_open, read around the timed steps; natural ordering):\n\n| vertices (n) | solver | cycles | instructions | L1d read misses | LL read misses |\n| --- | --- | --- | --- | --- | --- |\n");
     let mut sizes: Vec<usize> = st

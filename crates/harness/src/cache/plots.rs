@@ -3,7 +3,7 @@
 //!
 //! A log axis is drawn as a linear axis over log10 of the values, labelled with the values.
 
-use crate::plot::{fmt_num, save_svg_png, Figure, PALETTE};
+use crate::plot::{draw_legend, draw_mesh, fmt_num, save_svg_png, Figure, PALETTE};
 use crate::setup::Error;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -106,19 +106,7 @@ impl IntervalPlot {
         let (xl, yl) = (self.x_log, self.y_log);
         let xf = move |v: &f64| fmt_num(if xl { 10f64.powf(*v) } else { *v });
         let yf = move |v: &f64| fmt_num(if yl { 10f64.powf(*v) } else { *v });
-        chart
-            .configure_mesh()
-            .x_desc(self.x_label.as_str())
-            .y_desc(self.y_label.as_str())
-            .x_labels(9)
-            .y_labels(9)
-            .x_label_formatter(&xf)
-            .y_label_formatter(&yf)
-            .label_style(("sans-serif", 14))
-            .axis_desc_style(("sans-serif", 16))
-            .light_line_style(RGBColor(235, 235, 235))
-            .draw()
-            .map_err(|e| s(&e))?;
+        draw_mesh(&mut chart, (&self.x_label, &self.y_label), &xf, &yf)?;
         let w = (x1 - x0) * 0.004;
         for b in &self.bands {
             let pts = self.transformed(b);
@@ -166,15 +154,7 @@ impl IntervalPlot {
                 }
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(("sans-serif", 12))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .draw()
-            .map_err(|e| s(&e))?;
-        Ok(())
+        draw_legend(&mut chart, SeriesLabelPosition::UpperLeft, 12)
     }
 }
 

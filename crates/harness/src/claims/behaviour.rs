@@ -10,7 +10,6 @@ use crate::sim::{mean, Sim, Spec, Trace};
 use crate::substeps::{run_split, SplitRow};
 use solver_core::glam::Vec3;
 use solver_core::{StepParams, Stiffness};
-use std::path::PathBuf;
 
 const GODOT: &str = "Godot SoftBody3D article";
 const UNITY: &str = "Unity soft-body tutorial";
@@ -263,8 +262,7 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
         tol,
         &format!("tolerance {:.0} mm (1% of the cloth)", tol * 1e3),
     );
-    let mut files = vec![path];
-    files.extend(plot.save(&ctx.path("c5"))?);
+    let files = ctx.files(path, &[(&plot, "c5")])?;
     Ok(Claim {
         id: "C5",
         source: GODOT,
@@ -478,8 +476,7 @@ pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
         series,
         ..Default::default()
     };
-    let mut files = vec![path];
-    files.extend(plot.save(&ctx.path("c6"))?);
+    let files = ctx.files(path, &[(&plot, "c6")])?;
     Ok(Claim {
         id: "C6",
         source: src,
@@ -575,8 +572,7 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
         ],
         ..Default::default()
     };
-    let mut files = vec![path];
-    files.extend(plot.save(&ctx.path("c8"))?);
+    let files = ctx.files(path, &[(&plot, "c8")])?;
     Ok(Claim {
         id: "C8",
         source: src,
@@ -756,9 +752,7 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
         ],
         ..Default::default()
     };
-    let mut files = vec![path];
-    files.extend(plot.save(&ctx.path("c10"))?);
-    files.extend(plot_dt.save(&ctx.path("c10_dt"))?);
+    let files = ctx.files(path, &[(&plot, "c10"), (&plot_dt, "c10_dt")])?;
     Ok(Claim {
         id: "C10",
         source: src,
@@ -833,8 +827,7 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
         tol,
         &format!("tolerance {:.1} mm (1% of the jelly)", tol * 1e3),
     );
-    let mut files: Vec<PathBuf> = vec![path];
-    files.extend(plot.save(&ctx.path("c12"))?);
+    let files = ctx.files(path, &[(&plot, "c12")])?;
     Ok(Claim {
         id: "C12",
         source: UNITY,

@@ -179,8 +179,7 @@ pub fn c15(ctx: &Ctx) -> Result<Claim, Error> {
         ],
         ..Default::default()
     };
-    let mut files = vec![path];
-    files.extend(plot.save(&ctx.path("c15"))?);
+    let files = ctx.files(path, &[(&plot, "c15")])?;
     let ratio = |(gs, j): (f64, f64)| gs.ln() / (2.0 * j.ln());
     let show = |s: &System| {
         format!(
@@ -284,8 +283,7 @@ pub fn c16(ctx: &Ctx) -> Result<Claim, Error> {
         )],
         ..Default::default()
     };
-    let mut files = vec![path];
-    files.extend(plot.save(&ctx.path("c16"))?);
+    let files = ctx.files(path, &[(&plot, "c16")])?;
     Ok(Claim {
         id: "C16",
         source: "Müller 2007",
@@ -367,13 +365,12 @@ pub fn c17(ctx: &Ctx) -> Result<Claim, Error> {
         series: Series::curves(&curves, usize::MAX),
         ..Default::default()
     };
-    let mut files = vec![path];
-    files.extend(plot.save(&ctx.path("c17"))?);
+    let files = ctx.files(path, &[(&plot, "c17")])?;
     Ok(Claim {
         id: "C17",
         source: "Vivace 2016",
         text,
-        measured: format!("cloth n={} ({} vertices), one step from the common state, {} iterations: {}", ctx.scale.conv_n, ctx.scale.conv_n * ctx.scale.conv_n, ctx.scale.conv_iters, figs.join("; ")),
+        measured: format!("{}, one step from the common state, {} iterations: {}", ctx.conv_cloth(), ctx.scale.conv_iters, figs.join("; ")),
         rule: format!("worst factor = the largest, over shuffled and colored, of the ratio (either way) of residual after {K} iterations and of log-rate to natural order's: confirmed if <= {FACTOR}, refuted if > 2 x {FACTOR}, partly between"),
         verdict: rules::ordering(worst, FACTOR),
         decision: Decision::exact(format!("worst factor {worst:.2}"), format!("<= {FACTOR}")),
@@ -470,8 +467,7 @@ pub fn c18(ctx: &Ctx) -> Result<Claim, Error> {
         series,
         ..Default::default()
     };
-    let mut files = vec![path];
-    files.extend(plot.save(&ctx.path("c18"))?);
+    let files = ctx.files(path, &[(&plot, "c18")])?;
     Ok(Claim {
         id: "C18",
         source: "Macklin 2014",

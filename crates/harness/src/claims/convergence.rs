@@ -61,11 +61,7 @@ fn curve_files(
     let csv = ctx.path(&format!("{}.csv", id.to_lowercase()));
     write_curves(&csv, "cloth", ctx.scale.conv_n, curves)?;
     let plot = Plot {
-        title: format!(
-            "{id}: residual inside one step, cloth n={} ({} vertices)",
-            ctx.scale.conv_n,
-            ctx.scale.conv_n * ctx.scale.conv_n
-        ),
+        title: format!("{id}: residual inside one step, {}", ctx.conv_cloth()),
         x_label: "iterations in the step".into(),
         y_label: "constraint residual (RMS C / mean rest length)".into(),
         y_log: true,
@@ -77,16 +73,14 @@ fn curve_files(
             .collect(),
         ..Default::default()
     };
-    let mut files = vec![csv];
-    files.extend(plot.save(&ctx.path(&id.to_lowercase()))?);
+    let files = ctx.files(csv, &[(&plot, &id.to_lowercase())])?;
     Ok(files)
 }
 
 fn setting(ctx: &Ctx) -> String {
     format!(
-        "cloth n={} ({} vertices), one step from a common state (10 warm gs steps), up to {} iterations",
-        ctx.scale.conv_n,
-        ctx.scale.conv_n * ctx.scale.conv_n,
+        "{}, one step from a common state (10 warm gs steps), up to {} iterations",
+        ctx.conv_cloth(),
         ctx.scale.conv_iters
     )
 }
@@ -335,9 +329,8 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
         ));
         let plot = Plot {
             title: format!(
-                "C1: distance to the converged step ({ref_name}), cloth n={} ({} vertices)",
-                ctx.scale.conv_n,
-                ctx.scale.conv_n * ctx.scale.conv_n
+                "C1: distance to the converged step ({ref_name}), {}",
+                ctx.conv_cloth()
             ),
             x_label: "iterations in the step".into(),
             y_label: "RMS distance to the converged positions (mean rest lengths)".into(),

@@ -12,7 +12,6 @@ use crate::scale::Point;
 use crate::setup::{build_body, build_solver, Error};
 use crate::stats::{linear_fit, loglog_fit};
 use solver_core::StepParams;
-use std::path::PathBuf;
 
 const GODOT: &str = "Godot SoftBody3D article";
 
@@ -123,7 +122,6 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
     };
     let size_ratio = 1024.0 / 529.0;
     let slope = |s: &str| rules::slope_of_ratio(&m.ratio(idx(s, 32), idx(s, 23), 0.95), size_ratio);
-    let mut files: Vec<PathBuf> = vec![csv];
     let plot = Plot {
         title: "C3: step time against vertices (cloth, 8 iterations; medians of interleaved turns)"
             .into(),
@@ -146,7 +144,7 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
             .collect(),
         ..Default::default()
     };
-    files.extend(plot.save(&ctx.path("c3"))?);
+    let files = ctx.files(csv, &[(&plot, "c3")])?;
     let gs_slope = slope("gs");
     let Some(csr) = csr else {
         return Ok(Claim {
@@ -251,7 +249,6 @@ pub fn c4(ctx: &Ctx) -> Result<Claim, Error> {
     );
     let fit_slope = loglog_fit(&n_pts).map_or(f64::NAN, |f| f.slope);
     let verdict = rules::c4(r2, &slope);
-    let mut files: Vec<PathBuf> = vec![csv];
     let p1 = Plot {
         title: format!("C4: step time against iterations (gs, cloth n={n_it})"),
         x_label: "iterations per step".into(),
@@ -292,8 +289,7 @@ pub fn c4(ctx: &Ctx) -> Result<Claim, Error> {
         ],
         ..Default::default()
     };
-    files.extend(p1.save(&ctx.path("c4_iterations"))?);
-    files.extend(p2.save(&ctx.path("c4_vertices"))?);
+    let files = ctx.files(csv, &[(&p1, "c4_iterations"), (&p2, "c4_vertices")])?;
     Ok(Claim {
         id: "C4",
         source: GODOT,

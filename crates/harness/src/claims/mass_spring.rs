@@ -81,8 +81,7 @@ pub fn c7(ctx: &Ctx) -> Result<Claim, Error> {
         ],
         ..Default::default()
     };
-    let mut files = vec![path];
-    files.extend(plot.save(&ctx.path("c7"))?);
+    let files = ctx.files(path, &[(&plot, "c7")])?;
     Ok(Claim {
         id: "C7",
         source: SOURCE,

@@ -29,6 +29,7 @@ pub mod sources;
 pub mod timing;
 
 use crate::machine::{self, Machine};
+use crate::plot::Plot;
 use crate::progress;
 use crate::section::{link, rel, Section};
 use crate::setup::{all_solvers_csv, parse_solvers, Error, Tuning};
@@ -295,9 +296,25 @@ impl Ctx {
         Ok(c)
     }
 
+    /// The convergence claims' cloth, as the claims name it: `cloth n=23 (529 vertices)`.
+    pub fn conv_cloth(&self) -> String {
+        let n = self.scale.conv_n;
+        format!("cloth n={n} ({} vertices)", n * n)
+    }
+
     /// A path under the claims directory.
     pub fn path(&self, name: &str) -> PathBuf {
         self.dir.join(name)
+    }
+
+    /// A claim's files: its CSV, then each plot written under the claims directory as
+    /// `<stem>.svg` and `<stem>.png`.
+    pub fn files(&self, csv: PathBuf, plots: &[(&Plot, &str)]) -> Result<Vec<PathBuf>, Error> {
+        let mut files = vec![csv];
+        for (plot, stem) in plots {
+            files.extend(plot.save(&self.path(stem))?);
+        }
+        Ok(files)
     }
 }
 
@@ -313,108 +330,35 @@ pub struct Entry {
     pub sources: &'static [sources::Source],
 }
 
+impl Entry {
+    /// Claim `id`, tested by `run`, quoted from `sources`.
+    const fn new(id: &'static str, run: ClaimFn, sources: &'static [sources::Source]) -> Entry {
+        Entry { id, run, sources }
+    }
+}
+
 /// The claims in order.
 pub const CLAIMS: &[Entry] = &[
-    Entry {
-        id: "C1",
-        run: convergence::c1,
-        sources: &[sources::C1],
-    },
-    Entry {
-        id: "C2",
-        run: convergence::c2,
-        sources: &[sources::C2],
-    },
-    Entry {
-        id: "C3",
-        run: cost::c3,
-        sources: &[sources::C3],
-    },
-    Entry {
-        id: "C4",
-        run: cost::c4,
-        sources: &[sources::C4],
-    },
-    Entry {
-        id: "C5",
-        run: behaviour::c5,
-        sources: &[sources::C5],
-    },
-    Entry {
-        id: "C6",
-        run: behaviour::c6,
-        sources: &sources::C6,
-    },
-    Entry {
-        id: "C7",
-        run: mass_spring::c7,
-        sources: &sources::C7,
-    },
-    Entry {
-        id: "C8",
-        run: behaviour::c8,
-        sources: &[sources::C8],
-    },
-    Entry {
-        id: "C9",
-        run: convergence::c9,
-        sources: &[sources::C9],
-    },
-    Entry {
-        id: "C10",
-        run: behaviour::c10,
-        sources: &sources::C10,
-    },
-    Entry {
-        id: "C11",
-        run: convergence::c11,
-        sources: &[sources::C11],
-    },
-    Entry {
-        id: "C12",
-        run: behaviour::c12,
-        sources: &[sources::C12],
-    },
-    Entry {
-        id: "C13",
-        run: jacobi::c13,
-        sources: &[sources::C13],
-    },
-    Entry {
-        id: "C14",
-        run: jacobi::c14,
-        sources: &[sources::C14],
-    },
-    Entry {
-        id: "C15",
-        run: classic::c15,
-        sources: &[sources::C15],
-    },
-    Entry {
-        id: "C16",
-        run: classic::c16,
-        sources: &[sources::C16],
-    },
-    Entry {
-        id: "C17",
-        run: classic::c17,
-        sources: &[sources::C17],
-    },
-    Entry {
-        id: "C18",
-        run: classic::c18,
-        sources: &[sources::C18],
-    },
-    Entry {
-        id: "C19",
-        run: budget::c19,
-        sources: &[sources::C19],
-    },
-    Entry {
-        id: "C20",
-        run: damping::c20,
-        sources: &[sources::C20],
-    },
+    Entry::new("C1", convergence::c1, &[sources::C1]),
+    Entry::new("C2", convergence::c2, &[sources::C2]),
+    Entry::new("C3", cost::c3, &[sources::C3]),
+    Entry::new("C4", cost::c4, &[sources::C4]),
+    Entry::new("C5", behaviour::c5, &[sources::C5]),
+    Entry::new("C6", behaviour::c6, &sources::C6),
+    Entry::new("C7", mass_spring::c7, &sources::C7),
+    Entry::new("C8", behaviour::c8, &[sources::C8]),
+    Entry::new("C9", convergence::c9, &[sources::C9]),
+    Entry::new("C10", behaviour::c10, &sources::C10),
+    Entry::new("C11", convergence::c11, &[sources::C11]),
+    Entry::new("C12", behaviour::c12, &[sources::C12]),
+    Entry::new("C13", jacobi::c13, &[sources::C13]),
+    Entry::new("C14", jacobi::c14, &[sources::C14]),
+    Entry::new("C15", classic::c15, &[sources::C15]),
+    Entry::new("C16", classic::c16, &[sources::C16]),
+    Entry::new("C17", classic::c17, &[sources::C17]),
+    Entry::new("C18", classic::c18, &[sources::C18]),
+    Entry::new("C19", budget::c19, &[sources::C19]),
+    Entry::new("C20", damping::c20, &[sources::C20]),
 ];
 
 /// Parses `--only`: the upper-cased ids, each checked against [`CLAIMS`].
