@@ -89,31 +89,27 @@ fn converge_on_the_gpu_gives_the_cpu_residual_curves() {
     let tmp = std::env::temp_dir().join(format!("wobble-converge-gpu-{}", std::process::id()));
     let run = |backend: &str| {
         let dir = tmp.join(backend);
-        let o = Command::new(env!("CARGO_BIN_EXE_wobble"))
-            .args(["converge", "--n", "12", "--iters", "10", "--reps", "1"])
-            .args([
-                "--stretch-iters",
-                "2",
-                "--stretch-steps",
-                "10",
-                "--kernel",
-                "scalar",
-            ])
-            .args([
-                "--solvers",
-                "colored,jacobi,chebyshev",
-                "--backend",
-                backend,
-            ])
-            .arg("--out")
-            .arg(&dir)
-            .output()
-            .expect("run wobble");
-        assert!(
-            o.status.success(),
-            "wobble converge --backend {backend} failed:\n{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        common::ok(&[
+            "converge",
+            "--n",
+            "12",
+            "--iters",
+            "10",
+            "--reps",
+            "1",
+            "--stretch-iters",
+            "2",
+            "--stretch-steps",
+            "10",
+            "--kernel",
+            "scalar",
+            "--solvers",
+            "colored,jacobi,chebyshev",
+            "--backend",
+            backend,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
         dir
     };
     let (cpu, gpu) = (residuals(&run("cpu")), residuals(&run("gpu")));
@@ -138,13 +134,16 @@ fn converge_on_the_gpu_gives_the_cpu_residual_curves() {
         "{stretch}"
     );
     // A CPU-only solver is refused with the list the GPU runs.
-    let o = Command::new(env!("CARGO_BIN_EXE_wobble"))
-        .args(["converge", "--backend", "gpu", "--solvers", "gs", "--out"])
-        .arg(tmp.join("refused"))
-        .output()
-        .unwrap();
-    assert!(!o.status.success());
-    let err = String::from_utf8_lossy(&o.stderr);
+    let refused = tmp.join("refused");
+    let err = common::refused(&[
+        "converge",
+        "--backend",
+        "gpu",
+        "--solvers",
+        "gs",
+        "--out",
+        refused.to_str().unwrap(),
+    ]);
     assert!(
         err.contains("colored, jacobi, chebyshev") && err.contains("'gs'"),
         "{err}"

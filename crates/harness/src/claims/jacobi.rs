@@ -244,8 +244,7 @@ pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
         series,
         ..Default::default()
     };
-    let mut files = vec![path];
-    files.extend(plot.save(&ctx.path("c13"))?);
+    let files = ctx.files(path, &[(&plot, "c13")])?;
     Ok(Claim {
         id: "C13",
         source,
@@ -374,8 +373,7 @@ pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
         series,
         ..Default::default()
     };
-    let mut files = vec![path];
-    files.extend(plot.save(&ctx.path("c14"))?);
+    let files = ctx.files(path, &[(&plot, "c14")])?;
     Ok(Claim {
         id: "C14",
         source,
