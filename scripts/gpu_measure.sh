@@ -3,7 +3,8 @@
 # 512 and 1024 with colored, jacobi and chebyshev at 8 iterations, on the GPU and with the CPU
 # solvers of the same build on that machine's CPU (1 thread and every core), written by
 # `wobble gpu` to results/gpu/ (gpu_scale.csv, gpu_scale_runs.csv, gpu_summary.csv with the
-# adapter named on every row, GPU.md with the crossover size and the 1024 x 1024 goal, a plot).
+# adapter named on every row, GPU.md with the crossover size and the 1024 x 1024 goal, a plot),
+# then `wobble converge --backend gpu` on the 128 x 128 cloth to results/gpu/converge/.
 #
 # Needs: a Vulkan driver for the GPU (on NVIDIA the driver's Vulkan ICD, nvidia_icd.json; check
 # with `vulkaninfo --summary`), and either a `wobble` built on this commit (WOBBLE=path, or
@@ -38,6 +39,11 @@ started=$(date +%s)
   --steps 100 --min-steps 5 --warmup 20 --target-s 0.5 \
   --timeout-s 120 --budget-s "${BUDGET_S:-360}" \
   --out "$out" "${extra[@]}"
+# The Jacobi-against-Gauss-Seidel question where it is asked: the residual inside one step of
+# the GPU solvers on the 128 x 128 cloth, per iteration and against wall time.
+"$wobble" converge --backend gpu --scene cloth --n 128 --solvers colored,jacobi,chebyshev \
+  --iters 50 --reps 5 --out "$out/converge" ||
+  echo "gpu_measure: wobble converge --backend gpu failed (the sweep's results stand)"
 echo "gpu_measure: $(( $(date +%s) - started )) s; results in $out"
 [ -f "$out/gpu_summary.csv" ] || { echo "no GPU timings were taken (see $out/GPU.md or the message above)"; exit 1; }
 cat "$out/gpu_summary.csv"
