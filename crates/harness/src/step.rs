@@ -15,7 +15,7 @@ use std::time::Instant;
 /// Arguments of `wobble step`.
 #[derive(Args, Debug, Clone)]
 pub struct StepArgs {
-    /// Scene: cloth, rope, flag, jelly, cube or mesh; or the worlds drape and tunnel.
+    /// Scene: cloth, rope, flag, jelly, cube or mesh; or the worlds drape, tunnel and bodies.
     #[arg(long, default_value = "cloth")]
     pub scene: String,
     /// Size parameter (grid side; subdivision level for jelly; cells per side for cube).
@@ -58,9 +58,9 @@ pub struct StepArgs {
     /// is refused).
     #[arg(long, default_value = "auto")]
     pub kernel: Kernel,
-    /// Mesh file for the mesh scene.
+    /// Mesh file for the mesh scene; the `bodies` world takes one per body (repeat `--mesh`).
     #[arg(long)]
-    pub mesh: Option<PathBuf>,
+    pub mesh: Vec<PathBuf>,
     /// Refuse a mesh with any defect instead of repairing it (duplicate vertices or triangles,
     /// zero-area triangles, unused vertices, non-manifold edges).
     #[arg(long)]
@@ -105,7 +105,7 @@ pub struct StepArgs {
     /// it tests every edge against the triangles near it, which takes seconds at a million).
     #[arg(long)]
     pub intersections: bool,
-    /// World scenes: turn `drape`'s self-collision off.
+    /// World scenes: turn the self-collision of `drape` and `bodies` off.
     #[arg(long)]
     pub no_self_collision: bool,
 }
@@ -240,6 +240,26 @@ enum Model {
     MassSpring(MassSpring),
 }
 
+/// The mesh options `--strict` asks for.
+pub(crate) fn mesh_options(args: &StepArgs) -> MeshOptions {
+    MeshOptions {
+        strict: args.strict,
+        ..MeshOptions::default()
+    }
+}
+
+/// The one `--mesh` of a single-body scene (only the `bodies` world takes several).
+fn single_mesh(args: &StepArgs) -> Result<Option<PathBuf>, Error> {
+    match &args.mesh[..] {
+        [] => Ok(None),
+        [one] => Ok(Some(one.clone())),
+        more => Err(Error::Arg(format!(
+            "--mesh given {} times; only --scene bodies takes one mesh per body",
+            more.len()
+        ))),
+    }
+}
+
 /// Runs the scene and returns the report (also used by the sweeps).
 pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
     if args.steps == 0 {
@@ -254,16 +274,12 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
         }
         return crate::world_step::measure_world(args);
     }
-    let mesh_options = MeshOptions {
-        strict: args.strict,
-        ..MeshOptions::default()
-    };
     let (mut body, ordering) = build_body_with(
         &args.scene,
         args.n,
-        args.mesh.clone(),
+        single_mesh(args)?,
         &args.ordering,
-        &mesh_options,
+        &mesh_options(args),
     )?;
     apply_switches(&mut body, args)?;
     let params = StepParams {

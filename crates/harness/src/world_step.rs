@@ -1,10 +1,10 @@
-//! `wobble step` on a world of several bodies (the `drape` and `tunnel` scenes of
+//! `wobble step` on a world of several bodies (the `drape`, `tunnel` and `bodies` scenes of
 //! docs/SCENES.md), and the figures and files it adds to every run: `contacts`,
 //! `self_intersections` and `--dump-obj`.
 
-use crate::setup::{build_solver, io_error, Error};
+use crate::setup::{build_body_with, build_solver, io_error, Error};
 use crate::stats::quantile;
-use crate::step::{solver_options, StepArgs, StepReport};
+use crate::step::{mesh_options, solver_options, StepArgs, StepReport};
 use solver_core::figures::{self, Surface};
 use solver_core::glam::Vec3;
 use solver_core::{Body, StepParams, World};
@@ -13,13 +13,62 @@ use std::path::Path;
 use std::time::Instant;
 
 /// The scenes `wobble step` runs as a [`World`].
-pub const WORLD_SCENES: &[&str] = &["drape", "tunnel"];
+pub const WORLD_SCENES: &[&str] = &["drape", "tunnel", "bodies"];
+
+/// Vertical gap between the bodies of the `bodies` world as they are stacked (m).
+pub const STACK_GAP: f32 = 0.05;
+
+/// Self-collision thickness of a `bodies` body, as a fraction of its mean edge rest length.
+pub const BODY_THICKNESS: f32 = 0.5;
+
+/// The `bodies` world: one body per `--mesh` file (built as the `mesh` scene builds it, on its
+/// ground plane), stacked in the order given, each lifted so that its lowest point is
+/// [`STACK_GAP`] above the highest point of the one before, so that they fall onto each other;
+/// each with self-collision unless `--no-self-collision`.
+fn bodies_world(args: &StepArgs) -> Result<World, Error> {
+    if args.mesh.is_empty() {
+        return Err(Error::Arg(
+            "--scene bodies needs one --mesh FILE per body (repeat --mesh)".into(),
+        ));
+    }
+    let mut world = World::new();
+    let mut top = f32::NEG_INFINITY;
+    for path in &args.mesh {
+        let (mut body, _) = build_body_with(
+            "mesh",
+            args.n,
+            Some(path.clone()),
+            &args.ordering,
+            &mesh_options(args),
+        )?;
+        let ys = body.particles.x.iter().map(|p| p.y);
+        let (low, high) = ys.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+        let lift = if top.is_finite() {
+            top + STACK_GAP - low
+        } else {
+            0.0
+        };
+        for p in &mut body.particles.x {
+            p.y += lift;
+        }
+        top = high + lift;
+        let thickness = BODY_THICKNESS * body.constraints.distance.mean_rest();
+        let k = world.add_body(body, None)?;
+        if !args.no_self_collision {
+            world.enable_self_collision(k, thickness)?;
+        }
+    }
+    Ok(world)
+}
 
 /// The world of scene `name` (size `n` for `drape`), each body with its own `solver`.
 fn build_world(args: &StepArgs) -> Result<World, Error> {
     let mut world = match args.scene.as_str() {
         "drape" => solver_core::scenes::drape(args.n, !args.no_self_collision)?,
         "tunnel" => solver_core::scenes::tunnel()?,
+        "bodies" => bodies_world(args)?,
         other => return Err(Error::Arg(format!("'{other}' is not a world scene"))),
     };
     let opts = solver_options(args);
