@@ -23,7 +23,7 @@
 //! pushed past the middle of a thin box is the far one.
 
 use crate::body::particles::Packed4;
-use crate::error::{Result, WobbleError};
+use crate::error::{check_parameter, Result, WobbleError};
 use glam::{Quat, Vec3};
 
 /// The geometry of a collider.
@@ -341,15 +341,12 @@ impl Collider {
 }
 
 fn check_radius(name: &'static str, radius: f32) -> Result<()> {
-    if radius.is_finite() && radius > 0.0 {
-        Ok(())
-    } else {
-        Err(WobbleError::BadParameter {
-            name,
-            value: radius as f64,
-            reason: "must be finite and > 0 (metres)",
-        })
-    }
+    check_parameter(
+        name,
+        radius,
+        radius > 0.0,
+        "must be finite and > 0 (metres)",
+    )
 }
 
 /// Finds the particles that may touch a collider during this substep: those whose predicted
