@@ -56,38 +56,19 @@ fn make_solver_knows_every_name_and_rejects_bad_input() {
         assert_eq!(s.report().threads, 1);
     }
     assert!(make_solver("sor", &SolverOptions::default()).is_err());
-    let bad = [
-        SolverOptions {
-            threads: 0,
-            ..Default::default()
-        },
-        SolverOptions {
-            omega: 0.0,
-            ..Default::default()
-        },
-        SolverOptions {
-            omega: f32::NAN,
-            ..Default::default()
-        },
-        SolverOptions {
-            inner: 0,
-            ..Default::default()
-        },
-        SolverOptions {
-            chunk: 12,
-            ..Default::default()
-        },
-        SolverOptions {
-            rho: Some(1.0),
-            ..Default::default()
-        },
-        SolverOptions {
-            regularization: -1.0,
-            ..Default::default()
-        },
+    let spoilers: [fn(&mut SolverOptions); 7] = [
+        |o| o.threads = 0,
+        |o| o.omega = 0.0,
+        |o| o.omega = f32::NAN,
+        |o| o.inner = 0,
+        |o| o.chunk = 12,
+        |o| o.rho = Some(1.0),
+        |o| o.regularization = -1.0,
     ];
-    for opts in &bad {
-        assert!(make_solver("colored", opts).is_err(), "{opts:?}");
+    for spoil in spoilers {
+        let mut opts = SolverOptions::default();
+        spoil(&mut opts);
+        assert!(make_solver("colored", &opts).is_err(), "{opts:?}");
     }
     if sparse::PARALLEL {
         let threaded = make_solver("jacobi", &small_blocks(3)).unwrap();
