@@ -70,8 +70,7 @@ impl Grid {
         check_resolution(what[1], rows)?;
         check_length(what[2], self.size[0])?;
         check_length(what[3], self.size[1])?;
-        common.check_mass()?;
-        common.check_stretch()?;
+        common.check()?;
         check_compliance("shear compliance", self.shear)?;
         if let Some(w) = &self.wind {
             w.validate()?;

@@ -123,19 +123,15 @@ impl Common {
         Ok(local.map(|p| t.transform_point3(p)).collect())
     }
 
-    fn check_mass(&self) -> Result<()> {
-        if self.mass.is_finite() && self.mass > 0.0 {
-            Ok(())
-        } else {
-            Err(WobbleError::BadMass {
+    /// Checks the total mass and the stretch compliance.
+    fn check(&self) -> Result<()> {
+        if !(self.mass.is_finite() && self.mass > 0.0) {
+            return Err(WobbleError::BadMass {
                 what: "body total",
                 index: 0,
                 value: self.mass,
-            })
+            });
         }
-    }
-
-    fn check_stretch(&self) -> Result<()> {
         check_compliance("stretch compliance", self.stretch)
     }
 
