@@ -15,35 +15,21 @@
 //! - `cloth_step/n32`: the same for the cloth with two tethers per particle (to its two pins)
 //!   and without.
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+mod common;
+
+use criterion::measurement::WallTime;
+use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput};
 use solver_core::constraints::{
     project_generic, project_tethers, ConstraintKind, DihedralBending, IsometricBending,
     TetherDistance, Tethers,
 };
 use solver_core::glam::Vec3;
-use solver_core::simd::{
-    cpu_features, project_batch_with, BendBatch, Kernel, TetherBatch, DETERMINISTIC,
-};
+use solver_core::simd::{project_batch_with, BendBatch, Kernel, LaneBatch, TetherBatch};
 use solver_core::{scenes, step, Body, GaussSeidel, Packed4, StepParams};
 use sparse::{make_solver, Coloring, Incidence, SolverOptions};
 use std::hint::black_box;
-use std::time::Duration;
 
 const INV_DT2: f32 = 3600.0;
-
-/// The kernels this CPU has besides the scalar twin; the others printed as skipped.
-fn kernels() -> Vec<Kernel> {
-    Kernel::CONCRETE[1..]
-        .iter()
-        .copied()
-        .filter(|k| {
-            if !k.available() {
-                eprintln!("{k} skipped: this CPU lacks {}", k.needs());
-            }
-            k.available()
-        })
-        .collect()
-}
 
 /// `body` after 30 Gauss-Seidel steps.
 fn hung(mut body: Body) -> Body {
@@ -73,6 +59,29 @@ fn colors_of(body: &Body, t: usize) -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// One benchmark per kernel, the scalar twin first: every batch projected from `fresh`'s
+/// positions and multipliers.
+fn bench_kernels<B: LaneBatch>(
+    g: &mut BenchmarkGroup<WallTime>,
+    fresh: impl Fn() -> (Vec<Packed4>, Vec<f32>) + Copy,
+    batches: &[B],
+) {
+    let kernels = common::simd_kernels(|k| k.to_string());
+    for k in std::iter::once(Kernel::Scalar).chain(kernels) {
+        g.bench_function(k.name(), |b| {
+            b.iter_batched_ref(
+                fresh,
+                |(x, l)| {
+                    for batch in batches {
+                        project_batch_with(k, x, black_box(batch), l, INV_DT2, 1.0).unwrap();
+                    }
+                },
+                BatchSize::LargeInput,
+            )
+        });
+    }
+}
+
 fn bench_bends(
     c: &mut Criterion,
     name: &str,
@@ -94,29 +103,12 @@ fn bench_bends(
             BatchSize::LargeInput,
         )
     });
-    for k in std::iter::once(Kernel::Scalar).chain(kernels()) {
-        g.bench_function(k.name(), |b| {
-            b.iter_batched_ref(
-                fresh,
-                |(x, l)| {
-                    for batch in batches {
-                        project_batch_with(k, x, black_box(batch), l, INV_DT2, 1.0).unwrap();
-                    }
-                },
-                BatchSize::LargeInput,
-            )
-        });
-    }
+    bench_kernels(&mut g, fresh, batches);
     g.finish();
 }
 
 fn bends(c: &mut Criterion) {
-    eprintln!(
-        "CPU features: {}; auto runs {}; enhanced-determinism {}",
-        cpu_features().join(" "),
-        Kernel::best(),
-        if DETERMINISTIC { "on" } else { "off" }
-    );
+    common::print_cpu();
     // The flag n = 32 (63 x 32, 5673 dihedral bends) after 30 steps.
     let flag = hung(scenes::flag(32).unwrap());
     let table = flag.constraints.extra[0]
@@ -173,19 +165,7 @@ fn tethers(c: &mut Criterion) {
             BatchSize::LargeInput,
         )
     });
-    for k in std::iter::once(Kernel::Scalar).chain(kernels()) {
-        g.bench_function(k.name(), |b| {
-            b.iter_batched_ref(
-                fresh,
-                |(x, l)| {
-                    for batch in &batches {
-                        project_batch_with(k, x, black_box(batch), l, INV_DT2, 1.0).unwrap();
-                    }
-                },
-                BatchSize::LargeInput,
-            )
-        });
-    }
+    bench_kernels(&mut g, fresh, &batches);
     g.finish();
 }
 
@@ -229,13 +209,4 @@ fn bench_steps(c: &mut Criterion, group: &str, bodies: [(&str, Body); 2]) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default()
-        .without_plots()
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1))
-        .sample_size(20);
-    targets = bends, tethers, flag_step
-}
-criterion_main!(benches);
+common::bench_main!(common::short_config(); bends, tethers, flag_step);

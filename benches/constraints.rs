@@ -6,7 +6,9 @@
 //! Throughput is in elements: constraints per sweep (ns per projection = time / elements), or
 //! vertices per deformer update. Every sweep starts from the same perturbed state.
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+mod common;
+
+use criterion::{BatchSize, Criterion, Throughput};
 use solver_core::constraints::{
     project_generic, project_range, project_tet_volumes, project_tethers, ConstraintKind,
     DihedralBending, IsometricBending, NeoHookean, SurfaceVolume, TetVolume, TetherDistance,
@@ -17,7 +19,6 @@ use solver_core::interaction::deformer::{Deformer, Falloff, Push};
 use solver_core::interaction::picking::{raycast_brute_force, TriangleBvh};
 use solver_core::{scenes, Material, Packed4};
 use std::hint::black_box;
-use std::time::Duration;
 
 const INV_DT2: f32 = 3600.0;
 
@@ -230,13 +231,4 @@ fn deformer(c: &mut Criterion) {
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default()
-        .without_plots()
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(1))
-        .sample_size(20);
-    targets = projections, picking, deformer
-}
-criterion_main!(benches);
+common::bench_main!(common::short_config(); projections, picking, deformer);

@@ -11,9 +11,11 @@
 //!
 //! The coloring is the colored solver's own greedy coloring (`sparse::Coloring::greedy`).
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+mod common;
+
+use criterion::{BenchmarkId, Criterion, Throughput};
 use solver_core::constraints::{project_distance_scalar, DistanceConstraints};
-use solver_core::simd::{cpu_features, project_batch_with, EdgeBatch, Kernel, DETERMINISTIC};
+use solver_core::simd::{project_batch_with, EdgeBatch, Kernel};
 use solver_core::{scenes, step, GaussSeidel, Packed4, StepParams};
 use sparse::{Coloring, Incidence};
 use std::hint::black_box;
@@ -38,22 +40,8 @@ fn hanging_cloth(n: usize) -> (Vec<Packed4>, DistanceConstraints, Vec<EdgeBatch>
 }
 
 fn edge_kernel(c: &mut Criterion) {
-    eprintln!(
-        "CPU features: {}; auto runs {}; enhanced-determinism {}",
-        cpu_features().join(" "),
-        Kernel::best(),
-        if DETERMINISTIC { "on" } else { "off" }
-    );
-    let kernels: Vec<Kernel> = Kernel::CONCRETE[1..]
-        .iter()
-        .copied()
-        .filter(|k| {
-            if !k.available() {
-                eprintln!("{k}_colors skipped: this CPU lacks {}", k.needs());
-            }
-            k.available()
-        })
-        .collect();
+    common::print_cpu();
+    let kernels = common::simd_kernels(|k| format!("{k}_colors"));
     // XPBD with compliance 0 (the scenes' default); PBD gives the same arithmetic.
     let (inv_dt2, k) = (3600.0, 1.0);
     for n in [32usize, 256] {
@@ -102,10 +90,4 @@ fn edge_kernel(c: &mut Criterion) {
     }
 }
 
-// No plots: criterion's plotters backend looks for system fonts, which a bare machine lacks.
-criterion_group! {
-    name = benches;
-    config = Criterion::default().without_plots();
-    targets = edge_kernel
-}
-criterion_main!(benches);
+common::bench_main!(common::plain_config(); edge_kernel);

@@ -5,76 +5,79 @@
 //! projections (constraints x iterations), so criterion's elements/s converts to ns per
 //! projection.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use solver_core::{scenes, step, StepParams};
+mod common;
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
+use solver_core::{scenes, step, Body, Solver, StepParams};
 use sparse::{make_solver, SolverOptions};
 use std::hint::black_box;
 use std::time::Duration;
 
-fn cloth_step(c: &mut Criterion) {
-    let params = StepParams::default();
-    let mut g = c.benchmark_group("step/cloth");
+/// A group of 20 samples after a 0.5 s warm-up, measured for `measurement`.
+fn step_group<'a>(
+    c: &'a mut Criterion,
+    name: &str,
+    measurement: Duration,
+) -> BenchmarkGroup<'a, WallTime> {
+    let mut g = c.benchmark_group(name);
     g.sample_size(20)
         .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
+        .measurement_time(measurement);
+    g
+}
+
+/// Benchmarks default steps of `body` with `solver` as `id`, once 20 steps have set it hanging
+/// (so that the steps measured are typical ones); throughput in constraint projections.
+fn bench_hanging_steps(
+    g: &mut BenchmarkGroup<WallTime>,
+    id: BenchmarkId,
+    mut body: Body,
+    mut solver: Box<dyn Solver>,
+) {
+    let params = StepParams::default();
+    for _ in 0..20 {
+        step(&mut body, &params, solver.as_mut(), None).expect("step");
+    }
+    let projections = body.constraints.len() * params.iterations * params.substeps;
+    g.throughput(Throughput::Elements(projections as u64));
+    g.bench_function(id, |b| {
+        b.iter(|| {
+            step(&mut body, &params, solver.as_mut(), None).expect("step");
+            black_box(&body.particles.x);
+        })
+    });
+}
+
+fn cloth_step(c: &mut Criterion) {
+    let mut g = step_group(c, "step/cloth", Duration::from_secs(3));
     for n in [32usize, 256] {
         for name in ["gs", "colored"] {
-            let mut body = scenes::cloth(n).expect("cloth");
-            let mut solver = make_solver(name, &SolverOptions::default()).expect("solver");
-            // Let it start hanging so the steps measured are typical ones.
-            for _ in 0..20 {
-                step(&mut body, &params, solver.as_mut(), None).expect("step");
-            }
-            let projections = body.constraints.len() * params.iterations * params.substeps;
-            g.throughput(Throughput::Elements(projections as u64));
-            g.bench_function(BenchmarkId::new(name, n), |b| {
-                b.iter(|| {
-                    step(&mut body, &params, solver.as_mut(), None).expect("step");
-                    black_box(&body.particles.x);
-                })
-            });
+            let body = scenes::cloth(n).expect("cloth");
+            let solver = make_solver(name, &SolverOptions::default()).expect("solver");
+            bench_hanging_steps(&mut g, BenchmarkId::new(name, n), body, solver);
         }
     }
     g.finish();
 }
 
 fn colored_threads(c: &mut Criterion) {
-    let params = StepParams::default();
-    let mut g = c.benchmark_group("step/colored_n512");
-    g.sample_size(20)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(4));
+    let mut g = step_group(c, "step/colored_n512", Duration::from_secs(4));
     for (label, threads, tile) in [
         ("threads1", 1, sparse::colored::DEFAULT_TILE_PARTICLES),
         ("threads2", 2, sparse::colored::DEFAULT_TILE_PARTICLES),
         ("threads1_whole_body", 1, 0),
     ] {
-        let mut body = scenes::cloth(512).expect("cloth");
+        let body = scenes::cloth(512).expect("cloth");
         let opts = SolverOptions {
             threads,
             tile_particles: tile,
             ..Default::default()
         };
-        let mut solver = make_solver("colored", &opts).expect("solver");
-        for _ in 0..20 {
-            step(&mut body, &params, solver.as_mut(), None).expect("step");
-        }
-        let projections = body.constraints.len() * params.iterations * params.substeps;
-        g.throughput(Throughput::Elements(projections as u64));
-        g.bench_function(label, |b| {
-            b.iter(|| {
-                step(&mut body, &params, solver.as_mut(), None).expect("step");
-                black_box(&body.particles.x);
-            })
-        });
+        let solver = make_solver("colored", &opts).expect("solver");
+        bench_hanging_steps(&mut g, BenchmarkId::from_parameter(label), body, solver);
     }
     g.finish();
 }
 
-// No plots: criterion's plotters backend looks for system fonts, which a bare machine lacks.
-criterion_group! {
-    name = benches;
-    config = Criterion::default().without_plots();
-    targets = cloth_step, colored_threads
-}
-criterion_main!(benches);
+common::bench_main!(common::plain_config(); cloth_step, colored_threads);

@@ -10,7 +10,9 @@
 //! `crates/solver-core/tests/world.rs` checks).
 //! Run with `cargo bench --bench world`.
 
-use criterion::{criterion_group, criterion_main, Criterion};
+mod common;
+
+use criterion::Criterion;
 use solver_core::glam::Vec3;
 use solver_core::scenes::drape;
 use solver_core::{StepParams, World};
@@ -82,9 +84,4 @@ fn world_threads(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default().without_plots();
-    targets = self_collision_share, world_threads
-}
-criterion_main!(benches);
+common::bench_main!(common::plain_config(); self_collision_share, world_threads);

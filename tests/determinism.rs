@@ -17,7 +17,7 @@
 use solver_core::collide::{Collider, Shape};
 use solver_core::constraints::{IsometricBending, TetherDistance, Tethers};
 use solver_core::glam::Vec3;
-use solver_core::{figures, scenes, step, Body, GaussSeidel, Scene, StepParams};
+use solver_core::{figures, scenes, step, Body, GaussSeidel, Scene, Solver, StepParams};
 use sparse::{make_solver, Kernel, SolverOptions, SOLVER_NAMES};
 
 const STEPS: usize = 500;
@@ -172,10 +172,9 @@ fn scene_body(scene: &str, n: usize) -> Body {
         .unwrap_or_else(|e| panic!("{scene}: {e}"))
 }
 
-/// `scene` after `steps` steps of `colored` with the distance kernel `kernel` on `threads`
-/// threads; blocks small enough that two threads really split the colors.
-fn run_kernel(scene: &str, n: usize, kernel: Kernel, threads: usize, steps: usize) -> Body {
-    let mut b = scene_body(scene, n);
+/// `colored` with the distance kernel `kernel` on `threads` threads; blocks small enough that
+/// two threads really split the colors.
+fn colored(kernel: Kernel, threads: usize) -> Box<dyn Solver> {
     let opts = SolverOptions {
         threads,
         kernel,
@@ -183,14 +182,25 @@ fn run_kernel(scene: &str, n: usize, kernel: Kernel, threads: usize, steps: usiz
         parallel_threshold: 64,
         ..Default::default()
     };
-    let mut solver = make_solver("colored", &opts).unwrap();
-    assert_eq!(solver.report().kernel, Some(kernel));
+    make_solver("colored", &opts).unwrap()
+}
+
+/// `b` after `steps` default steps of `solver`, checked finite (`label` names the run).
+fn run_steps(mut b: Body, solver: &mut dyn Solver, steps: usize, label: &str) -> Body {
     let params = StepParams::default();
     for _ in 0..steps {
-        step(&mut b, &params, solver.as_mut(), None).unwrap();
+        step(&mut b, &params, solver, None).unwrap();
     }
-    assert!(figures::all_finite(&b), "{scene} with {kernel}");
+    assert!(figures::all_finite(&b), "{label}");
     b
+}
+
+/// `scene` after `steps` steps of [`colored`] with `kernel` on `threads` threads.
+fn run_kernel(scene: &str, n: usize, kernel: Kernel, threads: usize, steps: usize) -> Body {
+    let mut solver = colored(kernel, threads);
+    assert_eq!(solver.report().kernel, Some(kernel));
+    let label = format!("{scene} with {kernel}");
+    run_steps(scene_body(scene, n), solver.as_mut(), steps, &label)
 }
 
 #[test]
@@ -265,22 +275,14 @@ fn batched_bodies() -> Vec<(&'static str, Body)> {
     ]
 }
 
-/// `body` after `steps` steps of `colored` with `kernel` on `threads` threads.
-fn run_body(mut b: Body, kernel: Kernel, threads: usize, steps: usize) -> Body {
-    let opts = SolverOptions {
-        threads,
-        kernel,
-        chunk: 32,
-        parallel_threshold: 64,
-        ..Default::default()
-    };
-    let mut solver = make_solver("colored", &opts).unwrap();
-    let params = StepParams::default();
-    for _ in 0..steps {
-        step(&mut b, &params, solver.as_mut(), None).unwrap();
-    }
-    assert!(figures::all_finite(&b), "{kernel}");
-    b
+/// `body` after `steps` steps of [`colored`] with `kernel` on `threads` threads.
+fn run_body(b: Body, kernel: Kernel, threads: usize, steps: usize) -> Body {
+    run_steps(
+        b,
+        colored(kernel, threads).as_mut(),
+        steps,
+        &kernel.to_string(),
+    )
 }
 
 #[test]

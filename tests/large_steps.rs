@@ -5,8 +5,8 @@
 //! reference Gauss-Seidel, the colored and the Jacobi solver, on the 8 x 8 cloth of
 //! docs/SCENES.md.
 
-use solver_core::step::StepWarning;
-use solver_core::{figures, scenes, step, StepParams, WobbleError};
+use solver_core::step::{StepReport, StepWarning};
+use solver_core::{figures, scenes, step, Body, StepParams, WobbleError};
 use sparse::{make_solver, SolverOptions};
 
 const SOLVERS: [&str; 3] = ["gs", "colored", "jacobi"];
@@ -48,74 +48,85 @@ fn dt_10_s_is_refused_by_default_and_changes_nothing() {
     }
 }
 
-#[test]
-fn dt_10_s_with_the_cap_raised_substeps_safely() {
+/// Runs `steps` steps of `params` on the 8 x 8 cloth with every solver, handing `check` the
+/// solver's name, the step's number, its report and the body after it.
+fn check_each_step(
+    params: &StepParams,
+    steps: usize,
+    mut check: impl FnMut(&str, usize, &StepReport, &Body),
+) {
     for name in SOLVERS {
         let mut body = scenes::cloth(8).unwrap();
         let mut s = solver(name);
-        let params = StepParams {
-            dt: 10.0,
-            max_substeps: 300,
-            ..Default::default()
-        };
-        for k in 0..3 {
-            let report = step(&mut body, &params, s.as_mut(), None)
+        for k in 0..steps {
+            let report = step(&mut body, params, s.as_mut(), None)
                 .unwrap_or_else(|e| panic!("{name} step {k}: {e}"));
-            assert_eq!((report.substeps, report.split), (300, true), "{name}");
-            assert!(figures::all_finite(&body), "{name} step {k}");
-            let (mean, max) = figures::stretch(&body);
-            assert!(
-                mean < 0.25 && max < 1.0,
-                "{name} step {k}: stretch {mean} (max {max})"
-            );
-            assert!(
-                body.particles
-                    .x
-                    .iter()
-                    .all(|p| p.xyz().abs().max_element() < 3.0),
-                "{name} step {k}: left the 3 m box"
-            );
-            assert_eq!(report.is_clean(), mean <= 0.25, "{name}: {report:?}");
+            check(name, k, &report, &body);
         }
     }
 }
 
 #[test]
+fn dt_10_s_with_the_cap_raised_substeps_safely() {
+    let params = StepParams {
+        dt: 10.0,
+        max_substeps: 300,
+        ..Default::default()
+    };
+    check_each_step(&params, 3, |name, k, report, body| {
+        assert_eq!((report.substeps, report.split), (300, true), "{name}");
+        assert!(figures::all_finite(body), "{name} step {k}");
+        let (mean, max) = figures::stretch(body);
+        assert!(
+            mean < 0.25 && max < 1.0,
+            "{name} step {k}: stretch {mean} (max {max})"
+        );
+        assert!(
+            body.particles
+                .x
+                .iter()
+                .all(|p| p.xyz().abs().max_element() < 3.0),
+            "{name} step {k}: left the 3 m box"
+        );
+        assert_eq!(report.is_clean(), mean <= 0.25, "{name}: {report:?}");
+    });
+}
+
+#[test]
 fn dt_quarter_second_is_split_and_stays_within_the_stretch_bound() {
-    for name in SOLVERS {
-        let mut body = scenes::cloth(8).unwrap();
-        let mut s = solver(name);
-        let params = StepParams {
-            dt: 0.25,
-            ..Default::default()
-        };
-        for k in 0..40 {
-            let report = step(&mut body, &params, s.as_mut(), None)
-                .unwrap_or_else(|e| panic!("{name} step {k}: {e}"));
-            // 0.25 s in substeps of at most 1/30 s.
-            assert_eq!((report.substeps, report.split), (8, true), "{name}");
-            assert!((report.substep_dt - 0.25 / 8.0).abs() < 1e-7);
-            let (mean, _) = figures::stretch(&body);
+    let params = StepParams {
+        dt: 0.25,
+        ..Default::default()
+    };
+    check_each_step(&params, 40, |name, k, report, body| {
+        // 0.25 s in substeps of at most 1/30 s.
+        assert_eq!((report.substeps, report.split), (8, true), "{name}");
+        assert!((report.substep_dt - 0.25 / 8.0).abs() < 1e-7);
+        let (mean, _) = figures::stretch(body);
+        assert!(
+            (report.stretch_mean - mean).abs() <= 1e-5 * mean.max(1.0),
+            "{name}: report {} vs figures {mean}",
+            report.stretch_mean
+        );
+        // Never silent: a stretch above the bound is warned of. Gauss-Seidel and colored
+        // converge within the bound at 8 iterations; Jacobi, slower to converge, need not.
+        assert_eq!(
+            report.is_clean(),
+            mean <= params.stretch_warning,
+            "{name} {report:?}"
+        );
+        if name != "jacobi" {
             assert!(
-                (report.stretch_mean - mean).abs() <= 1e-5 * mean.max(1.0),
-                "{name}: report {} vs figures {mean}",
-                report.stretch_mean
+                mean < params.stretch_warning,
+                "{name} step {k}: mean stretch {mean}"
             );
-            // Never silent: a stretch above the bound is warned of. Gauss-Seidel and colored
-            // converge within the bound at 8 iterations; Jacobi, slower to converge, need not.
-            assert_eq!(
-                report.is_clean(),
-                mean <= params.stretch_warning,
-                "{name} {report:?}"
-            );
-            if name != "jacobi" {
-                assert!(
-                    mean < params.stretch_warning,
-                    "{name} step {k}: mean stretch {mean}"
-                );
-            }
         }
-    }
+    });
+}
+
+/// One step of `body` with a fresh Gauss-Seidel solver.
+fn gs_step(body: &mut Body, params: &StepParams) -> StepReport {
+    step(body, params, &mut solver_core::GaussSeidel::new(), None).unwrap()
 }
 
 #[test]
@@ -126,13 +137,7 @@ fn a_frame_at_the_stable_substep_is_not_split() {
             dt,
             ..Default::default()
         };
-        let report = step(
-            &mut body,
-            &params,
-            &mut solver_core::GaussSeidel::new(),
-            None,
-        )
-        .unwrap();
+        let report = gs_step(&mut body, &params);
         assert_eq!((report.substeps, report.split), (1, false), "dt = {dt}");
     }
     // Asked-for substeps above the cap run as asked, and bound the split instead.
@@ -141,13 +146,7 @@ fn a_frame_at_the_stable_substep_is_not_split() {
         substeps: 40,
         ..Default::default()
     };
-    let report = step(
-        &mut body,
-        &params,
-        &mut solver_core::GaussSeidel::new(),
-        None,
-    )
-    .unwrap();
+    let report = gs_step(&mut body, &params);
     assert_eq!((report.substeps, report.split), (40, false));
 }
 

@@ -23,7 +23,7 @@
 //! pushed past the middle of a thin box is the far one.
 
 use crate::body::particles::Packed4;
-use crate::error::{Result, WobbleError};
+use crate::error::{check_parameter, Result, WobbleError};
 use glam::{Quat, Vec3};
 
 /// The geometry of a collider.
@@ -235,13 +235,18 @@ impl Collider {
     /// A collider of `shape` with the standard scenes' ground contact: friction 0.5,
     /// restitution 0; the shape and coefficients are checked.
     fn checked(shape: Shape) -> Result<Self> {
-        let c = Collider {
+        Collider {
             shape,
             friction: 0.5,
             restitution: 0.0,
-        };
-        c.validate(0)?;
-        Ok(c)
+        }
+        .validated()
+    }
+
+    /// The collider, once [`Collider::validate`] passes.
+    fn validated(self) -> Result<Self> {
+        self.validate(0)?;
+        Ok(self)
     }
 
     /// The half-space `normal · x >= offset` is free (`normal` need not be unit length; it is
@@ -249,13 +254,8 @@ impl Collider {
     /// [`Collider::with_friction`] and [`Collider::with_restitution`]).
     pub fn plane(normal: Vec3, offset: f32) -> Result<Self> {
         let len = normal.length();
-        if !(len.is_finite() && len > 0.0) {
-            return Err(WobbleError::BadParameter {
-                name: "plane normal length",
-                value: len as f64,
-                reason: "a plane needs a finite, non-zero normal",
-            });
-        }
+        let reason = "a plane needs a finite, non-zero normal";
+        check_parameter("plane normal length", len, len > 0.0, reason)?;
         Self::checked(Shape::Plane {
             normal: normal / len,
             offset: offset / len,
@@ -278,20 +278,18 @@ impl Collider {
     /// friction 0.5, restitution 0.
     pub fn cuboid(center: Vec3, half: Vec3, rotation: Quat) -> Result<Self> {
         let len = rotation.length();
-        if !(len.is_finite() && len > 0.0) {
-            return Err(WobbleError::BadParameter {
-                name: "box rotation length",
-                value: len as f64,
-                reason: "a box needs a finite, non-zero rotation quaternion",
-            });
-        }
-        if !(half.is_finite() && half.min_element() > 0.0) {
-            return Err(WobbleError::BadParameter {
-                name: "box half extent",
-                value: half.min_element() as f64,
-                reason: "every half extent must be finite and > 0 (metres)",
-            });
-        }
+        let reason = "a box needs a finite, non-zero rotation quaternion";
+        check_parameter("box rotation length", len, len > 0.0, reason)?;
+        let (shortest, reason) = (
+            half.min_element(),
+            "every half extent must be finite and > 0 (metres)",
+        );
+        check_parameter(
+            "box half extent",
+            shortest,
+            half.is_finite() && shortest > 0.0,
+            reason,
+        )?;
         Self::checked(Shape::Cuboid {
             center,
             half,
@@ -300,35 +298,21 @@ impl Collider {
     }
 
     /// The same collider with Coulomb friction `mu` (finite, >= 0).
-    pub fn with_friction(self, mu: f32) -> Result<Self> {
-        let c = Collider {
-            friction: mu,
-            ..self
-        };
-        c.validate(0)?;
-        Ok(c)
+    pub fn with_friction(mut self, mu: f32) -> Result<Self> {
+        self.friction = mu;
+        self.validated()
     }
 
     /// The same collider with restitution `e` (in [0, 1]).
-    pub fn with_restitution(self, e: f32) -> Result<Self> {
-        let c = Collider {
-            restitution: e,
-            ..self
-        };
-        c.validate(0)?;
-        Ok(c)
+    pub fn with_restitution(mut self, e: f32) -> Result<Self> {
+        self.restitution = e;
+        self.validated()
     }
 
     /// Checks shape and coefficients.
     pub fn validate(&self, index: usize) -> Result<()> {
         self.shape.validate(index)?;
-        if !(self.friction.is_finite() && self.friction >= 0.0) {
-            return Err(WobbleError::BadParameter {
-                name: "friction",
-                value: self.friction as f64,
-                reason: "must be finite and >= 0",
-            });
-        }
+        crate::error::check_non_negative("friction", self.friction)?;
         if !(0.0..=1.0).contains(&self.restitution) {
             return Err(WobbleError::BadParameter {
                 name: "restitution",
@@ -341,15 +325,12 @@ impl Collider {
 }
 
 fn check_radius(name: &'static str, radius: f32) -> Result<()> {
-    if radius.is_finite() && radius > 0.0 {
-        Ok(())
-    } else {
-        Err(WobbleError::BadParameter {
-            name,
-            value: radius as f64,
-            reason: "must be finite and > 0 (metres)",
-        })
-    }
+    check_parameter(
+        name,
+        radius,
+        radius > 0.0,
+        "must be finite and > 0 (metres)",
+    )
 }
 
 /// Finds the particles that may touch a collider during this substep: those whose predicted

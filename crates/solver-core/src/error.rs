@@ -370,26 +370,28 @@ pub fn check_indices(what: &'static str, index: usize, values: &[u32], len: usiz
 
 /// Returns an error unless `value` is finite and `>= 0`.
 pub fn check_non_negative(name: &'static str, value: f32) -> Result<()> {
-    if value.is_finite() && value >= 0.0 {
-        Ok(())
-    } else {
-        Err(WobbleError::BadParameter {
-            name,
-            value: value as f64,
-            reason: "must be finite and >= 0",
-        })
-    }
+    check_parameter(name, value, value >= 0.0, "must be finite and >= 0")
 }
 
 /// Returns an error unless `value` is finite and `> 0`.
 pub fn check_positive(name: &'static str, value: f32) -> Result<()> {
-    if value.is_finite() && value > 0.0 {
+    check_parameter(name, value, value > 0.0, "must be finite and > 0")
+}
+
+/// A [`WobbleError::BadParameter`] giving `reason` unless `value` is finite and `in_range`.
+pub(crate) fn check_parameter(
+    name: &'static str,
+    value: f32,
+    in_range: bool,
+    reason: &'static str,
+) -> Result<()> {
+    if value.is_finite() && in_range {
         Ok(())
     } else {
         Err(WobbleError::BadParameter {
             name,
             value: value as f64,
-            reason: "must be finite and > 0",
+            reason,
         })
     }
 }
@@ -403,9 +405,38 @@ pub fn check_dt(dt: f32) -> Result<()> {
     }
 }
 
+/// Checks a size parameter against `min..=max`: below `min` it is a bad parameter for
+/// `too_small`, above `max` too large a count.
+pub fn check_size(
+    name: &'static str,
+    value: usize,
+    min: usize,
+    max: usize,
+    too_small: &'static str,
+) -> Result<()> {
+    if value < min {
+        return Err(WobbleError::BadParameter {
+            name,
+            value: value as f64,
+            reason: too_small,
+        });
+    }
+    check_at_most(name, value, max)
+}
+
+/// Checks a count against 0..=max.
+pub fn check_at_most(name: &'static str, value: usize, max: usize) -> Result<()> {
+    check_count_in(name, value, 0, max)
+}
+
 /// Checks a count against 1..=max.
 pub fn check_count(name: &'static str, value: usize, max: usize) -> Result<()> {
-    if value == 0 || value > max {
+    check_count_in(name, value, 1, max)
+}
+
+/// A [`WobbleError::BadCount`] unless `min <= value <= max`.
+fn check_count_in(name: &'static str, value: usize, min: usize, max: usize) -> Result<()> {
+    if value < min || value > max {
         Err(WobbleError::BadCount {
             name,
             value: value as u64,

@@ -5,10 +5,10 @@ use crate::body::particles::Particles;
 use crate::body::{Body, Topology};
 use crate::collide::Collider;
 use crate::constraints::{
-    Constraints, DihedralBending, DistanceConstraints, SurfaceVolume, TetVolume,
+    ConstraintKind, Constraints, DihedralBending, DistanceConstraints, SurfaceVolume, TetVolume,
 };
 use crate::effects::wind::Wind;
-use crate::error::{Result, WobbleError};
+use crate::error::{check_at_most, check_count, check_size, Result, WobbleError};
 use crate::mesh::repair::{load_obj_repaired, MeshOptions, RepairReport};
 use crate::mesh::tetgen::{load_tetgen, TetMesh};
 use crate::mesh::TriMesh;
@@ -123,22 +123,51 @@ impl Scene {
     }
 }
 
-fn check_n(name: &'static str, n: usize, min: usize) -> Result<()> {
-    if n < min {
-        return Err(WobbleError::BadParameter {
+fn check_n(name: &'static str, n: usize) -> Result<()> {
+    check_size(
+        name,
+        n,
+        2,
+        MAX_N,
+        "is below the smallest size of this scene (2)",
+    )
+}
+
+/// Checks the size and placement of a generated shape: `extent` finite and `> 0`, `origin`
+/// finite.
+fn check_extent(name: &'static str, extent: f32, origin: Vec3, reason: &'static str) -> Result<()> {
+    if extent.is_finite() && extent > 0.0 && origin.is_finite() {
+        Ok(())
+    } else {
+        Err(WobbleError::BadParameter {
             name,
-            value: n as f64,
-            reason: "is below the smallest size of this scene (2)",
+            value: extent as f64,
+            reason,
+        })
+    }
+}
+
+/// Particles at `positions` sharing `total_mass` equally.
+fn equal_mass_particles(positions: &[Vec3], total_mass: f32) -> Result<Particles> {
+    if !(total_mass.is_finite() && total_mass > 0.0) {
+        return Err(WobbleError::BadMass {
+            what: "body total",
+            index: 0,
+            value: total_mass,
         });
     }
-    if n > MAX_N {
-        return Err(WobbleError::BadCount {
-            name,
-            value: n as u64,
-            max: MAX_N as u64,
-        });
-    }
-    Ok(())
+    let n = positions.len();
+    Particles::new(positions, &vec![total_mass / n as f32; n])
+}
+
+/// The body of `particles` held by `distance` and then the kinds `extra`.
+fn scene_body(
+    particles: Particles,
+    distance: DistanceConstraints,
+    extra: Vec<Box<dyn ConstraintKind>>,
+    topology: Topology,
+) -> Result<Body> {
+    Body::new(particles, Constraints { distance, extra }, topology)
 }
 
 /// Distance constraints and triangles of a `cols` x `rows` grid numbered `v = j*cols + i`, in
@@ -178,7 +207,7 @@ fn grid_constraints(
 
 /// The reference cloth: n x n vertices, 3n² - 4n + 1 distance constraints, pinned at 0 and n-1.
 pub fn cloth(n: usize) -> Result<Body> {
-    check_n("cloth n", n, 2)?;
+    check_n("cloth n", n)?;
     let denom = (n - 1) as f32;
     let mut pos = Vec::with_capacity(n * n);
     for j in 0..n {
@@ -200,19 +229,12 @@ fn grid_body(particles: Particles, n: usize) -> Result<Body> {
         structural,
         ..Default::default()
     };
-    Body::new(
-        particles,
-        Constraints {
-            distance,
-            extra: Vec::new(),
-        },
-        topology,
-    )
+    scene_body(particles, distance, Vec::new(), topology)
 }
 
 /// The rope: n vertices from (0,1,0) to (1,1,0), neighbours linked, vertex 0 pinned.
 pub fn rope(n: usize) -> Result<Body> {
-    check_n("rope n", n, 2)?;
+    check_n("rope n", n)?;
     let pos: Vec<Vec3> = (0..n)
         .map(|i| Vec3::new(i as f32 / (n - 1) as f32, 1.0, 0.0))
         .collect();
@@ -228,29 +250,14 @@ pub fn rope(n: usize) -> Result<Body> {
         structural,
         ..Default::default()
     };
-    Body::new(
-        particles,
-        Constraints {
-            distance,
-            extra: Vec::new(),
-        },
-        topology,
-    )
+    scene_body(particles, distance, Vec::new(), topology)
 }
 
 /// A body from a triangle mesh: one particle per vertex, `total_mass` shared equally, one
 /// distance constraint (compliance `compliance`) per unique edge, in order of first appearance.
 pub fn body_from_trimesh(mesh: &TriMesh, total_mass: f32, compliance: f32) -> Result<Body> {
     mesh.validate()?;
-    if !(total_mass.is_finite() && total_mass > 0.0) {
-        return Err(WobbleError::BadMass {
-            what: "body total",
-            index: 0,
-            value: total_mass,
-        });
-    }
-    let n = mesh.positions.len();
-    let particles = Particles::new(&mesh.positions, &vec![total_mass / n as f32; n])?;
+    let particles = equal_mass_particles(&mesh.positions, total_mass)?;
     let adj = mesh.edge_adjacency();
     let mut distance = DistanceConstraints::default();
     for (e, &[a, b]) in adj.edges.iter().enumerate() {
@@ -281,20 +288,13 @@ pub fn body_from_trimesh(mesh: &TriMesh, total_mass: f32, compliance: f32) -> Re
         rest_volume,
         tets: Vec::new(),
     };
-    Body::new(
-        particles,
-        Constraints {
-            distance,
-            extra: Vec::new(),
-        },
-        topology,
-    )
+    scene_body(particles, distance, Vec::new(), topology)
 }
 
 /// The `flag`: (2n-1) x n vertices in the XY plane, 2 m x 1 m, pinned along the pole (i = 0),
 /// cloth constraints in rows of 2n-1, dihedral bending (compliance 1e-4) and the docs/SCENES.md wind.
 pub fn flag(n: usize) -> Result<Body> {
-    check_n("flag n", n, 2)?;
+    check_n("flag n", n)?;
     let cols = 2 * n - 1;
     let denom_x = (2 * n - 2) as f32;
     let denom_y = (n - 1) as f32;
@@ -321,14 +321,7 @@ pub fn flag(n: usize) -> Result<Body> {
         structural,
         ..Default::default()
     };
-    let mut body = Body::new(
-        particles,
-        Constraints {
-            distance,
-            extra: vec![Box::new(bending)],
-        },
-        topology,
-    )?;
+    let mut body = scene_body(particles, distance, vec![Box::new(bending)], topology)?;
     body.wind = Some(flag_wind());
     Ok(body)
 }
@@ -336,20 +329,13 @@ pub fn flag(n: usize) -> Result<Body> {
 /// An icosphere: the icosahedron (12 vertices) with every triangle split in four `subdivisions`
 /// times, new vertices projected onto the sphere; outward counter-clockwise triangles.
 pub fn icosphere(center: Vec3, radius: f32, subdivisions: usize) -> Result<TriMesh> {
-    if subdivisions > MAX_SUBDIVISIONS {
-        return Err(WobbleError::BadCount {
-            name: "icosphere subdivisions",
-            value: subdivisions as u64,
-            max: MAX_SUBDIVISIONS as u64,
-        });
-    }
-    if !(radius.is_finite() && radius > 0.0 && center.is_finite()) {
-        return Err(WobbleError::BadParameter {
-            name: "icosphere radius",
-            value: radius as f64,
-            reason: "needs a finite centre and a finite radius > 0",
-        });
-    }
+    check_at_most("icosphere subdivisions", subdivisions, MAX_SUBDIVISIONS)?;
+    check_extent(
+        "icosphere radius",
+        radius,
+        center,
+        "needs a finite centre and a finite radius > 0",
+    )?;
     let t = (1.0 + 5.0f32.sqrt()) / 2.0;
     let mut unit: Vec<Vec3> = [
         [-1.0, t, 0.0],
@@ -453,20 +439,13 @@ pub fn jelly(subdivisions: usize) -> Result<Body> {
 /// `i + (k+1)(j + (k+1) l)` at `corner + size (i, j, l) / k`; 5 tetrahedra per cell, the
 /// split alternating with the parity of `i + j + l` so that neighbouring faces match.
 pub fn cube_tets(k: usize, corner: Vec3, size: f32) -> Result<TetMesh> {
-    if k == 0 || k > MAX_CUBE_CELLS {
-        return Err(WobbleError::BadCount {
-            name: "cube cells per side",
-            value: k as u64,
-            max: MAX_CUBE_CELLS as u64,
-        });
-    }
-    if !(size.is_finite() && size > 0.0 && corner.is_finite()) {
-        return Err(WobbleError::BadParameter {
-            name: "cube size",
-            value: size as f64,
-            reason: "needs a finite corner and a finite size > 0",
-        });
-    }
+    check_count("cube cells per side", k, MAX_CUBE_CELLS)?;
+    check_extent(
+        "cube size",
+        size,
+        corner,
+        "needs a finite corner and a finite size > 0",
+    )?;
     let m = k + 1;
     let v = |i: usize, j: usize, l: usize| (i + m * (j + m * l)) as u32;
     let mut positions = Vec::with_capacity(m * m * m);
@@ -517,15 +496,7 @@ pub fn body_from_tetmesh(
     edge_compliance: f32,
     volume_compliance: f32,
 ) -> Result<Body> {
-    if !(total_mass.is_finite() && total_mass > 0.0) {
-        return Err(WobbleError::BadMass {
-            what: "body total",
-            index: 0,
-            value: total_mass,
-        });
-    }
-    let n = mesh.positions.len();
-    let particles = Particles::new(&mesh.positions, &vec![total_mass / n as f32; n])?;
+    let particles = equal_mass_particles(&mesh.positions, total_mass)?;
     let mut distance = DistanceConstraints::default();
     for [a, b] in mesh.edges() {
         distance.push_rest(&particles.x, a, b, edge_compliance)?;
@@ -538,14 +509,7 @@ pub fn body_from_tetmesh(
         closed: true,
         rest_volume: mesh.volume() as f32,
     };
-    Body::new(
-        particles,
-        Constraints {
-            distance,
-            extra: vec![Box::new(volume)],
-        },
-        topology,
-    )
+    scene_body(particles, distance, vec![Box::new(volume)], topology)
 }
 
 /// The `cube`: 0.5 m, k³ cells of 5 tetrahedra, corner (-0.25, 0.5, -0.25), distance on every
@@ -628,7 +592,7 @@ pub const DRAPE_SIZE: f32 = 1.6;
 /// ground; self-collision at a thickness of 1.2 edge lengths (a particle's travel per
 /// substep bounded by a quarter of it) when `self_collision`.
 pub fn drape(n: usize, self_collision: bool) -> Result<crate::world::World> {
-    check_n("drape n", n, 2)?;
+    check_n("drape n", n)?;
     let spacing = DRAPE_SIZE / (n - 1) as f32;
     let mut pos = Vec::with_capacity(n * n);
     for j in 0..n {

@@ -233,6 +233,12 @@ fn a_stiff_core_makes_its_part_of_a_soft_bar_stretch_less() {
     assert!(total < 0.9 * soft_total);
 }
 
+/// The index of the distance constraint between the particles `pair`.
+fn distance_index(body: &Body, pair: [u32; 2]) -> usize {
+    let pairs = &body.constraints.distance.pairs;
+    pairs.iter().position(|&p| p == pair).unwrap()
+}
+
 #[test]
 fn edge_and_volume_compliances_follow_the_material_per_region() {
     let mesh = cube_tets(2, Vec3::ZERO, 1.0).unwrap();
@@ -242,13 +248,7 @@ fn edge_and_volume_compliances_follow_the_material_per_region() {
     assert_eq!(set, body.constraints.distance.len() + 40);
     // Edge (0, 1) of length 0.5 on the cube's corner: its share is a sixth of every tetrahedron
     // that has it.
-    let c = body
-        .constraints
-        .distance
-        .pairs
-        .iter()
-        .position(|&p| p == [0, 1])
-        .unwrap();
+    let c = distance_index(&body, [0, 1]);
     let share: f64 = mesh
         .tets
         .iter()
@@ -282,13 +282,7 @@ fn cloth_edges_get_compliance_from_youngs_modulus_and_thickness() {
     let set = materials::apply_cloth_material(&mut body, 1e6, 1e-3).unwrap();
     assert_eq!(set, body.constraints.distance.len());
     // Edge (1, 4) (vertical, inner) touches two triangles of area 1/8 each: A_e = 2/24 m².
-    let c = body
-        .constraints
-        .distance
-        .pairs
-        .iter()
-        .position(|&p| p == [1, 4])
-        .unwrap();
+    let c = distance_index(&body, [1, 4]);
     let expected = 0.25 / (1e6 * 1e-3 * (2.0 / 24.0));
     assert!((body.constraints.distance.compliance[c] / expected - 1.0).abs() < 1e-5);
     assert!(materials::apply_cloth_material(&mut body, 1e6, 0.0).is_err());

@@ -107,26 +107,7 @@ impl CsrPattern {
 
     /// The transpose (a counting sort over columns: its rows come out in ascending order).
     pub fn transpose(&self) -> CsrPattern {
-        let mut offsets = vec![0u32; self.cols + 1];
-        for &c in &self.indices {
-            offsets[c as usize + 1] += 1;
-        }
-        for k in 0..self.cols {
-            offsets[k + 1] += offsets[k];
-        }
-        let mut next = offsets.clone();
-        let mut indices = vec![0u32; self.nnz()];
-        for r in 0..self.rows() {
-            for &c in self.row(r) {
-                indices[next[c as usize] as usize] = r as u32;
-                next[c as usize] += 1;
-            }
-        }
-        CsrPattern {
-            offsets,
-            indices,
-            cols: self.rows(),
-        }
+        self.transpose_with_entries().0
     }
 
     /// The transpose, and for each of its entries the index of the same entry in `self`.

@@ -71,12 +71,19 @@ pub(crate) fn kind_at(constraints: &Constraints, t: usize) -> &dyn ConstraintKin
     }
 }
 
-/// The Jacobi update of one constraint, relaxed by `omega` and with each particle's term of the
-/// denominator weighted by its constraint count when `counts` is given: adds Δλ to its
-/// multiplier and writes one correction `[δx, δy, δz, 1]` per slot into `out` (`[0; 4]`
-/// everywhere when inactive). Mirrors `solver_core::constraints::project_generic` without
-/// moving anything.
-#[allow(clippy::too_many_arguments)]
+/// How a Jacobi sweep updates each constraint: the stiffness `k` on every position change, the
+/// relaxation `omega` of Δλ, and when `counts` is given each particle's term of the
+/// denominator weighted by its constraint count.
+#[derive(Clone, Copy)]
+pub(crate) struct JacobiUpdate<'a> {
+    pub k: f32,
+    pub omega: f32,
+    pub counts: Option<&'a [f32]>,
+}
+
+/// The Jacobi update of one constraint (see [`JacobiUpdate`]): adds Δλ to its multiplier and
+/// writes one correction `[δx, δy, δz, 1]` per slot into `out` (`[0; 4]` everywhere when
+/// inactive). Mirrors `solver_core::constraints::project_generic` without moving anything.
 #[inline]
 pub(crate) fn constraint_correction(
     kind: &dyn ConstraintKind,
@@ -84,9 +91,7 @@ pub(crate) fn constraint_correction(
     x: &[Packed4],
     lambda: &mut f32,
     alpha_tilde: f32,
-    k: f32,
-    omega: f32,
-    counts: Option<&[f32]>,
+    JacobiUpdate { k, omega, counts }: JacobiUpdate,
     out: &mut [[f32; 4]],
 ) {
     let mut grad = [Vec3::ZERO; MAX_ARITY];
@@ -115,7 +120,6 @@ pub(crate) fn constraint_correction(
 
 /// [`constraint_correction`] for distance constraint `c`, without dynamic dispatch (the same
 /// arithmetic as `DistanceConstraints::evaluate` followed by the generic update).
-#[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn distance_correction(
     table: &DistanceConstraints,
@@ -123,9 +127,7 @@ pub(crate) fn distance_correction(
     x: &[Packed4],
     lambda: &mut f32,
     alpha_tilde: f32,
-    k: f32,
-    omega: f32,
-    counts: Option<&[f32]>,
+    JacobiUpdate { k, omega, counts }: JacobiUpdate,
     out: &mut [[f32; 4]],
 ) {
     let [i, j] = table.pairs[c];
@@ -237,11 +239,12 @@ impl JacobiCore {
         let (inv_dt2, k) = (s.inv_dt2, s.stiffness);
         // The relaxation and counts of the multiplier update (the literature's averaging
         // leaves the multipliers whole and scales the positions in phase 2 instead).
-        let (w, n) = match self.average {
+        let (omega, counts) = match self.average {
             Averaging::Off => (self.omega, None),
             Averaging::Constraint => (self.omega, Some(&self.counts[..])),
             Averaging::Particle => (1.0, None),
         };
+        let update = JacobiUpdate { k, omega, counts };
         let m = self.inc.constraints();
         let chunk = self.chunk;
         let offsets = &self.offsets;
@@ -277,10 +280,10 @@ impl JacobiCore {
                         };
                         if t == 0 {
                             let alpha = distance.compliance[c] * inv_dt2;
-                            distance_correction(distance, c, x, lam, alpha, k, w, n, out);
+                            distance_correction(distance, c, x, lam, alpha, update, out);
                         } else {
                             let alpha = kind.compliance(c) * inv_dt2;
-                            constraint_correction(kind, c, x, lam, alpha, k, w, n, out);
+                            constraint_correction(kind, c, x, lam, alpha, update, out);
                         }
                     }
                 }
@@ -410,9 +413,13 @@ mod tests {
             let (mut la, mut lb) = (0.3f32, 0.3f32);
             let (mut a, mut b) = ([[9.0f32; 4]; 2], [[9.0f32; 4]; 2]);
             let alpha = table.compliance[c] * 3600.0;
-            let counts = Some(&counts[..]);
-            distance_correction(&table, c, &x, &mut la, alpha, 0.7, 0.8, counts, &mut a);
-            constraint_correction(&table, c, &x, &mut lb, alpha, 0.7, 0.8, counts, &mut b);
+            let update = JacobiUpdate {
+                k: 0.7,
+                omega: 0.8,
+                counts: Some(&counts[..]),
+            };
+            distance_correction(&table, c, &x, &mut la, alpha, update, &mut a);
+            constraint_correction(&table, c, &x, &mut lb, alpha, update, &mut b);
             assert_eq!(la.to_bits(), lb.to_bits());
             assert_eq!(
                 a.map(|s| s.map(f32::to_bits)),

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{cloth_with_extra_kinds, predicted, solve};
+use common::{cloth_with_extra_kinds, max_abs_diff, predicted, solve};
 use solver_core::{figures, scenes, step, Body, Solver, StepParams, Stiffness};
 use sparse::{make_solver, Colored, ColoringMethod, SolverOptions, SOLVER_NAMES};
 
@@ -56,38 +56,19 @@ fn make_solver_knows_every_name_and_rejects_bad_input() {
         assert_eq!(s.report().threads, 1);
     }
     assert!(make_solver("sor", &SolverOptions::default()).is_err());
-    let bad = [
-        SolverOptions {
-            threads: 0,
-            ..Default::default()
-        },
-        SolverOptions {
-            omega: 0.0,
-            ..Default::default()
-        },
-        SolverOptions {
-            omega: f32::NAN,
-            ..Default::default()
-        },
-        SolverOptions {
-            inner: 0,
-            ..Default::default()
-        },
-        SolverOptions {
-            chunk: 12,
-            ..Default::default()
-        },
-        SolverOptions {
-            rho: Some(1.0),
-            ..Default::default()
-        },
-        SolverOptions {
-            regularization: -1.0,
-            ..Default::default()
-        },
+    let spoilers: [fn(&mut SolverOptions); 7] = [
+        |o| o.threads = 0,
+        |o| o.omega = 0.0,
+        |o| o.omega = f32::NAN,
+        |o| o.inner = 0,
+        |o| o.chunk = 12,
+        |o| o.rho = Some(1.0),
+        |o| o.regularization = -1.0,
     ];
-    for opts in &bad {
-        assert!(make_solver("colored", opts).is_err(), "{opts:?}");
+    for spoil in spoilers {
+        let mut opts = SolverOptions::default();
+        spoil(&mut opts);
+        assert!(make_solver("colored", &opts).is_err(), "{opts:?}");
     }
     if sparse::PARALLEL {
         let threaded = make_solver("jacobi", &small_blocks(3)).unwrap();
@@ -183,11 +164,7 @@ fn colored_simd_and_scalar_agree_within_float_tolerance() {
     };
     let (r_simd, x_simd) = solve(&body, make_solver("colored", &simd).unwrap().as_mut(), 8);
     let (r_scalar, x_scalar) = solve(&body, make_solver("colored", &scalar).unwrap().as_mut(), 8);
-    let max_diff = x_simd
-        .iter()
-        .zip(&x_scalar)
-        .map(|(a, b)| (a.xyz() - b.xyz()).abs().max_element())
-        .fold(0.0f32, f32::max);
+    let max_diff = max_abs_diff(&x_simd, &x_scalar);
     assert!(max_diff < 1e-5, "max |Δx| = {max_diff}");
     assert!((r_simd[8] - r_scalar[8]).abs() <= 1e-3 * r_scalar[8]);
     // And over whole steps.
@@ -202,13 +179,7 @@ fn colored_simd_and_scalar_agree_within_float_tolerance() {
         step(&mut a, &params, sa.as_mut(), None).unwrap();
         step(&mut b, &params, sb.as_mut(), None).unwrap();
     }
-    let max_diff = a
-        .particles
-        .x
-        .iter()
-        .zip(&b.particles.x)
-        .map(|(p, q)| (p.xyz() - q.xyz()).abs().max_element())
-        .fold(0.0f32, f32::max);
+    let max_diff = max_abs_diff(&a.particles.x, &b.particles.x);
     assert!(max_diff < 1e-4, "after 20 steps max |Δx| = {max_diff}");
 }
 
@@ -230,19 +201,21 @@ fn colored_reports_six_colors_on_the_cloth_and_matches_serial_gs_per_color() {
     }
     let mut gs = solver_core::GaussSeidel::with_order(order);
     let (_, x_gs) = solve(&body, &mut gs, 1);
-    let max_diff = x
-        .iter()
-        .zip(&x_gs)
-        .map(|(a, b)| (a.xyz() - b.xyz()).abs().max_element())
-        .fold(0.0f32, f32::max);
+    let max_diff = max_abs_diff(&x, &x_gs);
     assert!(max_diff < 1e-6, "{max_diff}");
 }
 
-#[test]
-fn colored_writes_the_multipliers_back_after_the_last_iteration() {
-    let body = predicted(scenes::cloth(8).unwrap(), 5);
+/// `body` after `iterations` iterations (`begin`, then `iterate` each) of a freshly prepared
+/// `name` in default options, and the multipliers they left.
+fn iterated(
+    body: &Body,
+    name: &str,
+    inv_dt2: f32,
+    stiffness: f32,
+    iterations: usize,
+) -> (Body, Vec<f32>) {
     let mut b = body.clone();
-    let mut solver = make_solver("colored", &SolverOptions::default()).unwrap();
+    let mut solver = make_solver(name, &SolverOptions::default()).unwrap();
     solver.prepare(&b.constraints, b.len()).unwrap();
     let mut lambda = vec![0.0; b.constraints.len()];
     let mut s = solver_core::SolveState {
@@ -250,14 +223,21 @@ fn colored_writes_the_multipliers_back_after_the_last_iteration() {
         x_prev: &b.particles.x_prev,
         constraints: &b.constraints,
         lambda: &mut lambda,
-        inv_dt2: 3600.0,
-        stiffness: 1.0,
-        iterations: 3,
+        inv_dt2,
+        stiffness,
+        iterations,
     };
     solver.begin(&mut s);
-    for it in 0..3 {
+    for it in 0..iterations {
         solver.iterate(&mut s, it);
     }
+    (b, lambda)
+}
+
+#[test]
+fn colored_writes_the_multipliers_back_after_the_last_iteration() {
+    let body = predicted(scenes::cloth(8).unwrap(), 5);
+    let (_, lambda) = iterated(&body, "colored", 3600.0, 1.0, 3);
     assert!(lambda.iter().filter(|l| **l != 0.0).count() > lambda.len() / 2);
 }
 
@@ -359,23 +339,7 @@ fn every_solver_honours_the_pbd_stiffness_scale() {
     let body = predicted(scenes::cloth(10).unwrap(), 5);
     for name in SOLVER_NAMES {
         let moved_by = |k: f32| {
-            let mut b = body.clone();
-            let mut solver = make_solver(name, &SolverOptions::default()).unwrap();
-            solver.prepare(&b.constraints, b.len()).unwrap();
-            let mut lambda = vec![0.0; b.constraints.len()];
-            let mut s = solver_core::SolveState {
-                x: &mut b.particles.x,
-                x_prev: &b.particles.x_prev,
-                constraints: &b.constraints,
-                lambda: &mut lambda,
-                inv_dt2: 0.0,
-                stiffness: k,
-                iterations: 4,
-            };
-            solver.begin(&mut s);
-            for it in 0..4 {
-                solver.iterate(&mut s, it);
-            }
+            let (b, _) = iterated(&body, name, 0.0, k, 4);
             b.particles
                 .x
                 .iter()

@@ -4,7 +4,10 @@
 
 mod common;
 
-use common::{cloth_with_extra_kinds, predicted, solve, solve_all_at_once, solve_with_multipliers};
+use common::{
+    cloth_with_extra_kinds, max_abs_diff, predicted, solve, solve_all_at_once,
+    solve_with_multipliers,
+};
 use solver_core::glam::Vec3;
 use solver_core::{
     figures, scenes, step, Body, Constraints, GaussSeidel, Particles, Solver, StepParams, Topology,
@@ -252,14 +255,6 @@ fn seam_tiles_beside_empty_tiles_run_and_keep_the_order() {
             "1 vs {threads} threads"
         );
     }
-}
-
-/// The largest coordinate difference between two position sets.
-fn max_abs_diff(a: &[solver_core::Packed4], b: &[solver_core::Packed4]) -> f32 {
-    a.iter()
-        .zip(b)
-        .map(|(a, b)| (a.xyz() - b.xyz()).abs().max_element())
-        .fold(0.0f32, f32::max)
 }
 
 /// The positions' bits.

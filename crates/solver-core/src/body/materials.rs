@@ -23,7 +23,7 @@
 
 use crate::body::Body;
 use crate::constraints::{DistanceConstraints, NeoHookean, TetVolume};
-use crate::error::{Result, WobbleError};
+use crate::error::{check_positive, Result, WobbleError};
 use glam::Vec3;
 use std::collections::HashMap;
 
@@ -87,18 +87,6 @@ impl Material {
     /// Flexural rigidity of a plate of thickness `t`: D = E t³ / (12 (1 - ν²)) (N·m).
     pub fn flexural_rigidity(&self, thickness: f32) -> f32 {
         self.young * thickness.powi(3) / (12.0 * (1.0 - self.poisson * self.poisson))
-    }
-}
-
-fn check_positive(name: &'static str, v: f32) -> Result<()> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        Err(WobbleError::BadParameter {
-            name,
-            value: v as f64,
-            reason: "must be finite and > 0",
-        })
     }
 }
 

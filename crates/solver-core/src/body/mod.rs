@@ -186,30 +186,14 @@ impl Body {
     /// Sets where attachment `a` must be at the end of the next step.
     pub fn move_attachment(&mut self, a: usize, target: Vec3) -> Result<()> {
         check_finite("attachment target", a, target.x + target.y + target.z)?;
-        let len = self.attachments.len();
-        let at = self
-            .attachments
-            .get_mut(a)
-            .ok_or(WobbleError::IndexOutOfRange {
-                what: "attachment",
-                index: a,
-                value: a as u64,
-                len,
-            })?;
-        at.to = target;
+        check_index("attachment", a, a, self.attachments.len())?;
+        self.attachments[a].to = target;
         Ok(())
     }
 
     /// Releases attachment `a`, giving its particle `mass` back.
     pub fn release_attachment(&mut self, a: usize, mass: f32) -> Result<()> {
-        if a >= self.attachments.len() {
-            return Err(WobbleError::IndexOutOfRange {
-                what: "attachment",
-                index: a,
-                value: a as u64,
-                len: self.attachments.len(),
-            });
-        }
+        check_index("attachment", a, a, self.attachments.len())?;
         let at = self.attachments.remove(a);
         self.particles.set_mass(at.particle as usize, mass)
     }

@@ -82,21 +82,7 @@ impl Particles {
             check_finite("position x", k, pos.x)?;
             check_finite("position y", k, pos.y)?;
             check_finite("position z", k, pos.z)?;
-            if m.is_nan() || m <= 0.0 {
-                return Err(WobbleError::BadMass {
-                    what: "particle",
-                    index: k,
-                    value: m,
-                });
-            }
-            let w = if m.is_infinite() { 0.0 } else { 1.0 / m };
-            if !w.is_finite() {
-                return Err(WobbleError::BadMass {
-                    what: "particle",
-                    index: k,
-                    value: m,
-                });
-            }
+            let w = inverse_mass(k, m)?;
             p.x.push(Packed4::new(pos, w));
             p.mass.push(if w == 0.0 { 0.0 } else { m });
         }
@@ -146,21 +132,7 @@ impl Particles {
 
     /// Sets the mass of particle `i`; `f32::INFINITY` pins it.
     pub fn set_mass(&mut self, i: usize, mass: f32) -> Result<()> {
-        if mass.is_nan() || mass <= 0.0 {
-            return Err(WobbleError::BadMass {
-                what: "particle",
-                index: i,
-                value: mass,
-            });
-        }
-        let w = if mass.is_infinite() { 0.0 } else { 1.0 / mass };
-        if !w.is_finite() {
-            return Err(WobbleError::BadMass {
-                what: "particle",
-                index: i,
-                value: mass,
-            });
-        }
+        let w = inverse_mass(i, mass)?;
         self.x[i].w = w;
         self.x_prev[i].w = w;
         self.mass[i] = if w == 0.0 { 0.0 } else { mass };
@@ -277,6 +249,20 @@ fn read_back<P: Xyz>(what: &'static str, from: &[Packed4], out: &mut [P]) -> Res
         o.set(p.xyz());
     }
     Ok(())
+}
+
+/// The inverse mass of particle `index` of mass `mass` (0 for `f32::INFINITY`, a pin); an error
+/// for a mass that is NaN, not positive, or so small that its inverse overflows.
+fn inverse_mass(index: usize, mass: f32) -> Result<f32> {
+    let w = if mass.is_infinite() { 0.0 } else { 1.0 / mass };
+    if mass.is_nan() || mass <= 0.0 || !w.is_finite() {
+        return Err(WobbleError::BadMass {
+            what: "particle",
+            index,
+            value: mass,
+        });
+    }
+    Ok(w)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use crate::body::particles::Particles;
 use crate::body::{Body, Topology};
 use crate::constraints::{Constraints, DistanceConstraints};
 use crate::effects::wind::Wind;
-use crate::error::{Result, WobbleError};
+use crate::error::{check_size, Result};
 use crate::scenes::MAX_N;
 use glam::Vec3;
 
@@ -48,21 +48,13 @@ macro_rules! grid_setters {
 pub(crate) use grid_setters;
 
 fn check_resolution(name: &'static str, n: usize) -> Result<()> {
-    if n < 2 {
-        return Err(WobbleError::BadParameter {
-            name,
-            value: n as f64,
-            reason: "a grid needs at least 2 particles along each side",
-        });
-    }
-    if n > MAX_N {
-        return Err(WobbleError::BadCount {
-            name,
-            value: n as u64,
-            max: MAX_N as u64,
-        });
-    }
-    Ok(())
+    check_size(
+        name,
+        n,
+        2,
+        MAX_N,
+        "a grid needs at least 2 particles along each side",
+    )
 }
 
 impl Grid {
@@ -78,8 +70,7 @@ impl Grid {
         check_resolution(what[1], rows)?;
         check_length(what[2], self.size[0])?;
         check_length(what[3], self.size[1])?;
-        common.check_mass()?;
-        common.check_stretch()?;
+        common.check()?;
         check_compliance("shear compliance", self.shear)?;
         if let Some(w) = &self.wind {
             w.validate()?;

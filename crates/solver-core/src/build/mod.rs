@@ -45,7 +45,7 @@ pub use tet::TetBody;
 use crate::body::Body;
 use crate::collide::Collider;
 use crate::constraints::{add_bending_links, DihedralBending, IsometricBending};
-use crate::error::check_index;
+use crate::error::{check_index, check_parameter};
 use crate::error::{Result, WobbleError};
 use glam::{Affine3A, Mat4, Vec3, Vec4};
 
@@ -123,19 +123,15 @@ impl Common {
         Ok(local.map(|p| t.transform_point3(p)).collect())
     }
 
-    fn check_mass(&self) -> Result<()> {
-        if self.mass.is_finite() && self.mass > 0.0 {
-            Ok(())
-        } else {
-            Err(WobbleError::BadMass {
+    /// Checks the total mass and the stretch compliance.
+    fn check(&self) -> Result<()> {
+        if !(self.mass.is_finite() && self.mass > 0.0) {
+            return Err(WobbleError::BadMass {
                 what: "body total",
                 index: 0,
                 value: self.mass,
-            })
+            });
         }
-    }
-
-    fn check_stretch(&self) -> Result<()> {
         check_compliance("stretch compliance", self.stretch)
     }
 
@@ -168,27 +164,12 @@ impl Common {
 }
 
 fn check_compliance(name: &'static str, alpha: f32) -> Result<()> {
-    if alpha.is_finite() && alpha >= 0.0 {
-        Ok(())
-    } else {
-        Err(WobbleError::BadParameter {
-            name,
-            value: alpha as f64,
-            reason: "a compliance must be finite and >= 0 (0 = rigid)",
-        })
-    }
+    let reason = "a compliance must be finite and >= 0 (0 = rigid)";
+    check_parameter(name, alpha, alpha >= 0.0, reason)
 }
 
 fn check_length(name: &'static str, value: f32) -> Result<()> {
-    if value.is_finite() && value > 0.0 {
-        Ok(())
-    } else {
-        Err(WobbleError::BadParameter {
-            name,
-            value: value as f64,
-            reason: "must be finite and > 0 (metres)",
-        })
-    }
+    check_parameter(name, value, value > 0.0, "must be finite and > 0 (metres)")
 }
 
 /// Adds the bending of a triangulated surface to `body` (after its distance constraints, so

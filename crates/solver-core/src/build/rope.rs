@@ -111,8 +111,7 @@ impl Rope {
             });
         }
         check_length("rope length", self.length)?;
-        self.common.check_mass()?;
-        self.common.check_stretch()?;
+        self.common.check()?;
         if matches!(self.bending, Bending::Dihedral(_) | Bending::Isometric(_)) {
             return Err(WobbleError::UnsuitableBody {
                 what: "dihedral or isometric bending",

@@ -92,8 +92,7 @@ impl SoftBody {
 
     /// Checks every setting and builds the body.
     pub fn build(&self) -> Result<Body> {
-        self.common.check_mass()?;
-        self.common.check_stretch()?;
+        self.common.check()?;
         check_compliance("volume compliance", self.volume)?;
         let local = match &self.surface {
             Surface::Sphere {

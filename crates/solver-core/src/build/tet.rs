@@ -70,8 +70,7 @@ impl TetBody {
 
     /// Checks every setting and builds the body.
     pub fn build(&self) -> Result<Body> {
-        self.common.check_mass()?;
-        self.common.check_stretch()?;
+        self.common.check()?;
         check_compliance("volume compliance", self.volume)?;
         let local = match &self.solid {
             Solid::Cube { size, cells } => {

@@ -129,13 +129,18 @@ pub struct DihedralBending {
     pub compliance: Vec<f32>,
 }
 
+/// The [`bending_stencils`] of `triangles`, once every corner is checked against `x`.
+fn checked_bending_stencils(x: &[Packed4], triangles: &[[u32; 3]]) -> Result<Vec<[u32; 4]>> {
+    for (t, tri) in triangles.iter().enumerate() {
+        check_particles("triangle", t, tri, x.len())?;
+    }
+    Ok(bending_stencils(triangles))
+}
+
 impl DihedralBending {
     /// One constraint per edge shared by two of `triangles`, rest angles taken from `x`.
     pub fn from_triangles(x: &[Packed4], triangles: &[[u32; 3]], compliance: f32) -> Result<Self> {
-        for (t, tri) in triangles.iter().enumerate() {
-            check_particles("triangle", t, tri, x.len())?;
-        }
-        Self::from_stencils(x, &bending_stencils(triangles), compliance)
+        Self::from_stencils(x, &checked_bending_stencils(x, triangles)?, compliance)
     }
 
     /// One constraint per stencil, rest angles taken from `x`.
@@ -165,10 +170,7 @@ impl DihedralBending {
 }
 
 impl ConstraintKind for DihedralBending {
-    fn name(&self) -> &'static str {
-        "dihedral_bending"
-    }
-    index_table_accessors!(stencils);
+    index_table_accessors!("dihedral_bending", stencils);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         let theta = dihedral_angle_and_grad(positions(x, &self.stencils[c]), grad);
         if theta < 0.0 {
@@ -202,10 +204,7 @@ pub struct IsometricBending {
 impl IsometricBending {
     /// One constraint per edge shared by two of `triangles`, weights from the rest pose `x`.
     pub fn from_triangles(x: &[Packed4], triangles: &[[u32; 3]], compliance: f32) -> Result<Self> {
-        for (t, tri) in triangles.iter().enumerate() {
-            check_particles("triangle", t, tri, x.len())?;
-        }
-        Self::from_stencils(x, &bending_stencils(triangles), compliance)
+        Self::from_stencils(x, &checked_bending_stencils(x, triangles)?, compliance)
     }
 
     /// One constraint per stencil, weights from the rest pose `x`.
@@ -262,10 +261,7 @@ fn isometric_value_and_grad(p: [Vec3; 4], k: [f32; 4], grad: &mut [Vec3; MAX_ARI
 }
 
 impl ConstraintKind for IsometricBending {
-    fn name(&self) -> &'static str {
-        "isometric_bending"
-    }
-    index_table_accessors!(stencils);
+    index_table_accessors!("isometric_bending", stencils);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         isometric_value_and_grad(positions(x, &self.stencils[c]), self.weights[c], grad)
     }
@@ -282,23 +278,7 @@ pub fn add_bending_links(body: &mut Body, compliance: f32) -> Result<usize> {
     check_compliance(compliance)?;
     let n = body.particles.len();
     let d = &body.constraints.distance;
-    let mut degree = vec![0u32; n + 1];
-    for &[i, j] in &d.pairs {
-        degree[i as usize + 1] += 1;
-        degree[j as usize + 1] += 1;
-    }
-    for v in 0..n {
-        degree[v + 1] += degree[v];
-    }
-    let start = degree;
-    let mut fill = start.clone();
-    let mut nbr = vec![0u32; start[n] as usize];
-    for &[i, j] in &d.pairs {
-        nbr[fill[i as usize] as usize] = j;
-        fill[i as usize] += 1;
-        nbr[fill[j as usize] as usize] = i;
-        fill[j as usize] += 1;
-    }
+    let (start, mut nbr) = super::distance::neighbours(n, &d.pairs);
     for v in 0..n {
         nbr[start[v] as usize..start[v + 1] as usize].sort_unstable();
     }

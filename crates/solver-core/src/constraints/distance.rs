@@ -80,12 +80,31 @@ impl DistanceConstraints {
 
     /// Mean rest length (1 when empty).
     pub fn mean_rest(&self) -> f32 {
-        if self.rest.is_empty() {
-            1.0
-        } else {
-            (self.rest.iter().map(|&r| r as f64).sum::<f64>() / self.rest.len() as f64) as f32
-        }
+        super::mean_rest(&self.rest)
     }
+}
+
+/// The neighbours of each of `n` particles through the constraint `pairs`, as offsets `start`
+/// (`n + 1` of them) and neighbours `nbr`: particle `v`'s are `nbr[start[v]..start[v + 1]]`, in
+/// constraint order.
+pub(crate) fn neighbours(n: usize, pairs: &[[u32; 2]]) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; n + 1];
+    for &[i, j] in pairs {
+        start[i as usize + 1] += 1;
+        start[j as usize + 1] += 1;
+    }
+    for v in 0..n {
+        start[v + 1] += start[v];
+    }
+    let mut fill = start.clone();
+    let mut nbr = vec![0u32; start[n] as usize];
+    for &[i, j] in pairs {
+        nbr[fill[i as usize] as usize] = j;
+        fill[i as usize] += 1;
+        nbr[fill[j as usize] as usize] = i;
+        fill[j as usize] += 1;
+    }
+    (start, nbr)
 }
 
 /// `C = |x_i - x_j| - rest` of the pair `[i, j]`, with `∇_i C = n = -∇_j C` in `grad[0..2]`
@@ -105,10 +124,7 @@ pub(crate) fn pair_distance_and_grad(
 }
 
 impl ConstraintKind for DistanceConstraints {
-    fn name(&self) -> &'static str {
-        "distance"
-    }
-    index_table_accessors!(pairs);
+    index_table_accessors!("distance", pairs);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         pair_distance_and_grad(x, self.pairs[c], self.rest[c], grad)
     }

@@ -12,11 +12,14 @@
 //! Constraints are numbered globally: the distance table first, then the other tables in the
 //! order they were added.
 
-/// The [`ConstraintKind`] methods of a table whose constraints are fixed-size index arrays in
-/// the field `$indices`, with one compliance each in `compliance`: `len`, `particles`,
-/// `compliance` and `particle_indices_mut`.
+/// The [`ConstraintKind`] methods of a table named `$name` whose constraints are fixed-size
+/// index arrays in the field `$indices`, with one compliance each in `compliance`: `name`,
+/// `len`, `particles`, `compliance` and `particle_indices_mut`.
 macro_rules! index_table_accessors {
-    ($indices:ident) => {
+    ($name:literal, $indices:ident) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
         fn len(&self) -> usize {
             self.$indices.len()
         }
@@ -52,6 +55,15 @@ use crate::error::{Result, WobbleError};
 use glam::Vec3;
 use std::any::Any;
 use std::fmt::Debug;
+
+/// Mean of a table's rest values (1 when empty), the scale of its constraint values.
+pub(crate) fn mean_rest(rest: &[f32]) -> f32 {
+    if rest.is_empty() {
+        1.0
+    } else {
+        (rest.iter().map(|&r| r as f64).sum::<f64>() / rest.len() as f64) as f32
+    }
+}
 
 /// The largest number of particles one (non-global) constraint may involve.
 pub const MAX_ARITY: usize = 4;
@@ -164,15 +176,7 @@ pub(crate) fn check_particles(
 
 /// Checks a compliance: finite and >= 0.
 pub(crate) fn check_compliance(alpha: f32) -> Result<()> {
-    if alpha.is_finite() && alpha >= 0.0 {
-        Ok(())
-    } else {
-        Err(WobbleError::BadParameter {
-            name: "compliance",
-            value: alpha as f64,
-            reason: "must be finite and >= 0",
-        })
-    }
+    crate::error::check_non_negative("compliance", alpha)
 }
 
 impl Clone for Box<dyn ConstraintKind> {

@@ -27,7 +27,7 @@
 use super::{check_particles, ConstraintKind, MAX_ARITY};
 use crate::body::materials::Material;
 use crate::body::particles::Packed4;
-use crate::error::{Result, WobbleError};
+use crate::error::{check_index, Result, WobbleError};
 use glam::{Mat3, Vec3};
 
 /// Lamé parameters of a material the pair accepts: 0 < ν < 0.5 (finite λ > 0).
@@ -91,14 +91,7 @@ impl NeoHookean {
     /// Gives tetrahedron `t` the material `material` (0 < ν < 0.5).
     pub fn set_material(&mut self, t: usize, material: &Material) -> Result<()> {
         let (mu, lambda) = checked_lame(material)?;
-        if t >= self.tets.len() {
-            return Err(WobbleError::IndexOutOfRange {
-                what: "Neo-Hookean tetrahedron",
-                index: t,
-                value: t as u64,
-                len: self.tets.len(),
-            });
-        }
+        check_index("Neo-Hookean tetrahedron", t, t, self.tets.len())?;
         self.mu[t] = mu;
         self.lambda[t] = lambda;
         Ok(())

@@ -143,11 +143,7 @@ impl Tethers {
 
     /// Mean rest length (1 when empty).
     pub fn mean_rest(&self) -> f32 {
-        if self.rest.is_empty() {
-            1.0
-        } else {
-            (self.rest.iter().map(|&r| r as f64).sum::<f64>() / self.rest.len() as f64) as f32
-        }
+        super::mean_rest(&self.rest)
     }
 }
 
@@ -157,22 +153,7 @@ pub fn graph_distances(body: &Body, source: u32) -> Vec<f32> {
     let n = body.len();
     let x = &body.particles.x;
     let d = &body.constraints.distance;
-    let mut start = vec![0u32; n + 1];
-    for &[i, j] in &d.pairs {
-        start[i as usize + 1] += 1;
-        start[j as usize + 1] += 1;
-    }
-    for v in 0..n {
-        start[v + 1] += start[v];
-    }
-    let mut fill = start.clone();
-    let mut nbr = vec![0u32; start[n] as usize];
-    for &[i, j] in &d.pairs {
-        nbr[fill[i as usize] as usize] = j;
-        fill[i as usize] += 1;
-        nbr[fill[j as usize] as usize] = i;
-        fill[j as usize] += 1;
-    }
+    let (start, nbr) = super::distance::neighbours(n, &d.pairs);
     let mut dist = vec![f32::INFINITY; n];
     let mut heap = BinaryHeap::new();
     dist[source as usize] = 0.0;
@@ -194,10 +175,7 @@ pub fn graph_distances(body: &Body, source: u32) -> Vec<f32> {
 }
 
 impl ConstraintKind for Tethers {
-    fn name(&self) -> &'static str {
-        "tether"
-    }
-    index_table_accessors!(pairs);
+    index_table_accessors!("tether", pairs);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         super::distance::pair_distance_and_grad(x, self.pairs[c], self.rest[c], grad)
     }

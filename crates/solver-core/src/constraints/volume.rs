@@ -67,11 +67,7 @@ impl TetVolume {
 
     /// Mean rest volume (1 when empty).
     pub fn mean_rest(&self) -> f32 {
-        if self.rest.is_empty() {
-            1.0
-        } else {
-            (self.rest.iter().map(|&r| r as f64).sum::<f64>() / self.rest.len() as f64) as f32
-        }
+        super::mean_rest(&self.rest)
     }
 }
 
@@ -95,10 +91,7 @@ fn tet_value_and_grad(
 }
 
 impl ConstraintKind for TetVolume {
-    fn name(&self) -> &'static str {
-        "tet_volume"
-    }
-    index_table_accessors!(tets);
+    index_table_accessors!("tet_volume", tets);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         tet_value_and_grad(x, self.tets[c], self.rest[c], grad)
     }

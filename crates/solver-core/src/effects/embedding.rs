@@ -19,6 +19,7 @@ use crate::constraints::volume::signed_tet_volume;
 use crate::error::check_index;
 use crate::error::{check_finite, Result, WobbleError};
 use crate::par::*;
+use crate::world::mesh_collider::closest_point_on_triangle;
 use glam::Vec3;
 use std::collections::HashMap;
 
@@ -145,44 +146,6 @@ fn tet_barycentric(p: Vec3, t: [Vec3; 4]) -> [f32; 4] {
     let b2 = signed_tet_volume(t[0], t[1], p, t[3]) / v;
     let b3 = signed_tet_volume(t[0], t[1], t[2], p) / v;
     [1.0 - b1 - b2 - b3, b1, b2, b3]
-}
-
-/// Barycentric coordinates of the point of triangle (a, b, c) nearest to `p` (Ericson,
-/// "Real-Time Collision Detection", §5.1.5).
-fn closest_on_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> [f32; 3] {
-    let (ab, ac, ap) = (b - a, c - a, p - a);
-    let (d1, d2) = (ab.dot(ap), ac.dot(ap));
-    if d1 <= 0.0 && d2 <= 0.0 {
-        return [1.0, 0.0, 0.0];
-    }
-    let bp = p - b;
-    let (d3, d4) = (ab.dot(bp), ac.dot(bp));
-    if d3 >= 0.0 && d4 <= d3 {
-        return [0.0, 1.0, 0.0];
-    }
-    let vc = d1 * d4 - d3 * d2;
-    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        let v = d1 / (d1 - d3);
-        return [1.0 - v, v, 0.0];
-    }
-    let cp = p - c;
-    let (d5, d6) = (ab.dot(cp), ac.dot(cp));
-    if d6 >= 0.0 && d5 <= d6 {
-        return [0.0, 0.0, 1.0];
-    }
-    let vb = d5 * d2 - d1 * d6;
-    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        let w = d2 / (d2 - d6);
-        return [1.0 - w, 0.0, w];
-    }
-    let va = d3 * d6 - d5 * d4;
-    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        return [0.0, 1.0 - w, w];
-    }
-    let denom = 1.0 / (va + vb + vc);
-    let (v, w) = (vb * denom, vc * denom);
-    [1.0 - v - w, v, w]
 }
 
 /// The frame (t1, t2, n) at barycentric point `w` of triangle `corners`, from vertex normals.
@@ -316,7 +279,7 @@ impl Embedding {
             let mut best = (f32::INFINITY, 0usize, [1.0, 0.0, 0.0]);
             for (t, tri) in triangles.iter().enumerate() {
                 let [a, b, c] = tri.map(|v| xs[v as usize]);
-                let w = closest_on_triangle(p, a, b, c);
+                let w = closest_point_on_triangle(p, a, b, c).1.to_array();
                 let q = a * w[0] + b * w[1] + c * w[2];
                 let d2 = (p - q).length_squared();
                 if d2 < best.0 {

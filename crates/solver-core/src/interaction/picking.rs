@@ -458,16 +458,22 @@ static NEXT_GRAB: AtomicU64 = AtomicU64::new(1);
 
 /// The drag table (its position among the body's kinds) and the constraint of grab `id`.
 fn active_grab(body: &mut Body, id: GrabId) -> Result<(usize, &mut Drag, usize)> {
-    let (k, d) = drag_table(body).ok_or(WobbleError::NoSuchGrab(format!(
-        "{}: the body has no grab",
-        id.0
-    )))?;
-    let c = d
-        .ids
+    let (k, d) = drag_table(body).ok_or_else(|| no_grab_table(id))?;
+    let c = grab_index(d, id)?;
+    Ok((k, d, c))
+}
+
+/// The error for grab `id` on a body that has no drag table.
+fn no_grab_table(id: GrabId) -> WobbleError {
+    WobbleError::NoSuchGrab(format!("{}: the body has no grab", id.0))
+}
+
+/// The constraint of grab `id` in the drag table `d`.
+fn grab_index(d: &Drag, id: GrabId) -> Result<usize> {
+    d.ids
         .iter()
         .position(|&g| g == id)
-        .ok_or(WobbleError::NoSuchGrab(format!("{}", id.0)))?;
-    Ok((k, d, c))
+        .ok_or_else(|| WobbleError::NoSuchGrab(format!("{}", id.0)))
 }
 
 pub(crate) fn drag_table(body: &mut Body) -> Option<(usize, &mut Drag)> {
@@ -570,15 +576,8 @@ fn drag_table_ref(body: &Body) -> Option<&Drag> {
 
 /// Where grab `id` is now and where it is pulled; an error if it is not active.
 pub fn grab_state(body: &Body, id: GrabId) -> Result<GrabState> {
-    let d = drag_table_ref(body).ok_or(WobbleError::NoSuchGrab(format!(
-        "{}: the body has no grab",
-        id.0
-    )))?;
-    let c = d
-        .ids
-        .iter()
-        .position(|&g| g == id)
-        .ok_or(WobbleError::NoSuchGrab(format!("{}", id.0)))?;
+    let d = drag_table_ref(body).ok_or_else(|| no_grab_table(id))?;
+    let c = grab_index(d, id)?;
     let (corners, weights) = (d.corners[c], d.weights[c]);
     Ok(GrabState {
         point: blend(body, corners, weights),

@@ -196,6 +196,28 @@ fn parse_num<T: std::str::FromStr>(tok: &str, path: &Path, line: usize, what: &s
     })
 }
 
+/// The header of a TetGen file (its first data line, in the form `usage`): its line and its
+/// first two numbers, `what` naming them in errors.
+fn header<'a>(
+    lines: &mut impl Iterator<Item = (usize, Vec<&'a str>)>,
+    path: &Path,
+    usage: &str,
+    what: [&str; 2],
+) -> Result<(usize, [usize; 2])> {
+    let (line, head) = lines
+        .next()
+        .ok_or_else(|| WobbleError::EmptyMesh(path.display().to_string()))?;
+    if head.len() < 2 {
+        return Err(WobbleError::Parse {
+            path: path.to_path_buf(),
+            line,
+            message: format!("header needs {usage}"),
+        });
+    }
+    let first = parse_num(head[0], path, line, what[0])?;
+    Ok((line, [first, parse_num(head[1], path, line, what[1])?]))
+}
+
 /// Parses TetGen `.node` and `.ele` text (the paths only name the sources in errors).
 pub fn parse_tetgen(node: &[u8], node_path: &Path, ele: &[u8], ele_path: &Path) -> Result<TetMesh> {
     let perr = |path: &Path, line: usize, message: String| WobbleError::Parse {
@@ -205,18 +227,12 @@ pub fn parse_tetgen(node: &[u8], node_path: &Path, ele: &[u8], ele_path: &Path) 
     };
     // .node
     let mut lines = data_lines(node, node_path)?;
-    let (line, head) = lines
-        .next()
-        .ok_or_else(|| WobbleError::EmptyMesh(node_path.display().to_string()))?;
-    if head.len() < 2 {
-        return Err(perr(
-            node_path,
-            line,
-            "header needs '<points> <dimension> [attributes] [markers]'".into(),
-        ));
-    }
-    let count: usize = parse_num(head[0], node_path, line, "a point count")?;
-    let dim: usize = parse_num(head[1], node_path, line, "a dimension")?;
+    let (line, [count, dim]) = header(
+        &mut lines,
+        node_path,
+        "'<points> <dimension> [attributes] [markers]'",
+        ["a point count", "a dimension"],
+    )?;
     if dim != 3 {
         return Err(perr(
             node_path,
@@ -276,18 +292,12 @@ pub fn parse_tetgen(node: &[u8], node_path: &Path, ele: &[u8], ele_path: &Path) 
     let base = base.unwrap_or(0);
     // .ele
     let mut lines = data_lines(ele, ele_path)?;
-    let (line, head) = lines
-        .next()
-        .ok_or_else(|| WobbleError::EmptyMesh(ele_path.display().to_string()))?;
-    if head.len() < 2 {
-        return Err(perr(
-            ele_path,
-            line,
-            "header needs '<tetrahedra> <nodes per tetrahedron> [attribute]'".into(),
-        ));
-    }
-    let tet_count: usize = parse_num(head[0], ele_path, line, "a tetrahedron count")?;
-    let per: usize = parse_num(head[1], ele_path, line, "nodes per tetrahedron")?;
+    let (line, [tet_count, per]) = header(
+        &mut lines,
+        ele_path,
+        "'<tetrahedra> <nodes per tetrahedron> [attribute]'",
+        ["a tetrahedron count", "nodes per tetrahedron"],
+    )?;
     if per != 4 && per != 10 {
         return Err(perr(
             ele_path,

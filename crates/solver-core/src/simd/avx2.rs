@@ -8,7 +8,7 @@
 //! `std::arch` rather than `wide`: `wide` picks its code at compile time from the build's
 //! target features, and this kernel must exist in every x86-64 build, chosen at run time.
 
-use super::block::{self, Isa, Job};
+use super::block::{self, isa_arithmetic, Isa, Job};
 use core::arch::x86_64::*;
 
 /// AVX2 + FMA registers, two at a time: a block's two parts (slots 0-1 and 2-3 of every
@@ -47,11 +47,6 @@ impl Isa for Avx2 {
     const WIDTH: usize = 16;
 
     #[inline(always)]
-    unsafe fn splat(v: f32) -> Y2 {
-        let v = _mm256_set1_ps(v);
-        [v, v]
-    }
-    #[inline(always)]
     unsafe fn load(p: *const f32) -> Y2 {
         each(|h| _mm256_loadu_ps(p.add(8 * h)))
     }
@@ -60,38 +55,7 @@ impl Isa for Avx2 {
         _mm256_storeu_ps(p, v[0]);
         _mm256_storeu_ps(p.add(8), v[1]);
     }
-    #[inline(always)]
-    unsafe fn add(a: Y2, b: Y2) -> Y2 {
-        each(|h| _mm256_add_ps(a[h], b[h]))
-    }
-    #[inline(always)]
-    unsafe fn sub(a: Y2, b: Y2) -> Y2 {
-        each(|h| _mm256_sub_ps(a[h], b[h]))
-    }
-    #[inline(always)]
-    unsafe fn mul(a: Y2, b: Y2) -> Y2 {
-        each(|h| _mm256_mul_ps(a[h], b[h]))
-    }
-    #[inline(always)]
-    unsafe fn div(a: Y2, b: Y2) -> Y2 {
-        each(|h| _mm256_div_ps(a[h], b[h]))
-    }
-    #[inline(always)]
-    unsafe fn sqrt(a: Y2) -> Y2 {
-        each(|h| _mm256_sqrt_ps(a[h]))
-    }
-    #[inline(always)]
-    unsafe fn mul_add(a: Y2, b: Y2, c: Y2) -> Y2 {
-        each(|h| _mm256_fmadd_ps(a[h], b[h], c[h]))
-    }
-    #[inline(always)]
-    unsafe fn rsqrt_estimate(a: Y2) -> Y2 {
-        each(|h| _mm256_rsqrt_ps(a[h]))
-    }
-    #[inline(always)]
-    unsafe fn recip_estimate(a: Y2) -> Y2 {
-        each(|h| _mm256_rcp_ps(a[h]))
-    }
+    isa_arithmetic!(pair of Avx2x1);
     #[inline(always)]
     unsafe fn neither_le_zero(a: Y2, b: Y2) -> Y2 {
         let zero = _mm256_setzero_ps();
@@ -191,10 +155,6 @@ impl Isa for Avx2x1 {
     const WIDTH: usize = 8;
 
     #[inline(always)]
-    unsafe fn splat(v: f32) -> __m256 {
-        _mm256_set1_ps(v)
-    }
-    #[inline(always)]
     unsafe fn load(p: *const f32) -> __m256 {
         _mm256_loadu_ps(p)
     }
@@ -202,37 +162,12 @@ impl Isa for Avx2x1 {
     unsafe fn store(p: *mut f32, v: __m256) {
         _mm256_storeu_ps(p, v)
     }
-    #[inline(always)]
-    unsafe fn add(a: __m256, b: __m256) -> __m256 {
-        _mm256_add_ps(a, b)
-    }
-    #[inline(always)]
-    unsafe fn sub(a: __m256, b: __m256) -> __m256 {
-        _mm256_sub_ps(a, b)
-    }
-    #[inline(always)]
-    unsafe fn mul(a: __m256, b: __m256) -> __m256 {
-        _mm256_mul_ps(a, b)
-    }
-    #[inline(always)]
-    unsafe fn div(a: __m256, b: __m256) -> __m256 {
-        _mm256_div_ps(a, b)
-    }
-    #[inline(always)]
-    unsafe fn sqrt(a: __m256) -> __m256 {
-        _mm256_sqrt_ps(a)
-    }
-    #[inline(always)]
-    unsafe fn mul_add(a: __m256, b: __m256, c: __m256) -> __m256 {
-        _mm256_fmadd_ps(a, b, c)
-    }
-    #[inline(always)]
-    unsafe fn rsqrt_estimate(a: __m256) -> __m256 {
-        _mm256_rsqrt_ps(a)
-    }
-    #[inline(always)]
-    unsafe fn recip_estimate(a: __m256) -> __m256 {
-        _mm256_rcp_ps(a)
+    isa_arithmetic! {
+        __m256 {
+            splat: _mm256_set1_ps, add: _mm256_add_ps, sub: _mm256_sub_ps, mul: _mm256_mul_ps,
+            div: _mm256_div_ps, sqrt: _mm256_sqrt_ps, mul_add: _mm256_fmadd_ps,
+            rsqrt_estimate: _mm256_rsqrt_ps, recip_estimate: _mm256_rcp_ps,
+        }
     }
     #[inline(always)]
     unsafe fn neither_le_zero(a: __m256, b: __m256) -> __m256 {

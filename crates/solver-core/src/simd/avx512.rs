@@ -6,7 +6,7 @@
 //! `std::arch` rather than `wide`: `wide` picks its code at compile time from the build's
 //! target features, and this kernel must exist in every x86-64 build, chosen at run time.
 
-use super::block::{self, Isa, Job};
+use super::block::{self, isa_arithmetic, Isa, Job};
 use core::arch::x86_64::*;
 
 /// AVX-512F registers.
@@ -18,10 +18,6 @@ impl Isa for Avx512 {
     const WIDTH: usize = 16;
 
     #[inline(always)]
-    unsafe fn splat(v: f32) -> __m512 {
-        _mm512_set1_ps(v)
-    }
-    #[inline(always)]
     unsafe fn load(p: *const f32) -> __m512 {
         _mm512_loadu_ps(p)
     }
@@ -29,37 +25,12 @@ impl Isa for Avx512 {
     unsafe fn store(p: *mut f32, v: __m512) {
         _mm512_storeu_ps(p, v)
     }
-    #[inline(always)]
-    unsafe fn add(a: __m512, b: __m512) -> __m512 {
-        _mm512_add_ps(a, b)
-    }
-    #[inline(always)]
-    unsafe fn sub(a: __m512, b: __m512) -> __m512 {
-        _mm512_sub_ps(a, b)
-    }
-    #[inline(always)]
-    unsafe fn mul(a: __m512, b: __m512) -> __m512 {
-        _mm512_mul_ps(a, b)
-    }
-    #[inline(always)]
-    unsafe fn div(a: __m512, b: __m512) -> __m512 {
-        _mm512_div_ps(a, b)
-    }
-    #[inline(always)]
-    unsafe fn sqrt(a: __m512) -> __m512 {
-        _mm512_sqrt_ps(a)
-    }
-    #[inline(always)]
-    unsafe fn mul_add(a: __m512, b: __m512, c: __m512) -> __m512 {
-        _mm512_fmadd_ps(a, b, c)
-    }
-    #[inline(always)]
-    unsafe fn rsqrt_estimate(a: __m512) -> __m512 {
-        _mm512_rsqrt14_ps(a)
-    }
-    #[inline(always)]
-    unsafe fn recip_estimate(a: __m512) -> __m512 {
-        _mm512_rcp14_ps(a)
+    isa_arithmetic! {
+        __m512 {
+            splat: _mm512_set1_ps, add: _mm512_add_ps, sub: _mm512_sub_ps, mul: _mm512_mul_ps,
+            div: _mm512_div_ps, sqrt: _mm512_sqrt_ps, mul_add: _mm512_fmadd_ps,
+            rsqrt_estimate: _mm512_rsqrt14_ps, recip_estimate: _mm512_rcp14_ps,
+        }
     }
     #[inline(always)]
     unsafe fn neither_le_zero(a: __m512, b: __m512) -> __mmask16 {

@@ -465,12 +465,7 @@ unsafe fn block<I: Isa>(
 }
 
 impl LaneBatch for BendBatch {
-    fn len(&self) -> usize {
-        BendBatch::len(self)
-    }
-    fn particles_needed(&self) -> usize {
-        BendBatch::particles_needed(self)
-    }
+    super::lane_batch_sizes!(BendBatch);
     unsafe fn project_scalar(job: Job<Self>) {
         let prm = Params {
             inv_dt2: job.inv_dt2,

@@ -74,6 +74,75 @@ pub(super) trait Isa {
     unsafe fn interleave(a: Self::V, b: Self::V) -> (Self::V, Self::V);
 }
 
+/// The arithmetic methods of an [`Isa`] implementation (inside its `impl`): on a vector that
+/// is one register of type `$v`, each method the function named; or, `pair of $half`, on a
+/// vector of two registers, each half through the same method of the one-register `$half`.
+macro_rules! isa_arithmetic {
+    ($v:ty {
+        splat: $splat:path,
+        add: $add:path,
+        sub: $sub:path,
+        mul: $mul:path,
+        div: $div:path,
+        sqrt: $sqrt:path,
+        mul_add: $mul_add:path,
+        rsqrt_estimate: $rsqrt:path,
+        recip_estimate: $recip:path $(,)?
+    }) => {
+        #[inline(always)]
+        unsafe fn splat(v: f32) -> $v {
+            $splat(v)
+        }
+        isa_arithmetic!(@binary $v; add $add, sub $sub, mul $mul, div $div);
+        isa_arithmetic!(@unary $v; sqrt $sqrt, rsqrt_estimate $rsqrt, recip_estimate $recip);
+        #[inline(always)]
+        unsafe fn mul_add(a: $v, b: $v, c: $v) -> $v {
+            $mul_add(a, b, c)
+        }
+    };
+    (pair of $half:ty) => {
+        #[inline(always)]
+        unsafe fn splat(v: f32) -> Self::V {
+            let v = <$half as Isa>::splat(v);
+            [v, v]
+        }
+        isa_arithmetic!(@pair_binary $half; add, sub, mul, div);
+        isa_arithmetic!(@pair_unary $half; sqrt, rsqrt_estimate, recip_estimate);
+        #[inline(always)]
+        unsafe fn mul_add(a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+            [
+                <$half as Isa>::mul_add(a[0], b[0], c[0]),
+                <$half as Isa>::mul_add(a[1], b[1], c[1]),
+            ]
+        }
+    };
+    (@binary $v:ty; $($name:ident $f:path),*) => {$(
+        #[inline(always)]
+        unsafe fn $name(a: $v, b: $v) -> $v {
+            $f(a, b)
+        }
+    )*};
+    (@unary $v:ty; $($name:ident $f:path),*) => {$(
+        #[inline(always)]
+        unsafe fn $name(a: $v) -> $v {
+            $f(a)
+        }
+    )*};
+    (@pair_binary $half:ty; $($name:ident),*) => {$(
+        #[inline(always)]
+        unsafe fn $name(a: Self::V, b: Self::V) -> Self::V {
+            [<$half as Isa>::$name(a[0], b[0]), <$half as Isa>::$name(a[1], b[1])]
+        }
+    )*};
+    (@pair_unary $half:ty; $($name:ident),*) => {$(
+        #[inline(always)]
+        unsafe fn $name(a: Self::V) -> Self::V {
+            [<$half as Isa>::$name(a[0]), <$half as Isa>::$name(a[1])]
+        }
+    )*};
+}
+pub(super) use isa_arithmetic;
+
 /// Scalars shared by every block of a call.
 #[derive(Clone, Copy)]
 struct Params<V> {

@@ -103,28 +103,24 @@ impl<I: Isa> W<I> {
     }
 }
 
+/// [`Lane`] methods `self ∘ o` that are the [`Isa`] method of the same name on the wrapped
+/// vectors.
+macro_rules! wrapped_binary {
+    ($($name:ident),*) => {$(
+        #[inline(always)]
+        unsafe fn $name(self, o: Self) -> Self {
+            W::new(I::$name(self.0, o.0))
+        }
+    )*};
+}
+
 impl<I: Isa> Lane for W<I> {
     type M = I::M;
     #[inline(always)]
     unsafe fn splat(v: f32) -> Self {
         W::new(I::splat(v))
     }
-    #[inline(always)]
-    unsafe fn add(self, o: Self) -> Self {
-        W::new(I::add(self.0, o.0))
-    }
-    #[inline(always)]
-    unsafe fn sub(self, o: Self) -> Self {
-        W::new(I::sub(self.0, o.0))
-    }
-    #[inline(always)]
-    unsafe fn mul(self, o: Self) -> Self {
-        W::new(I::mul(self.0, o.0))
-    }
-    #[inline(always)]
-    unsafe fn div(self, o: Self) -> Self {
-        W::new(I::div(self.0, o.0))
-    }
+    wrapped_binary!(add, sub, mul, div);
     #[inline(always)]
     unsafe fn sqrt(self) -> Self {
         W::new(I::sqrt(self.0))

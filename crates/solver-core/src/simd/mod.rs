@@ -244,6 +244,19 @@ pub fn cpu_features() -> Vec<&'static str> {
     }
 }
 
+/// The [`LaneBatch`] sizes of `$batch`: its own `len` and `particles_needed`.
+macro_rules! lane_batch_sizes {
+    ($batch:ty) => {
+        fn len(&self) -> usize {
+            <$batch>::len(self)
+        }
+        fn particles_needed(&self) -> usize {
+            <$batch>::particles_needed(self)
+        }
+    };
+}
+use lane_batch_sizes;
+
 /// A batch of independent constraints laid out for the kernels ([`EdgeBatch`], [`BendBatch`],
 /// [`TetherBatch`]): what [`project_batch_range`] needs of it.
 pub trait LaneBatch: Sized {
@@ -265,12 +278,7 @@ pub trait LaneBatch: Sized {
 }
 
 impl LaneBatch for EdgeBatch {
-    fn len(&self) -> usize {
-        EdgeBatch::len(self)
-    }
-    fn particles_needed(&self) -> usize {
-        EdgeBatch::particles_needed(self)
-    }
+    lane_batch_sizes!(EdgeBatch);
     unsafe fn project_scalar(job: Job<Self>) {
         let Job { x, b, lambda, .. } = job;
         for c in job.range {

@@ -2,7 +2,7 @@
 //! vector, so a block is four parts of four lanes (slot `k` of the four quads) and every
 //! particle is one 16-byte load, whatever its quad's kind.
 
-use super::block::Isa;
+use super::block::{isa_arithmetic, Isa};
 use wide::f32x4;
 
 /// `wide::f32x4` registers.
@@ -14,10 +14,6 @@ impl Isa for Portable {
     const WIDTH: usize = 4;
 
     #[inline(always)]
-    unsafe fn splat(v: f32) -> f32x4 {
-        f32x4::splat(v)
-    }
-    #[inline(always)]
     unsafe fn load(p: *const f32) -> f32x4 {
         f32x4::from(p.cast::<[f32; 4]>().read_unaligned())
     }
@@ -25,37 +21,14 @@ impl Isa for Portable {
     unsafe fn store(p: *mut f32, v: f32x4) {
         p.cast::<[f32; 4]>().write_unaligned(v.to_array())
     }
-    #[inline(always)]
-    unsafe fn add(a: f32x4, b: f32x4) -> f32x4 {
-        a + b
-    }
-    #[inline(always)]
-    unsafe fn sub(a: f32x4, b: f32x4) -> f32x4 {
-        a - b
-    }
-    #[inline(always)]
-    unsafe fn mul(a: f32x4, b: f32x4) -> f32x4 {
-        a * b
-    }
-    #[inline(always)]
-    unsafe fn div(a: f32x4, b: f32x4) -> f32x4 {
-        a / b
-    }
-    #[inline(always)]
-    unsafe fn sqrt(a: f32x4) -> f32x4 {
-        a.sqrt()
-    }
-    #[inline(always)]
-    unsafe fn mul_add(a: f32x4, b: f32x4, c: f32x4) -> f32x4 {
-        a.mul_add(b, c)
-    }
-    #[inline(always)]
-    unsafe fn rsqrt_estimate(a: f32x4) -> f32x4 {
-        a.recip_sqrt()
-    }
-    #[inline(always)]
-    unsafe fn recip_estimate(a: f32x4) -> f32x4 {
-        a.recip()
+    // `wide`'s operators and methods.
+    isa_arithmetic! {
+        f32x4 {
+            splat: f32x4::splat, add: core::ops::Add::add, sub: core::ops::Sub::sub,
+            mul: core::ops::Mul::mul, div: core::ops::Div::div, sqrt: f32x4::sqrt,
+            mul_add: f32x4::mul_add,
+            rsqrt_estimate: f32x4::recip_sqrt, recip_estimate: f32x4::recip,
+        }
     }
     #[inline(always)]
     unsafe fn neither_le_zero(a: f32x4, b: f32x4) -> f32x4 {

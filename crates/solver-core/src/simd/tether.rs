@@ -282,12 +282,7 @@ pub(super) unsafe fn project_range<I: Isa>(job: Job<TetherBatch>) {
 }
 
 impl LaneBatch for TetherBatch {
-    fn len(&self) -> usize {
-        TetherBatch::len(self)
-    }
-    fn particles_needed(&self) -> usize {
-        TetherBatch::particles_needed(self)
-    }
+    super::lane_batch_sizes!(TetherBatch);
     unsafe fn project_scalar(job: Job<Self>) {
         for c in job.range {
             project_one(job.x, job.b, c, job.lambda, job.inv_dt2, job.k);

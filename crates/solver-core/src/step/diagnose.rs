@@ -20,7 +20,7 @@ use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::constraints::{project_distance_scalar, project_generic, Constraints};
 use crate::error::WobbleError;
-use crate::solver::Solver;
+use crate::solver::{SolveState, Solver};
 use crate::step::{advance, diverged_at, prepare_step, StageCheck, StepParams, MAX_SPEED};
 
 /// Where a replay first met a non-finite value.
@@ -114,14 +114,7 @@ impl StageCheck for Checker {
         v: &[Packed4],
         label: &dyn Fn() -> String,
     ) -> Result<(), Finding> {
-        match first_bad(x, v) {
-            Some((particle, speed)) => Err(Finding {
-                particle,
-                stage: label(),
-                speed,
-            }),
-            None => Ok(()),
-        }
+        found(first_bad(x, v), label)
     }
 
     fn forces(
@@ -166,21 +159,22 @@ impl StageCheck for Checker {
 
     fn iteration(
         &mut self,
-        constraints: &Constraints,
-        x: &[Packed4],
-        x_prev: &[Packed4],
+        state: &SolveState,
         v: &[Packed4],
         inv_h: f32,
-        inv_dt2: f32,
-        k: f32,
         label: &dyn Fn() -> String,
     ) -> Result<(), Finding> {
+        let x: &[Packed4] = state.x;
         // The velocities are those of the substep's start until the velocity update; what an
         // iterate implies is its move over h.
-        let implied = x.iter().zip(x_prev).enumerate().find_map(|(i, (x, x0))| {
-            let speed = (x.xyz() - x0.xyz()).length() * inv_h;
-            (speed > MAX_SPEED).then_some((i, speed))
-        });
+        let implied = x
+            .iter()
+            .zip(state.x_prev)
+            .enumerate()
+            .find_map(|(i, (x, x0))| {
+                let speed = (x.xyz() - x0.xyz()).length() * inv_h;
+                (speed > MAX_SPEED).then_some((i, speed))
+            });
         if let Some((particle, speed)) = implied {
             return Err(Finding {
                 particle,
@@ -190,21 +184,28 @@ impl StageCheck for Checker {
         }
         match first_bad(x, v) {
             Some((i, None)) => Err(attribute(
-                constraints,
+                state.constraints,
                 std::mem::take(&mut self.x_before),
                 std::mem::take(&mut self.lambda_before),
-                inv_dt2,
-                k,
+                state.inv_dt2,
+                state.stiffness,
                 i,
                 &label(),
             )),
-            Some((particle, speed)) => Err(Finding {
-                particle,
-                stage: label(),
-                speed,
-            }),
-            None => Ok(()),
+            bad => found(bad, label),
         }
+    }
+}
+
+/// The finding, at the stage `label` names, of the particle [`first_bad`] found, if any.
+fn found(bad: Option<(usize, Option<f32>)>, label: &dyn Fn() -> String) -> Result<(), Finding> {
+    match bad {
+        Some((particle, speed)) => Err(Finding {
+            particle,
+            stage: label(),
+            speed,
+        }),
+        None => Ok(()),
     }
 }
 

@@ -43,8 +43,9 @@ pub mod passes;
 use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::collide::{apply_friction, apply_restitution, find_contacts, project_contacts};
-use crate::constraints::Constraints;
-use crate::error::{check_count, check_dt, Result, WobbleError};
+use crate::error::{
+    check_count, check_dt, check_non_negative, check_positive, Result, WobbleError,
+};
 use crate::figures::residual;
 use crate::solver::{project_step_loop_kinds, Executor, Serial, SolveState, Solver};
 use crate::step::diagnose::Finding;
@@ -217,35 +218,11 @@ impl StepParams {
                 reason: "must be finite",
             });
         }
-        if !(self.damping.is_finite() && self.damping >= 0.0) {
-            return Err(WobbleError::BadParameter {
-                name: "damping",
-                value: self.damping as f64,
-                reason: "must be finite and >= 0",
-            });
-        }
-        if !(self.contact_margin.is_finite() && self.contact_margin >= 0.0) {
-            return Err(WobbleError::BadParameter {
-                name: "contact_margin",
-                value: self.contact_margin as f64,
-                reason: "must be finite and >= 0",
-            });
-        }
-        if !(self.max_substep.is_finite() && self.max_substep > 0.0) {
-            return Err(WobbleError::BadParameter {
-                name: "max_substep",
-                value: self.max_substep as f64,
-                reason: "must be finite and > 0",
-            });
-        }
+        check_non_negative("damping", self.damping)?;
+        check_non_negative("contact_margin", self.contact_margin)?;
+        check_positive("max_substep", self.max_substep)?;
         check_count("max_substeps", self.max_substeps, MAX_COUNT)?;
-        if !(self.stretch_warning.is_finite() && self.stretch_warning > 0.0) {
-            return Err(WobbleError::BadParameter {
-                name: "stretch_warning",
-                value: self.stretch_warning as f64,
-                reason: "must be finite and > 0",
-            });
-        }
+        check_positive("stretch_warning", self.stretch_warning)?;
         if let Stiffness::Pbd { k, .. } = self.stiffness {
             if !(0.0..=1.0).contains(&k) {
                 return Err(WobbleError::BadParameter {
@@ -510,75 +487,31 @@ pub(crate) trait StageCheck {
     ) -> std::result::Result<(), Finding>;
     /// Before a solver iteration (the checker keeps the state to attribute a failure).
     fn before_iteration(&mut self, x: &[Packed4], lambda: &[f32]);
-    /// After a solver iteration (`x_prev` the substep's start and `inv_h` = 1/h, for the speed
-    /// the iterate implies).
-    #[allow(clippy::too_many_arguments)]
+    /// After a solver iteration (`state.x_prev` the substep's start and `inv_h` = 1/h, for the
+    /// speed the iterate implies).
     fn iteration(
         &mut self,
-        constraints: &Constraints,
-        x: &[Packed4],
-        x_prev: &[Packed4],
+        state: &SolveState,
         v: &[Packed4],
         inv_h: f32,
-        inv_dt2: f32,
-        k: f32,
         label: &dyn Fn() -> String,
     ) -> std::result::Result<(), Finding>;
 }
 
 /// The checker of the plain step: checks nothing between stages, costs nothing (the input
-/// check is folded into the prediction's pass).
+/// check, when `INPUT`, is folded into the prediction's pass).
 #[derive(Default)]
-pub(crate) struct NoCheck;
+pub(crate) struct PlainCheck<const INPUT: bool>;
+
+/// The plain step's checker.
+pub(crate) type NoCheck = PlainCheck<true>;
 
 /// [`NoCheck`] without the input check, for [`step_unchecked_for_bench`].
-#[derive(Default)]
-pub(crate) struct NoInputCheck;
+pub(crate) type NoInputCheck = PlainCheck<false>;
 
-impl StageCheck for NoInputCheck {
+impl<const INPUT_CHECK: bool> StageCheck for PlainCheck<INPUT_CHECK> {
     const PLAIN: bool = true;
-    #[inline(always)]
-    fn stage(
-        &mut self,
-        x: &[Packed4],
-        v: &[Packed4],
-        label: &dyn Fn() -> String,
-    ) -> std::result::Result<(), Finding> {
-        NoCheck.stage(x, v, label)
-    }
-    #[inline(always)]
-    fn forces(
-        &mut self,
-        x: &[Packed4],
-        force: &[Packed4],
-        wind: Option<&[Packed4]>,
-        s: usize,
-    ) -> std::result::Result<(), Finding> {
-        NoCheck.forces(x, force, wind, s)
-    }
-    #[inline(always)]
-    fn before_iteration(&mut self, x: &[Packed4], lambda: &[f32]) {
-        NoCheck.before_iteration(x, lambda)
-    }
-    #[inline(always)]
-    fn iteration(
-        &mut self,
-        constraints: &Constraints,
-        x: &[Packed4],
-        x_prev: &[Packed4],
-        v: &[Packed4],
-        inv_h: f32,
-        inv_dt2: f32,
-        k: f32,
-        label: &dyn Fn() -> String,
-    ) -> std::result::Result<(), Finding> {
-        NoCheck.iteration(constraints, x, x_prev, v, inv_h, inv_dt2, k, label)
-    }
-}
-
-impl StageCheck for NoCheck {
-    const PLAIN: bool = true;
-    const INPUT: bool = true;
+    const INPUT: bool = INPUT_CHECK;
     #[inline(always)]
     fn stage(
         &mut self,
@@ -603,12 +536,8 @@ impl StageCheck for NoCheck {
     #[inline(always)]
     fn iteration(
         &mut self,
-        _: &Constraints,
+        _: &SolveState,
         _: &[Packed4],
-        _: &[Packed4],
-        _: &[Packed4],
-        _: f32,
-        _: f32,
         _: f32,
         _: &dyn Fn() -> String,
     ) -> std::result::Result<(), Finding> {
@@ -767,16 +696,9 @@ pub(crate) fn advance<C: StageCheck>(
             if step_loop_kinds {
                 project_step_loop_kinds(&mut state);
             }
-            check.iteration(
-                constraints,
-                state.x,
-                state.x_prev,
-                &p.v,
-                inv_h,
-                inv_dt2,
-                k,
-                &|| format!("solver '{}' iteration {it}, substep {s}", solver.name()),
-            )?;
+            check.iteration(&state, &p.v, inv_h, &|| {
+                format!("solver '{}' iteration {it}, substep {s}", solver.name())
+            })?;
             project_contacts(colliders, &mut scratch.contacts, state.x);
             check.stage(state.x, &p.v, &|| {
                 format!("contacts, iteration {it}, substep {s}")

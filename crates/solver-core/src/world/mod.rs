@@ -47,7 +47,7 @@ use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::collide::Collider;
 use crate::constraints::ConstraintKind;
-use crate::error::{Result, WobbleError};
+use crate::error::{check_index, Result, WobbleError};
 use crate::par::*;
 use crate::solver::{GaussSeidel, Solver};
 use crate::step::{step, StepParams};
@@ -153,16 +153,8 @@ impl World {
     /// Turns self-collision on for body `index` at `thickness` (its rest positions are the
     /// current ones).
     pub fn enable_self_collision(&mut self, index: usize, thickness: f32) -> Result<()> {
-        let len = self.bodies.len();
-        let b = self
-            .bodies
-            .get_mut(index)
-            .ok_or(WobbleError::IndexOutOfRange {
-                what: "world body",
-                index: 0,
-                value: index as u64,
-                len,
-            })?;
+        check_index("world body", 0, index, self.bodies.len())?;
+        let b = &mut self.bodies[index];
         b.self_collision = Some(SelfCollision::new(&b.body.particles.x, thickness)?);
         Ok(())
     }

@@ -250,3 +250,12 @@ pub fn on_a_copy<R>(
     let out = solve(solver, &mut s);
     (out, b.particles.x, lambda)
 }
+
+/// The largest coordinate difference between two position sets (NaN ignored, as `f32::max`
+/// does).
+pub fn max_abs_diff(a: &[Packed4], b: &[Packed4]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(p, q)| (p.xyz() - q.xyz()).abs().max_element())
+        .fold(0.0f32, f32::max)
+}
