@@ -68,9 +68,17 @@ impl Provenance {
         };
         let commit = git(&["rev-parse", "HEAD"])
             .unwrap_or_else(|| "unknown (not run inside a git checkout)".into());
-        // Untracked files under the output directory would mark every run dirty; only tracked
-        // changes say the code differs from the commit.
-        let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).map(|s| !s.is_empty());
+        // Only tracked changes outside results/ say the code differs from the commit: untracked
+        // files and the committed results, which a run rewrites as it goes (so a section
+        // recorded after the first would otherwise always read dirty), do not.
+        let dirty = git(&[
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+            "--",
+            ":(top,exclude)results",
+        ])
+        .map(|s| !s.is_empty());
         let secs = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
