@@ -51,9 +51,6 @@ fn unsupported(body: &Body) -> Option<String> {
             "constraint kind '{kind}' (the GPU kernels project distance constraints and tethers only)"
         ));
     }
-    if let Err(what) = crate::colored::check_pinned_anchors(body) {
-        return Some(what);
-    }
     if body.wind.is_some() {
         return Some("wind".into());
     }
@@ -200,6 +197,7 @@ impl GpuBody {
             shared: &shared,
             constraints: &body.constraints,
             rows: &rows,
+            positions: &x,
             particles: n,
             opts,
         };

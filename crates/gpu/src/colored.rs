@@ -4,16 +4,17 @@
 //! The constraints are uploaded color after color; within a color no two share a particle, so
 //! a thread per constraint projects them all at once with the arithmetic of solver-core's
 //! scalar `project_distance_pair`. Tethers leave the colors as on the CPU: batch `r` holds the
-//! `r`-th tether of every particle, one dispatch each after the colors of every iteration. This is the CPU's whole-body sweep (the order
-//! `Kernel::Scalar` runs on a body too small to tile); on bodies the CPU tiles (at least four
-//! tiles of `tile_particles`), the CPU's order differs and so does the rounding.
+//! `r`-th tether of every particle, one dispatch each after the colors of every iteration.
+//! This is the CPU's whole-body sweep (the order `Kernel::Scalar` runs on a body too small to
+//! tile); on bodies the CPU tiles (at least four tiles of `tile_particles`), the CPU's order
+//! differs and so does the rounding.
 
-use crate::error::Result;
+use crate::error::{GpuError, Result};
 use crate::kernels::{storage, uniform, Kernels, Slot};
 use crate::solver::{Setup, Solve};
 use solver_core::constraints::Tethers;
 use solver_core::simd::TetherBatch;
-use solver_core::{Body, Constraints};
+use solver_core::Constraints;
 use sparse::coloring::Coloring;
 use sparse::{ColoringMethod, Incidence};
 use std::collections::HashSet;
@@ -46,6 +47,7 @@ impl Colored {
             shared,
             constraints,
             rows,
+            positions,
             particles,
             opts,
         } = *setup;
@@ -57,7 +59,7 @@ impl Colored {
             }
         };
         coloring.check(&inc)?;
-        let (tethers, taken) = tether_batches(constraints, particles)?;
+        let (tethers, taken) = tether_batches(constraints, positions)?;
         let mut ordered = Vec::with_capacity(rows.len());
         let mut ranges = Vec::with_capacity(coloring.colors() + tethers.len());
         let mut push_range = |ids: &mut dyn Iterator<Item = u32>| {
@@ -118,11 +120,12 @@ impl Colored {
 /// The tethers taken out of the colors, as sparse's `colored` takes them: for each tether table
 /// that [`TetherBatch::split`] cuts, its batches (the `r`-th tether of every particle) as global
 /// ids, projected after the colors of every iteration; and the set of ids taken. A table the
-/// split refuses stays in the colors. A batch runs one thread per tether, so its anchors, which
-/// several tethers share, must be pinned (never written); a free anchor is refused.
+/// split refuses stays in the colors (where no two constraints share a particle, so a free
+/// anchor is moved as on the CPU). A batch runs one thread per tether, so its anchors, which
+/// several tethers share, must be pinned (never written); a free anchor there is refused.
 fn tether_batches(
     constraints: &Constraints,
-    particles: usize,
+    positions: &[[f32; 4]],
 ) -> Result<(Vec<Vec<u32>>, HashSet<u32>)> {
     let mut batches = Vec::new();
     let mut taken = HashSet::new();
@@ -132,7 +135,17 @@ fn tether_batches(
             offset += kind.len() as u32;
             continue;
         };
-        if let Some(split) = TetherBatch::split(table, particles)? {
+        if let Some(split) = TetherBatch::split(table, positions.len())? {
+            // Indices were checked by the split.
+            if let Some((c, &[_, a])) = (table.pairs.iter().enumerate())
+                .find(|(_, &[_, a])| positions[a as usize][3] != 0.0)
+            {
+                return Err(GpuError::Unsupported(format!(
+                    "tether {c} hangs from particle {a}, which is not pinned (the GPU's \
+                     colored solver projects a tether batch in parallel, so it writes no anchor; \
+                     jacobi and chebyshev run such tethers)"
+                )));
+            }
             for batch in split {
                 let ids: Vec<u32> = batch.ids.iter().map(|&c| offset + c).collect();
                 taken.extend(ids.iter().copied());
@@ -142,27 +155,6 @@ fn tether_batches(
         offset += table.pairs.len() as u32;
     }
     Ok((batches, taken))
-}
-
-/// Refuses tethers whose anchor is not pinned: the kernels never write an anchor.
-pub(crate) fn check_pinned_anchors(body: &Body) -> std::result::Result<(), String> {
-    for kind in &body.constraints.extra {
-        let Some(table) = kind.as_any().downcast_ref::<Tethers>() else {
-            continue;
-        };
-        if let Some((c, &[_, a])) = table
-            .pairs
-            .iter()
-            .enumerate()
-            .find(|(_, &[_, a])| body.particles.x.get(a as usize).is_some_and(|p| p.w != 0.0))
-        {
-            return Err(format!(
-                "tether {c} hangs from particle {a}, which is not pinned (the GPU kernels \
-                 move a tether's particle only)"
-            ));
-        }
-    }
-    Ok(())
 }
 
 impl Solve for Colored {

@@ -13,9 +13,9 @@ struct Color {
 @group(0) @binding(3) var<storage, read_write> lambda: array<f32>;
 @group(0) @binding(4) var<uniform> color: Color;
 
-// solver-core's `project_distance_pair`, operation for operation; a tether (its anchor
-// pinned, checked by the host, so never written) also skips while C <= 0, as solver-core's
-// tether kernel does.
+// solver-core's `project_distance_pair`, operation for operation; a tether also skips while
+// C <= 0, as solver-core's tether kernel does, and leaves a pinned anchor unwritten (a tether
+// batch shares anchors between threads; the host refuses a batch with a free one).
 @compute @workgroup_size(WG)
 fn project_color(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let t = flat_index(gid, nwg);
@@ -48,7 +48,7 @@ fn project_color(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_wor
     pi = vec4<f32>(pi.x + si * dx, pi.y + si * dy, pi.z + si * dz, pi.w);
     pj = vec4<f32>(pj.x - sj * dx, pj.y - sj * dy, pj.z - sj * dz, pj.w);
     x[c.i] = pi;
-    if (!unilateral) {
+    if (!(unilateral && pj.w == 0.0)) {
         x[c.j] = pj;
     }
 }

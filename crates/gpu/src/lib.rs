@@ -15,9 +15,9 @@
 //! `StepParams::planned` splits them), the coloring of sparse's `colored`, and the Jacobi and
 //! Chebyshev updates of sparse's `jacobi` and `chebyshev` with the same [`SolverOptions`]
 //! (ω, averaging, ρ or its probe, the delayed start, the adaptive restart). Distance
-//! constraints (bending links among them) and tethers to pinned anchors: a body with other
-//! constraint kinds, wind or external forces, or another collider shape is refused
-//! ([`GpuError::Unsupported`]). The kernels run the CPU's operations
+//! constraints (bending links among them) and tethers (`colored`: to pinned anchors, as its
+//! tether batches share anchors between threads): a body with other constraint kinds, wind or
+//! external forces, or another collider shape is refused ([`GpuError::Unsupported`]). The kernels run the CPU's operations
 //! in the CPU's order; they may differ in the last bits where the device fuses a multiply-add
 //! or rounds a square root differently, which the tests bound.
 //!

@@ -59,6 +59,8 @@ pub(crate) struct Setup<'a> {
     pub constraints: &'a Constraints,
     /// [`constraint_rows`] of `constraints`.
     pub rows: &'a [[u32; 4]],
+    /// The uploaded positions and inverse masses, `[x, y, z, w]` per particle.
+    pub positions: &'a [[f32; 4]],
     pub particles: usize,
     pub opts: &'a SolverOptions,
 }

@@ -125,7 +125,11 @@ pub(crate) fn stretch_run(
     }
     Ok(StretchRow {
         steps: means.len(),
-        stretch_mean_avg: means.iter().sum::<f64>() / means.len().max(1) as f64,
+        stretch_mean_avg: if means.is_empty() {
+            f64::NAN
+        } else {
+            means.iter().sum::<f64>() / means.len() as f64
+        },
         stretch_max_final: last_max,
         ms_per_step_median: quantile(&ms, 0.5),
         ..StretchRow::unmeasured(a, name, it, status)
