@@ -607,38 +607,43 @@ pub(crate) fn advance<C: StageCheck>(
         "the body's state at the start of the step".into()
     })?;
 
+    // Whether the previous substep's last pass already made this substep's prediction.
+    let mut predicted_ahead = false;
     for s in 0..params.substeps {
-        if let Some(w) = wind {
-            scratch.wind_force.clear();
-            scratch.wind_force.resize(n, Default::default());
-            w.accumulate(&topology.triangles, &p.x, &p.v, &mut scratch.wind_force);
-        }
-        check.forces(
-            &p.x,
-            &p.force,
-            wind.as_ref().map(|_| &scratch.wind_force[..]),
-            s,
-        )?;
-        // The first substep also saves the step's starting state (for the NaN guard's
-        // rollback) in the same pass over the particles.
-        let backup = (s == 0).then_some((&mut scratch.backup_x[..], &mut scratch.backup_v[..]));
-        let wind_force = wind.as_ref().map(|_| &scratch.wind_force[..]);
-        let predicted = passes::predict(
-            executor,
-            p,
-            wind_force,
-            backup,
-            Motion { h, g, damp },
-            C::INPUT && s == 0,
-        );
-        forces |= predicted.forces;
-        if predicted.bad_input {
-            return Ok(Outcome {
-                finite: false,
-                max_speed2: 0.0,
-                forces: true,
-                bad_input: true,
-            });
+        // After a fused pass (below) this substep's prediction is made already.
+        if !predicted_ahead {
+            if let Some(w) = wind {
+                scratch.wind_force.clear();
+                scratch.wind_force.resize(n, Default::default());
+                w.accumulate(&topology.triangles, &p.x, &p.v, &mut scratch.wind_force);
+            }
+            check.forces(
+                &p.x,
+                &p.force,
+                wind.as_ref().map(|_| &scratch.wind_force[..]),
+                s,
+            )?;
+            // The first substep also saves the step's starting state (for the NaN guard's
+            // rollback) in the same pass over the particles.
+            let backup = (s == 0).then_some((&mut scratch.backup_x[..], &mut scratch.backup_v[..]));
+            let wind_force = wind.as_ref().map(|_| &scratch.wind_force[..]);
+            let predicted = passes::predict(
+                executor,
+                p,
+                wind_force,
+                backup,
+                Motion { h, g, damp },
+                C::INPUT && s == 0,
+            );
+            forces |= predicted.forces;
+            if predicted.bad_input {
+                return Ok(Outcome {
+                    finite: false,
+                    max_speed2: 0.0,
+                    forces: true,
+                    bad_input: true,
+                });
+            }
         }
         check.stage(&p.x, &p.v, &|| {
             format!("prediction (gravity, forces and inverse mass integrated), substep {s}")
@@ -709,6 +714,19 @@ pub(crate) fn advance<C: StageCheck>(
         }
         apply_friction(colliders, &scratch.contacts, &mut p.x, &p.x_prev);
         check.stage(&p.x, &p.v, &|| format!("friction, substep {s}"))?;
+        // With nothing to do between this substep's velocity update and the next one's
+        // prediction (no contact to give restitution, no wind to evaluate, no checker to run
+        // between them), both are one pass over the particles.
+        predicted_ahead =
+            C::PLAIN && s + 1 < params.substeps && wind.is_none() && scratch.contacts.is_empty();
+        if predicted_ahead {
+            let (ok, speed2, forced) =
+                passes::update_velocities_and_predict(executor, p, inv_h, Motion { h, g, damp });
+            finite = ok;
+            max_speed2 = max_speed2.max(speed2);
+            forces |= forced;
+            continue;
+        }
         let (ok, speed2) = passes::update_velocities(executor, &mut p.v, &p.x, &p.x_prev, inv_h);
         finite = ok;
         max_speed2 = max_speed2.max(speed2);

@@ -315,6 +315,99 @@ pub(crate) fn update_velocities(
     (ok.into_inner(), f32::from_bits(fastest.into_inner()))
 }
 
+/// [`update_velocities`] at the end of one substep and [`predict`] (no wind, no backup, no
+/// check) of the next, in one pass over the particles: what the step loop runs between two
+/// substeps when nothing acts in between (no contacts, no wind, no checker). Every particle
+/// gets the two passes' arithmetic in their order, so the bits are theirs. Returns whether
+/// every position and velocity of the velocity update was finite, its largest squared speed,
+/// and whether any force was non-zero.
+pub(crate) fn update_velocities_and_predict(
+    executor: &dyn Executor,
+    p: &mut Particles,
+    inv_h: f32,
+    m: Motion,
+) -> (bool, f32, bool) {
+    let n = p.x.len();
+    assert!(p.x_prev.len() == n && p.v.len() == n && p.force.len() == n);
+    let (x, x_prev, v) = (
+        SharedMut::new(&mut p.x),
+        SharedMut::new(&mut p.x_prev),
+        SharedMut::new(&mut p.v),
+    );
+    let force = &p.force[..];
+    let ok = AtomicBool::new(true);
+    let any_force = AtomicBool::new(false);
+    let fastest = AtomicU32::new(0);
+    for_each_range(executor, n, |r| {
+        // SAFETY: every slice has n elements (asserted above); ranges of different blocks
+        // are disjoint, and the slices are borrowed for the whole call.
+        let (x, x_prev, v) = unsafe {
+            (
+                x.range(r.clone()),
+                x_prev.range(r.clone()),
+                v.range(r.clone()),
+            )
+        };
+        let f = &force[r];
+        let (finite, max2, forced) = velocity_and_predict_block(x, x_prev, v, f, inv_h, m);
+        if !finite {
+            ok.store(false, Ordering::Relaxed);
+        }
+        if forced {
+            any_force.store(true, Ordering::Relaxed);
+        }
+        fastest.fetch_max(max2.to_bits(), Ordering::Relaxed);
+    });
+    (
+        ok.into_inner(),
+        f32::from_bits(fastest.into_inner()),
+        any_force.into_inner(),
+    )
+}
+
+/// [`update_velocities_and_predict`] on one block: the velocity update's expressions, then
+/// [`predict_block`]'s, per particle.
+#[inline(always)]
+fn velocity_and_predict_block(
+    x: &mut [Packed4],
+    x_prev: &mut [Packed4],
+    v: &mut [Packed4],
+    force: &[Packed4],
+    inv_h: f32,
+    m: Motion,
+) -> (bool, f32, bool) {
+    let n = x.len();
+    let (x_prev, v, force) = (&mut x_prev[..n], &mut v[..n], &force[..n]);
+    let (xyz, zero) = (xyz_lanes(), f32x4::ZERO);
+    let inv_h = f32x4::splat(inv_h);
+    let Motion { h, g, damp } = m;
+    let (h, damp) = (f32x4::splat(h), f32x4::splat(damp));
+    let g = f32x4::from([g.x, g.y, g.z, 0.0]);
+    let mut finite = f32x4::splat(f32::from_bits(u32::MAX));
+    let mut max2 = 0.0f32;
+    let mut any_force = zero;
+    for i in 0..n {
+        let xi = x[i];
+        let xv = lanes(xi);
+        // The velocity update of the substep that ends.
+        let vv = xyz.select((xv - lanes(x_prev[i])) * inv_h, lanes(v[i]));
+        finite &= xv.is_finite() & vv.is_finite();
+        let s2 = vv * vv;
+        let s2 = s2.as_array()[0] + s2.as_array()[1] + s2.as_array()[2];
+        max2 = if s2 > max2 { s2 } else { max2 };
+        // The prediction of the next one.
+        x_prev[i] = xi;
+        let f = lanes(force[i]);
+        any_force |= f.simd_ne(zero);
+        let w = f32x4::splat(xi.w);
+        let moving = xyz & w.simd_ne(zero);
+        let vn = vv * damp + h * (g + f * w);
+        v[i] = packed(moving.select(vn, vv));
+        x[i] = packed(moving.select(xv + h * vn, xv));
+    }
+    (finite.all(), max2, any_force.any())
+}
+
 /// Sets every element of `a` to its default (zero).
 pub(crate) fn clear<T: Default + Copy + Send>(executor: &dyn Executor, a: &mut [T]) {
     let n = a.len();
@@ -356,11 +449,8 @@ pub(crate) fn mean_stretch(
                 let [i, j] = pairs[c + k];
                 lanes(x[i as usize]) - lanes(x[j as usize])
             };
-            let (d0, d1, d2, d3) = (gather(0), gather(1), gather(2), gather(3));
-            let (a0, a1, a2, a3) = (d0.to_array(), d1.to_array(), d2.to_array(), d3.to_array());
-            let dx = f32x4::from([a0[0], a1[0], a2[0], a3[0]]);
-            let dy = f32x4::from([a0[1], a1[1], a2[1], a3[1]]);
-            let dz = f32x4::from([a0[2], a1[2], a2[2], a3[2]]);
+            // Constraint c + k in lane k: one 4 x 4 transpose of the four differences.
+            let [dx, dy, dz, _] = f32x4::transpose([gather(0), gather(1), gather(2), gather(3)]);
             let l = (dx * dx + dy * dy + dz * dz).sqrt();
             let r0 = f32x4::from([rest[c], rest[c + 1], rest[c + 2], rest[c + 3]]);
             sum += (l - r0).abs() / r0;
@@ -377,4 +467,72 @@ pub(crate) fn mean_stretch(
         unsafe { out.range(b..b + 1)[0] = block_sum };
     });
     (partials.iter().sum::<f64>() / count as f64) as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::solver::Serial;
+
+    /// A few particles with varied positions, velocities, forces and one pinned.
+    fn particles() -> Particles {
+        let n = 37;
+        let positions: Vec<Vec3> = (0..n)
+            .map(|i| {
+                Vec3::new(
+                    i as f32 * 0.37,
+                    (i * i) as f32 * -0.011,
+                    1.0 / (i + 1) as f32,
+                )
+            })
+            .collect();
+        let masses: Vec<f32> = (0..n).map(|i| 0.5 + i as f32 * 0.1).collect();
+        let mut p = Particles::new(&positions, &masses).expect("particles");
+        // Pinned: inverse mass 0.
+        p.x[5].w = 0.0;
+        for i in 0..n {
+            p.x_prev[i] = p.x[i];
+            let moved = p.x[i].xyz() + Vec3::new(0.01 * i as f32, -0.003, 0.002 * (i % 3) as f32);
+            if p.x[i].w != 0.0 {
+                p.x[i].set_xyz(moved);
+            }
+            p.v[i] = Packed4::new(Vec3::new(0.5, -1.0, i as f32 * 0.1), 0.0);
+            if i % 4 == 0 {
+                p.force[i] = Packed4::new(Vec3::new(1.0, 2.0, -3.0), 0.0);
+            }
+        }
+        p
+    }
+
+    #[test]
+    fn the_fused_velocity_and_prediction_pass_gives_the_bits_of_the_two_passes() {
+        let m = Motion {
+            h: 1.0 / 480.0,
+            g: Vec3::new(0.0, -9.81, 0.0),
+            damp: 0.99,
+        };
+        let inv_h = 1.0 / m.h;
+        let mut apart = particles();
+        let (ok, max2) = update_velocities(&Serial, &mut apart.v, &apart.x, &apart.x_prev, inv_h);
+        let predicted = predict(&Serial, &mut apart, None, None, m, false);
+        let mut fused = particles();
+        let (fused_ok, fused_max2, fused_forces) =
+            update_velocities_and_predict(&Serial, &mut fused, inv_h, m);
+        assert_eq!(
+            (fused_ok, fused_max2.to_bits(), fused_forces),
+            (ok, max2.to_bits(), predicted.forces)
+        );
+        let bits = |a: &[Packed4]| -> Vec<[u32; 4]> {
+            a.iter()
+                .map(|p| [p.x, p.y, p.z, p.w].map(f32::to_bits))
+                .collect()
+        };
+        assert_eq!(bits(&fused.x), bits(&apart.x));
+        assert_eq!(bits(&fused.x_prev), bits(&apart.x_prev));
+        assert_eq!(bits(&fused.v), bits(&apart.v));
+        assert!(
+            fused.x[5] == particles().x[5],
+            "the pinned particle did not move"
+        );
+    }
 }
