@@ -112,22 +112,22 @@ pub(crate) fn predict(
         });
         let (any, bad) = match (backup, wind, check) {
             (Some((bx, bv)), Some(w), true) => {
-                predict_block::<true, true, true>(x, x_prev, v, f, &w[r], bx, bv, m)
+                predict_best::<true, true, true>(x, x_prev, v, f, &w[r], bx, bv, m)
             }
             (Some((bx, bv)), None, true) => {
-                predict_block::<true, false, true>(x, x_prev, v, f, &[], bx, bv, m)
+                predict_best::<true, false, true>(x, x_prev, v, f, &[], bx, bv, m)
             }
             (Some((bx, bv)), Some(w), false) => {
-                predict_block::<true, true, false>(x, x_prev, v, f, &w[r], bx, bv, m)
+                predict_best::<true, true, false>(x, x_prev, v, f, &w[r], bx, bv, m)
             }
             (Some((bx, bv)), None, false) => {
-                predict_block::<true, false, false>(x, x_prev, v, f, &[], bx, bv, m)
+                predict_best::<true, false, false>(x, x_prev, v, f, &[], bx, bv, m)
             }
             (None, Some(w), _) => {
-                predict_block::<false, true, false>(x, x_prev, v, f, &w[r], &mut [], &mut [], m)
+                predict_best::<false, true, false>(x, x_prev, v, f, &w[r], &mut [], &mut [], m)
             }
             (None, None, _) => {
-                predict_block::<false, false, false>(x, x_prev, v, f, &[], &mut [], &mut [], m)
+                predict_best::<false, false, false>(x, x_prev, v, f, &[], &mut [], &mut [], m)
             }
         };
         if any {
@@ -161,6 +161,32 @@ fn packed(v: f32x4) -> Packed4 {
 fn xyz_lanes() -> f32x4 {
     let on = f32::from_bits(u32::MAX);
     f32x4::from([on, on, on, 0.0])
+}
+
+/// [`predict_block`], two particles per 256-bit register where the CPU has AVX2 (the same
+/// operations in the same order, so the same bits).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn predict_best<const BACKUP: bool, const WIND: bool, const CHECK: bool>(
+    x: &mut [Packed4],
+    x_prev: &mut [Packed4],
+    v: &mut [Packed4],
+    force: &[Packed4],
+    wind: &[Packed4],
+    backup_x: &mut [Packed4],
+    backup_v: &mut [Packed4],
+    m: Motion,
+) -> (bool, bool) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::simd::Kernel::Avx2.available() {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        return unsafe {
+            avx2::predict_block::<BACKUP, WIND, CHECK>(
+                x, x_prev, v, force, wind, backup_x, backup_v, m,
+            )
+        };
+    }
+    predict_block::<BACKUP, WIND, CHECK>(x, x_prev, v, force, wind, backup_x, backup_v, m)
 }
 
 /// [`predict`] on one block; `WIND` and `BACKUP` say whether `wind` and the backups are used,
@@ -293,26 +319,45 @@ pub(crate) fn update_velocities(
     for_each_range(executor, n, |r| {
         // SAFETY: `v` has n elements; block ranges are disjoint; `v` is borrowed for the call.
         let v = unsafe { vp.range(r.clone()) };
-        let (xyz, inv_h) = (xyz_lanes(), f32x4::splat(inv_h));
-        let mut finite = f32x4::splat(f32::from_bits(u32::MAX));
-        let mut max2 = 0.0f32;
-        for ((v, x), x0) in v.iter_mut().zip(&x[r.clone()]).zip(&x_prev[r]) {
-            let (xv, vv) = (lanes(*x), lanes(*v));
-            let vn = xyz.select((xv - lanes(*x0)) * inv_h, vv);
-            *v = packed(vn);
-            // Accumulated without an early exit, so the loop stays branch-free.
-            finite &= xv.is_finite() & vn.is_finite();
-            let s2 = vn * vn;
-            let s2 = s2.as_array()[0] + s2.as_array()[1] + s2.as_array()[2];
-            // NaN never wins the max; the finiteness flag catches it.
-            max2 = if s2 > max2 { s2 } else { max2 };
-        }
-        if !finite.all() {
+        let (finite, max2) = velocity_best(v, &x[r.clone()], &x_prev[r], inv_h);
+        if !finite {
             ok.store(false, Ordering::Relaxed);
         }
         fastest.fetch_max(max2.to_bits(), Ordering::Relaxed);
     });
     (ok.into_inner(), f32::from_bits(fastest.into_inner()))
+}
+
+/// [`velocity_block`], two particles per 256-bit register where the CPU has AVX2 (the same
+/// operations in the same order, so the same bits).
+fn velocity_best(v: &mut [Packed4], x: &[Packed4], x_prev: &[Packed4], inv_h: f32) -> (bool, f32) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::simd::Kernel::Avx2.available() {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        return unsafe { avx2::velocity_block(v, x, x_prev, inv_h) };
+    }
+    velocity_block(v, x, x_prev, inv_h)
+}
+
+/// [`update_velocities`] on one block: whether every position and new velocity is finite, and
+/// the largest squared speed.
+#[inline(always)]
+fn velocity_block(v: &mut [Packed4], x: &[Packed4], x_prev: &[Packed4], inv_h: f32) -> (bool, f32) {
+    let (xyz, inv_h) = (xyz_lanes(), f32x4::splat(inv_h));
+    let mut finite = f32x4::splat(f32::from_bits(u32::MAX));
+    let mut max2 = 0.0f32;
+    for ((v, x), x0) in v.iter_mut().zip(x).zip(x_prev) {
+        let (xv, vv) = (lanes(*x), lanes(*v));
+        let vn = xyz.select((xv - lanes(*x0)) * inv_h, vv);
+        *v = packed(vn);
+        // Accumulated without an early exit, so the loop stays branch-free.
+        finite &= xv.is_finite() & vn.is_finite();
+        let s2 = vn * vn;
+        let s2 = s2.as_array()[0] + s2.as_array()[1] + s2.as_array()[2];
+        // NaN never wins the max; the finiteness flag catches it.
+        max2 = if s2 > max2 { s2 } else { max2 };
+    }
+    (finite.all(), max2)
 }
 
 /// [`update_velocities`] at the end of one substep and [`predict`] (no wind, no backup, no
@@ -349,7 +394,7 @@ pub(crate) fn update_velocities_and_predict(
             )
         };
         let f = &force[r];
-        let (finite, max2, forced) = velocity_and_predict_block(x, x_prev, v, f, inv_h, m);
+        let (finite, max2, forced) = velocity_and_predict_best(x, x_prev, v, f, inv_h, m);
         if !finite {
             ok.store(false, Ordering::Relaxed);
         }
@@ -363,6 +408,24 @@ pub(crate) fn update_velocities_and_predict(
         f32::from_bits(fastest.into_inner()),
         any_force.into_inner(),
     )
+}
+
+/// [`velocity_and_predict_block`], two particles per 256-bit register where the CPU has AVX2
+/// (the same operations in the same order, nothing fused, so the same bits).
+fn velocity_and_predict_best(
+    x: &mut [Packed4],
+    x_prev: &mut [Packed4],
+    v: &mut [Packed4],
+    force: &[Packed4],
+    inv_h: f32,
+    m: Motion,
+) -> (bool, f32, bool) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::simd::Kernel::Avx2.available() {
+        // SAFETY: the CPU has AVX2 (checked just above).
+        return unsafe { avx2::velocity_and_predict_block(x, x_prev, v, force, inv_h, m) };
+    }
+    velocity_and_predict_block(x, x_prev, v, force, inv_h, m)
 }
 
 /// [`update_velocities_and_predict`] on one block: the velocity update's expressions, then
@@ -406,6 +469,346 @@ fn velocity_and_predict_block(
         x[i] = packed(moving.select(xv + h * vn, xv));
     }
     (finite.all(), max2, any_force.any())
+}
+
+/// The AVX2 twin of [`velocity_and_predict_block`]: `std::arch`, since `wide` picks its
+/// instructions when the crate is compiled and this must run in a build for the default target.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::Motion;
+    use crate::body::particles::Packed4;
+    use core::arch::x86_64::*;
+
+    /// Lanes x, y, z of both particles set, lane w clear.
+    const XYZ: i32 = 0b0111_0111;
+
+    /// Each particle's squared speed `(x² + y²) + z²` in its lane x, summed in the scalar
+    /// pass's order.
+    #[inline(always)]
+    unsafe fn speed2(v: __m256) -> __m256 {
+        let s = _mm256_mul_ps(v, v);
+        _mm256_add_ps(
+            _mm256_add_ps(s, _mm256_permute_ps::<0b01_01_01_01>(s)),
+            _mm256_permute_ps::<0b10_10_10_10>(s),
+        )
+    }
+
+    /// All-ones in the lanes whose value is finite (exponent not all ones).
+    #[inline(always)]
+    unsafe fn finite(v: __m256) -> __m256i {
+        let exponent = _mm256_set1_epi32(0x7f80_0000);
+        let e = _mm256_and_si256(_mm256_castps_si256(v), exponent);
+        _mm256_xor_si256(_mm256_cmpeq_epi32(e, exponent), _mm256_set1_epi32(-1))
+    }
+
+    /// What a pass over pairs of particles found: the lanes found finite, the running
+    /// largest squared speed (lane 0 for the even particles, lane 4 for the odd ones) and the
+    /// lanes of a non-zero force.
+    struct Found {
+        finite: __m256i,
+        max2: __m256,
+        forced: __m256,
+    }
+
+    impl Found {
+        /// Whether all was finite, the largest squared speed, whether any force was non-zero.
+        #[inline(always)]
+        unsafe fn reduce(self) -> (bool, f32, bool) {
+            let lanes: [f32; 8] = core::mem::transmute(self.max2);
+            let fastest = if lanes[4] > lanes[0] {
+                lanes[4]
+            } else {
+                lanes[0]
+            };
+            (
+                _mm256_movemask_ps(_mm256_castsi256_ps(self.finite)) == 0xFF,
+                fastest,
+                _mm256_movemask_ps(self.forced) != 0,
+            )
+        }
+    }
+
+    /// The velocity update of particles `0..2 pairs` and, with `PREDICT`, the next prediction
+    /// (`x_prev ← x`, then `v`, `x` as [`super::predict_block`] without wind, backup or check).
+    /// Without `PREDICT` neither `x` nor `x_prev` is written, nor `force` read.
+    ///
+    /// # Safety
+    /// The CPU has AVX2; the pointers hold at least `2 pairs` particles.
+    #[inline(always)]
+    unsafe fn pass<const PREDICT: bool>(
+        [px, pp, pv, pf]: [*mut f32; 4],
+        pairs: usize,
+        inv_h: f32,
+        m: Motion,
+    ) -> Found {
+        let Motion { h, g, damp } = m;
+        let (inv_h8, h8, damp8) = (
+            _mm256_set1_ps(inv_h),
+            _mm256_set1_ps(h),
+            _mm256_set1_ps(damp),
+        );
+        let g8 = _mm256_setr_ps(g.x, g.y, g.z, 0.0, g.x, g.y, g.z, 0.0);
+        let zero = _mm256_setzero_ps();
+        let mut found = Found {
+            finite: _mm256_set1_epi32(-1),
+            max2: zero,
+            forced: zero,
+        };
+        for k in 0..pairs {
+            // Particles 2k and 2k + 1: `Packed4` is four f32, 16-byte aligned, so two of them
+            // are 32 contiguous bytes.
+            let o = 8 * k;
+            let xv = _mm256_loadu_ps(px.add(o));
+            let vold = _mm256_loadu_ps(pv.add(o));
+            // The velocity update (w keeps v's lane).
+            let vel = _mm256_mul_ps(_mm256_sub_ps(xv, _mm256_loadu_ps(pp.add(o))), inv_h8);
+            let vv = _mm256_blend_ps::<XYZ>(vold, vel);
+            let both = _mm256_and_si256(finite(xv), finite(vv));
+            found.finite = _mm256_and_si256(found.finite, both);
+            // NaN never wins (maxps returns its second operand then), as in the scalar pass.
+            found.max2 = _mm256_max_ps(speed2(vv), found.max2);
+            if !PREDICT {
+                _mm256_storeu_ps(pv.add(o), vv);
+                continue;
+            }
+            _mm256_storeu_ps(pp.add(o), xv);
+            let f = _mm256_loadu_ps(pf.add(o));
+            found.forced = _mm256_or_ps(found.forced, _mm256_cmp_ps::<_CMP_NEQ_UQ>(f, zero));
+            let w = _mm256_permute_ps::<0b11_11_11_11>(xv);
+            let moving = _mm256_blend_ps::<XYZ>(zero, _mm256_cmp_ps::<_CMP_NEQ_UQ>(w, zero));
+            let vn = _mm256_add_ps(
+                _mm256_mul_ps(vv, damp8),
+                _mm256_mul_ps(h8, _mm256_add_ps(g8, _mm256_mul_ps(f, w))),
+            );
+            _mm256_storeu_ps(pv.add(o), _mm256_blendv_ps(vv, vn, moving));
+            let xn = _mm256_add_ps(xv, _mm256_mul_ps(h8, vn));
+            _mm256_storeu_ps(px.add(o), _mm256_blendv_ps(xv, xn, moving));
+        }
+        found
+    }
+
+    /// [`super::predict_block`], two particles at a time. A pair holding a bad input (with
+    /// `CHECK`) and an odd last particle go through the portable block, which treats each
+    /// particle on its own, so the result is the same.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn predict_block<const BACKUP: bool, const WIND: bool, const CHECK: bool>(
+        x: &mut [Packed4],
+        x_prev: &mut [Packed4],
+        v: &mut [Packed4],
+        force: &[Packed4],
+        wind: &[Packed4],
+        backup_x: &mut [Packed4],
+        backup_v: &mut [Packed4],
+        m: Motion,
+    ) -> (bool, bool) {
+        let n = x.len();
+        let (x_prev, v, force) = (&mut x_prev[..n], &mut v[..n], &force[..n]);
+        let wind = if WIND { &wind[..n] } else { wind };
+        let with_bx = BACKUP && !backup_x.is_empty();
+        let (backup_x, backup_v) = if BACKUP {
+            let bx = if with_bx {
+                &mut backup_x[..n]
+            } else {
+                backup_x
+            };
+            (bx, &mut backup_v[..n])
+        } else {
+            (backup_x, backup_v)
+        };
+        let Motion { h, g, damp } = m;
+        let (h8, damp8) = (_mm256_set1_ps(h), _mm256_set1_ps(damp));
+        let g8 = _mm256_setr_ps(g.x, g.y, g.z, 0.0, g.x, g.y, g.z, 0.0);
+        let zero = _mm256_setzero_ps();
+        let mut forced = zero;
+        let mut any_bad = false;
+        let xyz = _mm256_castps_si256(_mm256_blend_ps::<XYZ>(
+            zero,
+            _mm256_castsi256_ps(_mm256_set1_epi32(-1)),
+        ));
+        for k in 0..n / 2 {
+            let (i, o) = (2 * k, 8 * k);
+            let px = x.as_mut_ptr().cast::<f32>();
+            let xv = _mm256_loadu_ps(px.add(o));
+            let vv = _mm256_loadu_ps(v.as_ptr().cast::<f32>().add(o));
+            let f = _mm256_loadu_ps(force.as_ptr().cast::<f32>().add(o));
+            if CHECK {
+                // Lanes x, y, z finite; lane w (the inverse mass) finite and >= 0.
+                let non_negative = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(xv, zero));
+                let x_ok = _mm256_and_si256(finite(xv), _mm256_or_si256(xyz, non_negative));
+                let ok = _mm256_and_si256(x_ok, _mm256_and_si256(finite(vv), finite(f)));
+                if _mm256_movemask_ps(_mm256_castsi256_ps(ok)) != 0xFF {
+                    let r = i..i + 2;
+                    let bx = if with_bx {
+                        &mut backup_x[r.clone()]
+                    } else {
+                        &mut [][..]
+                    };
+                    let w = if WIND { &wind[r.clone()] } else { wind };
+                    let (fo, bad) = super::predict_block::<BACKUP, WIND, CHECK>(
+                        &mut x[r.clone()],
+                        &mut x_prev[r.clone()],
+                        &mut v[r.clone()],
+                        &force[r.clone()],
+                        w,
+                        bx,
+                        &mut backup_v[r],
+                        m,
+                    );
+                    if fo {
+                        forced = _mm256_castsi256_ps(_mm256_set1_epi32(-1));
+                    }
+                    any_bad |= bad;
+                    continue;
+                }
+            }
+            if BACKUP {
+                // Streaming, 16 bytes a particle (the backup is only 16-byte aligned).
+                let (lo, hi) = (_mm256_castps256_ps128(xv), _mm256_extractf128_ps::<1>(xv));
+                if with_bx {
+                    let bx = backup_x.as_mut_ptr().cast::<f32>().add(o);
+                    _mm_stream_ps(bx, lo);
+                    _mm_stream_ps(bx.add(4), hi);
+                }
+                let bv = backup_v.as_mut_ptr().cast::<f32>().add(o);
+                _mm_stream_ps(bv, _mm256_castps256_ps128(vv));
+                _mm_stream_ps(bv.add(4), _mm256_extractf128_ps::<1>(vv));
+            }
+            _mm256_storeu_ps(x_prev.as_mut_ptr().cast::<f32>().add(o), xv);
+            forced = _mm256_or_ps(forced, _mm256_cmp_ps::<_CMP_NEQ_UQ>(f, zero));
+            let f = if WIND {
+                _mm256_add_ps(f, _mm256_loadu_ps(wind.as_ptr().cast::<f32>().add(o)))
+            } else {
+                f
+            };
+            let w = _mm256_permute_ps::<0b11_11_11_11>(xv);
+            let moving = _mm256_blend_ps::<XYZ>(zero, _mm256_cmp_ps::<_CMP_NEQ_UQ>(w, zero));
+            let vn = _mm256_add_ps(
+                _mm256_mul_ps(vv, damp8),
+                _mm256_mul_ps(h8, _mm256_add_ps(g8, _mm256_mul_ps(f, w))),
+            );
+            _mm256_storeu_ps(
+                v.as_mut_ptr().cast::<f32>().add(o),
+                _mm256_blendv_ps(vv, vn, moving),
+            );
+            let xn = _mm256_add_ps(xv, _mm256_mul_ps(h8, vn));
+            _mm256_storeu_ps(px.add(o), _mm256_blendv_ps(xv, xn, moving));
+        }
+        if BACKUP {
+            _mm_sfence();
+        }
+        let mut any_force = _mm256_movemask_ps(forced) != 0;
+        if n % 2 == 1 {
+            let r = n - 1..n;
+            let bx = if with_bx {
+                &mut backup_x[r.clone()]
+            } else {
+                &mut [][..]
+            };
+            let w = if WIND { &wind[r.clone()] } else { wind };
+            let bv = if BACKUP {
+                &mut backup_v[r.clone()]
+            } else {
+                &mut [][..]
+            };
+            let (fo, bad) = super::predict_block::<BACKUP, WIND, CHECK>(
+                &mut x[r.clone()],
+                &mut x_prev[r.clone()],
+                &mut v[r.clone()],
+                &force[r],
+                w,
+                bx,
+                bv,
+                m,
+            );
+            any_force |= fo;
+            any_bad |= bad;
+        }
+        (any_force, any_bad)
+    }
+
+    /// [`super::velocity_and_predict_block`], two particles at a time; an odd last particle
+    /// goes through the portable block.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn velocity_and_predict_block(
+        x: &mut [Packed4],
+        x_prev: &mut [Packed4],
+        v: &mut [Packed4],
+        force: &[Packed4],
+        inv_h: f32,
+        m: Motion,
+    ) -> (bool, f32, bool) {
+        let n = x.len();
+        let (x_prev, v, force) = (&mut x_prev[..n], &mut v[..n], &force[..n]);
+        let pointers = [
+            x.as_mut_ptr().cast::<f32>(),
+            x_prev.as_mut_ptr().cast::<f32>(),
+            v.as_mut_ptr().cast::<f32>(),
+            force.as_ptr().cast::<f32>().cast_mut(),
+        ];
+        // SAFETY: AVX2 (this function's contract); every slice holds n particles.
+        let (mut ok, mut fastest, mut forced) = pass::<true>(pointers, n / 2, inv_h, m).reduce();
+        if n % 2 == 1 {
+            let t = n - 1;
+            let (f, s2, fo) = super::velocity_and_predict_block(
+                &mut x[t..],
+                &mut x_prev[t..],
+                &mut v[t..],
+                &force[t..],
+                inv_h,
+                m,
+            );
+            ok &= f;
+            fastest = if s2 > fastest { s2 } else { fastest };
+            forced |= fo;
+        }
+        (ok, fastest, forced)
+    }
+
+    /// [`super::velocity_block`], two particles at a time; an odd last particle goes through
+    /// the portable block.
+    ///
+    /// # Safety
+    /// The CPU has AVX2.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn velocity_block(
+        v: &mut [Packed4],
+        x: &[Packed4],
+        x_prev: &[Packed4],
+        inv_h: f32,
+    ) -> (bool, f32) {
+        let n = v.len();
+        let (x, x_prev) = (&x[..n], &x_prev[..n]);
+        // Without `PREDICT` the pass writes only through the velocity pointer, and reads no
+        // force (the velocity pointer stands in for it).
+        let pv = v.as_mut_ptr().cast::<f32>();
+        let pointers = [
+            x.as_ptr().cast::<f32>().cast_mut(),
+            x_prev.as_ptr().cast::<f32>().cast_mut(),
+            pv,
+            pv,
+        ];
+        let still = Motion {
+            h: 0.0,
+            g: glam::Vec3::ZERO,
+            damp: 0.0,
+        };
+        // SAFETY: AVX2 (this function's contract); every slice holds n particles.
+        let (mut ok, mut fastest, _) = pass::<false>(pointers, n / 2, inv_h, still).reduce();
+        if n % 2 == 1 {
+            let t = n - 1;
+            let (f, s2) = super::velocity_block(&mut v[t..], &x[t..], &x_prev[t..], inv_h);
+            ok &= f;
+            fastest = if s2 > fastest { s2 } else { fastest };
+        }
+        (ok, fastest)
+    }
 }
 
 /// Sets every element of `a` to its default (zero).
@@ -534,5 +937,113 @@ mod tests {
             fused.x[5] == particles().x[5],
             "the pinned particle did not move"
         );
+    }
+
+    #[test]
+    fn the_vector_prediction_gives_the_bits_of_the_portable_one_with_backup_wind_and_bad_input() {
+        let m = Motion {
+            h: 1.0 / 240.0,
+            g: Vec3::new(0.0, -9.81, 0.0),
+            damp: 0.98,
+        };
+        let wind: Vec<Packed4> = (0..37)
+            .map(|i| Packed4::new(Vec3::new(0.1 * i as f32, 0.0, -0.2), 0.0))
+            .collect();
+        let bits = |a: &[Packed4]| -> Vec<[u32; 4]> {
+            a.iter()
+                .map(|p| [p.x, p.y, p.z, p.w].map(f32::to_bits))
+                .collect()
+        };
+        for bad in [None, Some(10), Some(36)] {
+            let mut start = particles();
+            if let Some(i) = bad {
+                start.v[i].z = f32::NAN;
+            }
+            let (mut a, mut b) = (start.clone(), start.clone());
+            let n = start.len();
+            let (mut abx, mut abv) = (vec![Packed4::default(); n], vec![Packed4::default(); n]);
+            let (mut bbx, mut bbv) = (abx.clone(), abv.clone());
+            let pa = predict_block::<true, true, true>(
+                &mut a.x,
+                &mut a.x_prev,
+                &mut a.v,
+                &a.force,
+                &wind,
+                &mut abx,
+                &mut abv,
+                m,
+            );
+            let pb = predict_best::<true, true, true>(
+                &mut b.x,
+                &mut b.x_prev,
+                &mut b.v,
+                &b.force,
+                &wind,
+                &mut bbx,
+                &mut bbv,
+                m,
+            );
+            assert_eq!(pa, pb, "{bad:?}");
+            assert_eq!(pa.1, bad.is_some());
+            for (u, w) in [
+                (&a.x, &b.x),
+                (&a.x_prev, &b.x_prev),
+                (&a.v, &b.v),
+                (&abx, &bbx),
+                (&abv, &bbv),
+            ] {
+                assert_eq!(bits(u), bits(w), "{bad:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_vector_velocity_pass_gives_the_bits_of_the_portable_one() {
+        let p = particles();
+        let (mut v, mut w) = (p.v.clone(), p.v.clone());
+        let portable = velocity_block(&mut v, &p.x, &p.x_prev, 480.0);
+        let best = velocity_best(&mut w, &p.x, &p.x_prev, 480.0);
+        assert_eq!(
+            (best.0, best.1.to_bits()),
+            (portable.0, portable.1.to_bits())
+        );
+        let bits = |a: &[Packed4]| -> Vec<[u32; 4]> {
+            a.iter()
+                .map(|p| [p.x, p.y, p.z, p.w].map(f32::to_bits))
+                .collect()
+        };
+        assert_eq!(bits(&w), bits(&v));
+    }
+
+    #[test]
+    fn the_fused_pass_reports_a_non_finite_position_and_the_largest_speed_as_the_two_passes_do() {
+        let m = Motion {
+            h: 1.0 / 60.0,
+            g: Vec3::ZERO,
+            damp: 1.0,
+        };
+        for bad in [None, Some(8), Some(36)] {
+            let mut apart = particles();
+            if let Some(i) = bad {
+                apart.x[i].y = f32::INFINITY;
+            }
+            apart.x[20].set_xyz(apart.x_prev[20].xyz() + Vec3::new(3.0, -4.0, 12.0));
+            let mut fused = apart.clone();
+            let (ok, max2) =
+                update_velocities(&Serial, &mut apart.v, &apart.x, &apart.x_prev, 60.0);
+            let (fused_ok, fused_max2, _) =
+                update_velocities_and_predict(&Serial, &mut fused, 60.0, m);
+            assert_eq!(ok, bad.is_none());
+            let expected = 13.0f32 * 13.0 * 3600.0;
+            if bad.is_none() {
+                let relative = (max2 / expected - 1.0).abs();
+                assert!(relative < 1e-4, "particle 20 is the fastest: {max2}");
+            }
+            assert_eq!(
+                (fused_ok, fused_max2.to_bits()),
+                (ok, max2.to_bits()),
+                "{bad:?}"
+            );
+        }
     }
 }
