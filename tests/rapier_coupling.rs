@@ -6,7 +6,7 @@
 
 use wobble::core::scenes;
 use wobble::glam::Vec3;
-use wobble::rapier3d::prelude::{ColliderBuilder, RigidBodyBuilder, Vector};
+use wobble::rapier3d::prelude::{ColliderBuilder, ColliderHandle, RigidBodyBuilder, Vector};
 use wobble::{Body, RapierCoupling, StepParams, WobbleError};
 
 /// The jelly (42 particles, 1 kg, radius 0.25 m at (0, 1, 0)) without its ground plane, every
@@ -34,7 +34,7 @@ fn a_jelly_hitting_a_free_box_conserves_linear_momentum() {
     let mut coupling = RapierCoupling::new(jelly(Vec3::new(3.0, 0.0, 0.0)), None).unwrap();
     coupling.friction = 0.0;
     // A 0.4 m box of 1 kg (density 1 / 0.4³), 0.75 m ahead of the jelly's centre, at rest.
-    let (box_handle, _) = coupling.rapier.insert(
+    let (box_handle, box_collider) = coupling.rapier.insert(
         RigidBodyBuilder::dynamic().translation(Vector::new(0.75, 1.0, 0.0)),
         ColliderBuilder::cuboid(0.2, 0.2, 0.2)
             .density(1.0 / 0.064)
@@ -42,8 +42,10 @@ fn a_jelly_hitting_a_free_box_conserves_linear_momentum() {
     );
     let before = coupling.momentum();
     let mut impulse = Vec3::ZERO;
+    let mut deepest = 0.0f32;
     for _ in 0..60 {
         impulse += coupling.step(&weightless()).unwrap().impulse;
+        deepest = deepest.max(deepest_inside(&coupling, box_collider));
     }
     let after = coupling.momentum();
     let rigid = coupling.rigid_momentum();
@@ -70,6 +72,33 @@ fn a_jelly_hitting_a_free_box_conserves_linear_momentum() {
         "the box's momentum is the impulses the coupling gave it"
     );
     assert!(box_body.translation().x > 0.8, "and the box moved away");
+    println!("deepest particle inside the box after a step: {deepest:e} m");
+    assert!(
+        deepest < 0.01,
+        "the contacts keep the jelly out of the box: {deepest} m inside"
+    );
+}
+
+/// How deep the deepest particle is inside collider `handle` (0 when none is inside).
+fn deepest_inside(coupling: &RapierCoupling, handle: ColliderHandle) -> f32 {
+    let collider = &coupling.rapier.colliders[handle];
+    coupling
+        .body
+        .particles
+        .x
+        .iter()
+        .map(|p| {
+            let point = Vector::new(p.x, p.y, p.z);
+            let hit = collider
+                .shape()
+                .project_point(collider.position(), point, false);
+            if hit.is_inside {
+                (hit.point - point).length()
+            } else {
+                0.0
+            }
+        })
+        .fold(0.0, f32::max)
 }
 
 #[test]
