@@ -79,6 +79,39 @@ fn a_jelly_hitting_a_free_box_conserves_linear_momentum() {
     );
 }
 
+#[test]
+fn with_friction_an_off_centre_hit_conserves_linear_momentum_and_spins_the_box() {
+    let mut coupling = RapierCoupling::new(jelly(Vec3::new(3.0, 0.0, 0.0)), None).unwrap();
+    coupling.friction = 0.5;
+    // The same box, its centre 0.2 m below the jelly's path: the hit is off centre.
+    let (box_handle, _) = coupling.rapier.insert(
+        RigidBodyBuilder::dynamic().translation(Vector::new(0.75, 0.8, 0.0)),
+        ColliderBuilder::cuboid(0.2, 0.2, 0.2).density(1.0 / 0.064),
+    );
+    let before = coupling.momentum();
+    for _ in 0..60 {
+        coupling.step(&weightless()).unwrap();
+    }
+    let after = coupling.momentum();
+    let rigid = coupling.rigid_momentum();
+    let spin = coupling.rigid_body(box_handle).unwrap().angvel();
+    let error = (after - before).length() / before.length();
+    println!(
+        "friction 0.5, off centre: momentum before {before:?}, after {after:?} (box {rigid:?}), relative change {error:e}; box angular velocity {spin:?}"
+    );
+    assert!(
+        error < 0.01,
+        "total momentum changed by {:.3}%",
+        100.0 * error
+    );
+    assert!(
+        rigid.x > 0.1 * before.x,
+        "the box gains momentum: {rigid:?}"
+    );
+    // Pushed above its centre along +x, the box turns about -z.
+    assert!(spin.z < -0.1, "the off-centre hit spins the box: {spin:?}");
+}
+
 /// How deep the deepest particle is inside collider `handle` (0 when none is inside).
 fn deepest_inside(coupling: &RapierCoupling, handle: ColliderHandle) -> f32 {
     let collider = &coupling.rapier.colliders[handle];
