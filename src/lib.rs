@@ -50,7 +50,7 @@
 //! Feature `gpu` (off by default): `wobble::gpu`, the GPU backend (`colored`, `jacobi` and
 //! `chebyshev` as wgpu compute kernels on a body resident on the device).
 //!
-//! Feature `rapier` (off by default): [`RapierCoupling`], a body stepped together with a
+//! Feature `rapier` (off by default): `wobble::RapierCoupling`, a body stepped together with a
 //! rapier3d world, whose contacts push the rigid bodies back (example `jelly_knocks_box`).
 //!
 //! Feature `serde` (off by default): [`core::BodyState`], what [`core::Body::state`] saves and

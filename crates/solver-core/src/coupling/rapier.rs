@@ -35,8 +35,9 @@
 //! move particles by `w_j ∇_j C Δλ` with translation-invariant `C` (`Σ_j ∇_j C = 0`), so they
 //! change no linear momentum; the soft body's momentum therefore changes only by gravity, the
 //! body's own shape colliders ([`Body::colliders`], kinematic, one-sided) and these contacts,
-//! and the sum `Σ m_i v_i + Σ M V` is conserved by construction up to f32 rounding (and the
-//! rigid bodies' own contacts with each other, which rapier solves). Friction (Coulomb, Macklin
+//! and the sum `Σ m_i v_i + Σ M V` is conserved by construction up to f32 rounding while the
+//! rigid bodies touch nothing else in rapier (a fixed ledge takes momentum, as it should).
+//! Friction (Coulomb, Macklin
 //! et al. 2014 §6.1 as in [`crate::collide`]) removes the tangential part of the particle's
 //! motion relative to the rigid surface, `Δx_t`, whole when `|Δx_t| < μ d` (`d` the normal
 //! push) and by `μ d / |Δx_t|` otherwise; the rigid body gets that momentum too. In PBD mode
@@ -59,8 +60,9 @@
 //! overlap, which the next substep closes); a particle moving more than `thickness +
 //! search_distance` per substep into a thin collider may tunnel (use more substeps); a
 //! particle already deep inside a collider at the start leaves through the nearest face.
-//! Rigid bodies' angular momentum gets the torques of the impulses, but only linear momentum is
-//! checked by the tests.
+//! The contacts have no restitution (the bounce is the soft body's own elasticity). Rigid
+//! bodies get the torques of the impulses too, but only linear momentum is checked by the
+//! tests.
 
 use crate::body::Body;
 use crate::constraints::{ConstraintKind, MAX_ARITY};
