@@ -50,6 +50,9 @@
 //! Feature `gpu` (off by default): `wobble::gpu`, the GPU backend (`colored`, `jacobi` and
 //! `chebyshev` as wgpu compute kernels on a body resident on the device).
 //!
+//! Feature `rapier` (off by default): `wobble::RapierCoupling`, a body stepped together with a
+//! rapier3d world, whose contacts push the rigid bodies back (example `jelly_knocks_box`).
+//!
 //! Feature `serde` (off by default): [`core::BodyState`], what [`core::Body::state`] saves and
 //! [`core::Body::restore`] puts back (to rewind in memory, with or without the feature), is
 //! `Serialize` and `Deserialize`, so a game can write it to a save file or send it over a network.
@@ -68,3 +71,7 @@ pub use solver_core::mesh::vertex_normals_into;
 pub use solver_core::step::{StepReport, StepWarning};
 pub use solver_core::{step, Body, Collider, GaussSeidel, Solver, StepParams, Wind, WobbleError};
 pub use sparse::{make_solver, Pool, SolverOptions};
+
+/// Two-way coupling with rapier3d rigid bodies (feature `rapier`), and rapier itself.
+#[cfg(feature = "rapier")]
+pub use solver_core::coupling::rapier::{self as rapier_coupling, rapier3d, RapierCoupling};

@@ -91,3 +91,12 @@ fn embedded_mesh_runs() {
 fn custom_solver_runs() {
     runs_and_prints("custom_solver", &["mean stretch damped-jacobi"]);
 }
+
+#[cfg(feature = "rapier")]
+#[test]
+fn jelly_knocks_box_runs() {
+    runs_and_prints(
+        "jelly_knocks_box",
+        &["box height before", "box fell off the ledge: yes"],
+    );
+}

@@ -22,6 +22,8 @@
 //!   which names the particle and stage a divergence began at.
 //! - [`collide`]: plane, sphere, capsule and box colliders with friction and restitution
 //!   ([`Collider::sphere`] and the other checked constructors).
+//! - `coupling` (feature `rapier`): two-way coupling of a body with rapier3d rigid bodies
+//!   (`coupling::rapier::RapierCoupling`: contacts push the rigid bodies back with impulses).
 //! - [`mesh`]: mesh input: triangle meshes, welding, edge adjacency, normals (also straight
 //!   from particles, [`mesh::vertex_normals_into`]), OBJ loading;
 //!   [`mesh::repair`] (repair or strict refusal of an artist's defects), [`mesh::tetgen`]
@@ -50,6 +52,8 @@ pub mod body;
 pub mod build;
 pub mod collide;
 pub mod constraints;
+#[cfg(feature = "rapier")]
+pub mod coupling;
 pub mod effects;
 pub mod error;
 pub mod figures;
