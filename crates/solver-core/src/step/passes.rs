@@ -8,6 +8,12 @@
 //! iteration; left serial, they would cap what a second thread can gain (the measured share is
 //! in `docs/performance-notes.md`). Each pass computes every particle from that particle alone, so how the blocks are shared out never changes a
 //! bit of the result.
+//!
+//! Each block runs on `wide::f32x4` (one particle per vector), or, where the running CPU has
+//! AVX2, on its twin in `avx2` with two particles per 256-bit vector, chosen at run time: the
+//! same IEEE operations in the same order and nothing fused, so both give the same bits (the
+//! unit tests compare them), and the prediction is checked, backed up and rolled back exactly
+//! as the portable block does it.
 
 use crate::body::particles::{Packed4, Particles};
 use crate::shared_mut::SharedMut;
