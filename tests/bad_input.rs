@@ -2,9 +2,12 @@
 //! produces, and the message (or outcome) quoted in the row must appear in what the code says.
 //! Extreme but valid parameters are run here too, and their outcome is what the README states.
 
+mod common;
+
+use common::hit_on;
 use solver_core::constraints::Drag;
 use solver_core::glam::Vec3;
-use solver_core::interaction::picking::{grab, Hit};
+use solver_core::interaction::picking::grab;
 use solver_core::mesh::repair::{parse_obj_repaired, repair, MeshOptions};
 use solver_core::mesh::TriMesh;
 use solver_core::{
@@ -197,14 +200,7 @@ fn bad_input_cases() -> BTreeMap<&'static str, Vec<String>> {
     m.insert(
         "non-finite-drag-target",
         spoilt(&|b| {
-            let t = b.topology.triangles[0];
-            let hit = Hit {
-                triangle: 0,
-                corners: t,
-                barycentric: [0.5, 0.25, 0.25],
-                distance: 1.0,
-                point: b.particles.position(t[0] as usize),
-            };
+            let hit = hit_on(b, 0, [0.5, 0.25, 0.25]);
             grab(b, &hit, 0.0).unwrap();
             let drag = b
                 .constraints
