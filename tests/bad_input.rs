@@ -82,22 +82,15 @@ fn bad_input_cases() -> BTreeMap<&'static str, Vec<String>> {
             load(&[b'v', b' ', 0xff, 0xfe], true),
         ],
     );
-    m.insert(
-        "duplicate-vertex",
-        both(&format!("{QUAD}v 0 0 0\nf 1 2 3\nf 5 3 4\n")),
-    );
-    m.insert(
-        "zero-area-triangle",
-        both(&format!("{QUAD}f 1 2 3\nf 1 3 4\nf 1 2 2\n")),
-    );
-    m.insert(
-        "duplicate-triangle",
-        both(&format!("{QUAD}f 1 2 3\nf 1 3 4\nf 3 1 4\n")),
-    );
-    m.insert(
-        "unused-vertex",
-        both(&format!("{QUAD}v 5 5 5\nf 1 2 3\nf 1 3 4\n")),
-    );
+    // The quad's four vertices, then what spoils it.
+    for (case, rest) in [
+        ("duplicate-vertex", "v 0 0 0\nf 1 2 3\nf 5 3 4\n"),
+        ("zero-area-triangle", "f 1 2 3\nf 1 3 4\nf 1 2 2\n"),
+        ("duplicate-triangle", "f 1 2 3\nf 1 3 4\nf 3 1 4\n"),
+        ("unused-vertex", "v 5 5 5\nf 1 2 3\nf 1 3 4\n"),
+    ] {
+        m.insert(case, both(&format!("{QUAD}{rest}")));
+    }
     m.insert(
         "non-manifold-edge",
         both("v 0 0 0\nv 1 0 0\nv 0.5 1 0\nv 0.5 0 1\nv 0.5 -1 0\nf 1 2 3\nf 2 1 4\nf 1 2 5\n"),
