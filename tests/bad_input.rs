@@ -2,9 +2,12 @@
 //! produces, and the message (or outcome) quoted in the row must appear in what the code says.
 //! Extreme but valid parameters are run here too, and their outcome is what the README states.
 
+mod common;
+
+use common::hit_on;
 use solver_core::constraints::Drag;
 use solver_core::glam::Vec3;
-use solver_core::interaction::picking::{grab, Hit};
+use solver_core::interaction::picking::grab;
 use solver_core::mesh::repair::{parse_obj_repaired, repair, MeshOptions};
 use solver_core::mesh::TriMesh;
 use solver_core::{
@@ -79,22 +82,15 @@ fn bad_input_cases() -> BTreeMap<&'static str, Vec<String>> {
             load(&[b'v', b' ', 0xff, 0xfe], true),
         ],
     );
-    m.insert(
-        "duplicate-vertex",
-        both(&format!("{QUAD}v 0 0 0\nf 1 2 3\nf 5 3 4\n")),
-    );
-    m.insert(
-        "zero-area-triangle",
-        both(&format!("{QUAD}f 1 2 3\nf 1 3 4\nf 1 2 2\n")),
-    );
-    m.insert(
-        "duplicate-triangle",
-        both(&format!("{QUAD}f 1 2 3\nf 1 3 4\nf 3 1 4\n")),
-    );
-    m.insert(
-        "unused-vertex",
-        both(&format!("{QUAD}v 5 5 5\nf 1 2 3\nf 1 3 4\n")),
-    );
+    // The quad's four vertices, then what spoils it.
+    for (case, rest) in [
+        ("duplicate-vertex", "v 0 0 0\nf 1 2 3\nf 5 3 4\n"),
+        ("zero-area-triangle", "f 1 2 3\nf 1 3 4\nf 1 2 2\n"),
+        ("duplicate-triangle", "f 1 2 3\nf 1 3 4\nf 3 1 4\n"),
+        ("unused-vertex", "v 5 5 5\nf 1 2 3\nf 1 3 4\n"),
+    ] {
+        m.insert(case, both(&format!("{QUAD}{rest}")));
+    }
     m.insert(
         "non-manifold-edge",
         both("v 0 0 0\nv 1 0 0\nv 0.5 1 0\nv 0.5 0 1\nv 0.5 -1 0\nf 1 2 3\nf 2 1 4\nf 1 2 5\n"),
@@ -197,14 +193,7 @@ fn bad_input_cases() -> BTreeMap<&'static str, Vec<String>> {
     m.insert(
         "non-finite-drag-target",
         spoilt(&|b| {
-            let t = b.topology.triangles[0];
-            let hit = Hit {
-                triangle: 0,
-                corners: t,
-                barycentric: [0.5, 0.25, 0.25],
-                distance: 1.0,
-                point: b.particles.position(t[0] as usize),
-            };
+            let hit = hit_on(b, 0, [0.5, 0.25, 0.25]);
             grab(b, &hit, 0.0).unwrap();
             let drag = b
                 .constraints

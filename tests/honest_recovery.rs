@@ -5,8 +5,11 @@
 //! game did not spoil is as it was, and the next step runs. For the reference Gauss-Seidel,
 //! the colored and the Jacobi solver.
 
+mod common;
+
+use common::hit_on;
 use solver_core::constraints::Drag;
-use solver_core::interaction::picking::{grab, Hit};
+use solver_core::interaction::picking::grab;
 use solver_core::{figures, scenes, step, Body, StepParams, WobbleError};
 use sparse::{make_solver, SolverOptions};
 
@@ -16,14 +19,7 @@ const SOLVERS: [&str; 3] = ["gs", "colored", "jacobi"];
 /// 60, stepped 5 times.
 fn game_cloth(solver: &str) -> (Body, Box<dyn solver_core::Solver>) {
     let mut body = scenes::cloth(8).unwrap();
-    let t = body.topology.triangles[20];
-    let hit = Hit {
-        triangle: 20,
-        corners: t,
-        barycentric: [0.2, 0.3, 0.5],
-        distance: 1.0,
-        point: body.particles.position(t[0] as usize),
-    };
+    let hit = hit_on(&body, 20, [0.2, 0.3, 0.5]);
     grab(&mut body, &hit, 1e-4).unwrap();
     let a = body.attach(60).unwrap();
     body.move_attachment(a, solver_core::glam::Vec3::new(0.5, 1.1, 1.0))

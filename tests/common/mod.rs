@@ -1,13 +1,27 @@
 //! Shared helpers of the analytic tests (tests/chain_static_stretch.rs and its siblings): the
 //! solver configurations every check runs, small bodies with known closed-form behaviour, and a
 //! table that prints every configuration's figure before it asserts, so that a failing run still
-//! shows the figures of all of them.
+//! shows the figures of all of them. Also the ray hit the game-API tests grab a cloth by.
 #![allow(dead_code)]
 
 use solver_core::glam::Vec3;
+use solver_core::interaction::picking::Hit;
 use solver_core::{step, Body, DistanceConstraints, Particles, StepParams, WobbleError};
 use solver_core::{Constraints, Solver, Topology};
 use sparse::{make_solver, SolverOptions, SOLVER_NAMES};
+
+/// A ray hit on `triangle` of `body` at `barycentric`, its point at the triangle's first corner:
+/// what a game's pick hands `grab`.
+pub fn hit_on(body: &Body, triangle: u32, barycentric: [f32; 3]) -> Hit {
+    let corners = body.topology.triangles[triangle as usize];
+    Hit {
+        triangle,
+        corners,
+        barycentric,
+        distance: 1.0,
+        point: body.particles.position(corners[0] as usize),
+    }
+}
 
 /// One solver configuration under test.
 pub struct Config {
