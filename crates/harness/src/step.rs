@@ -15,7 +15,7 @@ use std::time::Instant;
 /// Arguments of `wobble step`.
 #[derive(Args, Debug, Clone)]
 pub struct StepArgs {
-    /// Scene: cloth, rope, flag, jelly, cube or mesh; or the worlds drape, tunnel and bodies.
+    /// Scene: cloth, rope, flag, jelly, cube or mesh; or the worlds drape, tunnel, stack and bodies.
     #[arg(long, default_value = "cloth")]
     pub scene: String,
     /// Size parameter (grid side; subdivision level for jelly; cells per side for cube).

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::Instant;
 
 /// The scenes `wobble step` runs as a [`World`].
-pub const WORLD_SCENES: &[&str] = &["drape", "tunnel", "bodies"];
+pub const WORLD_SCENES: &[&str] = &["drape", "tunnel", "stack", "bodies"];
 
 /// Vertical gap between the bodies of the `bodies` world as they are stacked (m).
 pub const STACK_GAP: f32 = 0.05;
@@ -68,6 +68,7 @@ fn build_world(args: &StepArgs) -> Result<World, Error> {
     let mut world = match args.scene.as_str() {
         "drape" => solver_core::scenes::drape(args.n, !args.no_self_collision)?,
         "tunnel" => solver_core::scenes::tunnel()?,
+        "stack" => solver_core::scenes::stack()?,
         "bodies" => bodies_world(args)?,
         other => return Err(Error::Arg(format!("'{other}' is not a world scene"))),
     };

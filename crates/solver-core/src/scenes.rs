@@ -583,6 +583,29 @@ pub fn mesh_scene_with(
     Ok((body, report))
 }
 
+/// Side of a `stack` block (m).
+pub const STACK_BLOCK: f32 = 0.5;
+
+/// Gap between the `stack` blocks, and between the lowest one and the ground, at the start (m).
+pub const STACK_GAP: f32 = 0.05;
+
+/// The `stack` world: three jelly blocks, each a [`STACK_BLOCK`] m cube of 3³ cells of
+/// tetrahedra (distance and volume compliance 1e-4 m/N, 1 kg), one above the other, aligned,
+/// [`STACK_GAP`] apart and the lowest that far above the ground (friction 0.5), so that they
+/// fall onto each other and come to rest as a tower.
+pub fn stack() -> Result<crate::world::World> {
+    let mut world = crate::world::World::new();
+    for i in 0..3 {
+        let y = STACK_GAP + i as f32 * (STACK_BLOCK + STACK_GAP);
+        let corner = Vec3::new(-0.5 * STACK_BLOCK, y, -0.5 * STACK_BLOCK);
+        let mesh = cube_tets(3, corner, STACK_BLOCK)?;
+        let mut body = body_from_tetmesh(&mesh, 1.0, 1e-4, 1e-4)?;
+        body.add_collider(Collider::ground(0.5, 0.0));
+        world.add_body(body, None)?;
+    }
+    Ok(world)
+}
+
 /// Side of the `drape` cloth (m).
 pub const DRAPE_SIZE: f32 = 1.6;
 

@@ -6,10 +6,13 @@
 //! Theory. A plane contact of particle `i` is the inequality `C = o - n · x_i <= 0` (the
 //! half-space `n · x >= o` is free), `∇C = -n`; a pair contact of particles `i`, `j` (self
 //! collision) is `C = d - |x_i - x_j| <= 0`, `∇_i C = -u`, `∇_j C = u` with
-//! `u = (x_i - x_j) / |x_i - x_j|`. Both are rigid (α = 0), so the XPBD update of
+//! `u = (x_i - x_j) / |x_i - x_j|`. Pair contacts and contacts with a static or already
+//! solved surface are rigid (α = 0), so the XPBD update of
 //! [`crate::constraints::project_generic`] moves the particles by exactly the violation,
-//! shared by inverse mass, and its multiplier `λ` accumulates the normal correction:
-//! `pushed = -k w λ` for a plane contact (k the PBD scale, 1 in XPBD). Friction (Macklin et al.
+//! shared by inverse mass; a plane contact with another body's predicted surface has the
+//! compliance `α = w_t h²` ([`crate::world`]), which leaves that body its share. The
+//! multiplier `λ` accumulates the normal correction: `pushed = -k w λ` for a plane contact
+//! (k the PBD scale, 1 in XPBD). Friction (Macklin et al.
 //! 2014, §6.1, as [`crate::collide`]): after the substep the tangential part of
 //! `Δx = (x - x₀) - Δs` (`Δs` the contact surface's own motion over the substep) is removed
 //! whole when `|Δx_t| < μ pushed`, and scaled by `μ pushed / |Δx_t|` otherwise; the velocity
@@ -36,6 +39,8 @@ pub struct WorldContacts {
     friction: Vec<f32>,
     /// Each contact surface's displacement over the substep (zero for a static one).
     surface_motion: Vec<Vec3>,
+    /// XPBD compliance α of each contact (m/N).
+    compliance: Vec<f32>,
     /// The mean rest distance, the scale of the residual.
     scale: f32,
 }
@@ -50,10 +55,19 @@ impl WorldContacts {
         self.offset.clear();
         self.friction.clear();
         self.surface_motion.clear();
+        self.compliance.clear();
         self.scale = scale;
     }
 
-    fn push(&mut self, ids: &[u32], normal: Vec3, offset: f32, friction: f32, motion: Vec3) {
+    fn push(
+        &mut self,
+        ids: &[u32],
+        normal: Vec3,
+        offset: f32,
+        friction: f32,
+        motion: Vec3,
+        alpha: f32,
+    ) {
         if self.start.is_empty() {
             self.start.push(0);
         }
@@ -63,17 +77,26 @@ impl WorldContacts {
         self.offset.push(offset);
         self.friction.push(friction);
         self.surface_motion.push(motion);
+        self.compliance.push(alpha);
     }
 
     /// Adds the plane contact `n · x_particle >= offset` (`n` unit length) with friction `mu`
-    /// against a surface that moves by `motion` over the substep.
-    pub fn push_plane(&mut self, particle: u32, n: Vec3, offset: f32, mu: f32, motion: Vec3) {
-        self.push(&[particle], n, offset, mu, motion);
+    /// and compliance `alpha` against a surface that moves by `motion` over the substep.
+    pub fn push_plane(
+        &mut self,
+        particle: u32,
+        n: Vec3,
+        offset: f32,
+        mu: f32,
+        motion: Vec3,
+        alpha: f32,
+    ) {
+        self.push(&[particle], n, offset, mu, motion, alpha);
     }
 
     /// Adds the pair contact `|x_i - x_j| >= distance` (`i != j`).
     pub fn push_pair(&mut self, i: u32, j: u32, distance: f32) {
-        self.push(&[i, j], Vec3::ZERO, distance, 0.0, Vec3::ZERO);
+        self.push(&[i, j], Vec3::ZERO, distance, 0.0, Vec3::ZERO, 0.0);
     }
 
     /// Number of plane contacts and of pair contacts.
@@ -129,8 +152,8 @@ impl ConstraintKind for WorldContacts {
     fn particles(&self, c: usize) -> &[u32] {
         &self.ids[self.start[c] as usize..self.start[c + 1] as usize]
     }
-    fn compliance(&self, _c: usize) -> f32 {
-        0.0
+    fn compliance(&self, c: usize) -> f32 {
+        self.compliance[c]
     }
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         let ids = self.particles(c);

@@ -11,10 +11,13 @@
 //! `r + margin` of `x̃` is one. The first crossing wins, then the nearest. The contact is the
 //! triangle's plane pushed out by `r`: `n · x >= n · a + r`, with `n` the face normal turned to
 //! the side `x₀` lies on (for an open mesh) or outward (for a closed one, so that a particle
-//! that started inside leaves through the nearest face). Against another body's surface of
-//! corner inverse masses `w_k` (blended at the contact point) the particle takes only its
-//! share `w / (w + w_t)` of the predicted penetration `p`, the plane moving back by
-//! `(1 - share) p`; the other body's particles take the rest against this body's surface.
+//! that started inside leaves through the nearest face). On a closed surface, triangles whose
+//! nearest points are equally near (the faces meeting at the edge or corner nearest the
+//! particle) go to the face whose plane the particle's prediction lies furthest in front of:
+//! a particle settling onto a block's top face right above its edge is held by the top face,
+//! not pushed sideways by the side face. Against another body's surface the contact carries
+//! that surface's inverse mass `w_t` (blended from its corners at the contact point,
+//! [`PlaneHit::surface_w`]); [`crate::world`] turns it into the contact's compliance.
 //!
 //! Remaining failures: the plane of a triangle extends past its edges, so near a convex edge
 //! (a stair's nose) a particle within `r + margin` of the edge is held at the plane's height a
@@ -44,6 +47,9 @@ pub struct MeshCollider {
     pub thickness: f32,
     /// Coulomb friction coefficient μ.
     pub friction: f32,
+    /// True once a world has moved this body surface to its solved positions for the
+    /// substep (contacts with it are then rigid).
+    pub(crate) solved: bool,
 }
 
 /// A contact plane a particle must stay in front of: `normal · x >= offset`.
@@ -55,6 +61,8 @@ pub struct PlaneHit {
     pub offset: f32,
     /// The surface's displacement at the contact over the substep.
     pub motion: Vec3,
+    /// The surface's inverse mass at the contact point (0 for a static mesh).
+    pub surface_w: f32,
 }
 
 fn check_coefficients(thickness: f32, friction: f32) -> Result<()> {
@@ -113,12 +121,15 @@ impl MeshCollider {
             closed,
             thickness,
             friction,
+            solved: false,
         })
     }
 
-    /// Moves the surface to `x` (the prediction of the substep, inverse masses in w), having
-    /// moved by `motion` per vertex over it, and refits the hierarchy.
-    pub(crate) fn update(&mut self, x: &[Packed4], motion: &[Vec3]) -> Result<()> {
+    /// Moves the surface to `x` (inverse masses in w), having moved by `motion` per vertex
+    /// over the substep, and refits the hierarchy; `solved` says whether `x` is the body's
+    /// solved state (otherwise its prediction).
+    pub(crate) fn update(&mut self, x: &[Packed4], motion: &[Vec3], solved: bool) -> Result<()> {
+        self.solved = solved;
         self.x.clear();
         self.x.extend_from_slice(x);
         self.motion.clear();
@@ -136,15 +147,18 @@ impl MeshCollider {
         self.bvh.boxes().next().unwrap_or((Vec3::ZERO, Vec3::ZERO))
     }
 
-    /// The contact of a particle of inverse mass `w` moving from `from` to `to` this substep
-    /// (module doc), or `None` when it neither crosses nor comes within the thickness plus
-    /// `margin` of any triangle.
-    pub fn contact(&self, from: Vec3, to: Vec3, w: f32, margin: f32) -> Option<PlaneHit> {
+    /// The contact of a particle moving from `from` to `to` this substep (module doc), or
+    /// `None` when it neither crosses nor comes within the thickness plus `margin` of any
+    /// triangle.
+    pub fn contact(&self, from: Vec3, to: Vec3, margin: f32) -> Option<PlaneHit> {
         let reach = self.thickness + margin;
         let lo = from.min(to) - Vec3::splat(reach);
         let hi = from.max(to) + Vec3::splat(reach);
-        // (crossing, key, triangle, barycentric): crossings first by t, then nearest.
-        let mut best: Option<(bool, f32, [u32; 3], Vec3)> = None;
+        // (crossing, key, triangle, barycentric, signed distance of `to` from the face's
+        // plane): crossings first by t, then the nearest, near-equal distances on a closed
+        // surface by the signed distance (module doc).
+        let tie = if self.closed { 1e-3 * reach } else { -1.0 };
+        let mut best: Option<(bool, f32, [u32; 3], Vec3, f32)> = None;
         self.bvh.for_each_overlapping(lo, hi, |_, tri| {
             let [a, b, c] = tri.map(|v| self.x[v as usize].xyz());
             let candidate = match segment_triangle(from, to, a, b, c) {
@@ -156,16 +170,24 @@ impl MeshCollider {
                 }
             };
             if let Some((crossing, key, bary)) = candidate {
+                let side = (b - a).cross(c - a).normalize_or_zero().dot(to - a);
                 let better = match best {
                     None => true,
-                    Some((bc, bk, ..)) => (crossing && !bc) || (crossing == bc && key < bk),
+                    Some((bc, bk, _, _, bs)) if crossing == bc => {
+                        if !crossing && (key - bk).abs() <= tie {
+                            side > bs
+                        } else {
+                            key < bk
+                        }
+                    }
+                    Some((bc, ..)) => crossing && !bc,
                 };
                 if better {
-                    best = Some((crossing, key, tri, bary));
+                    best = Some((crossing, key, tri, bary, side));
                 }
             }
         });
-        let (_, _, tri, bary) = best?;
+        let (_, _, tri, bary, _) = best?;
         let [a, b, c] = tri.map(|v| self.x[v as usize].xyz());
         let face = (b - a).cross(c - a);
         let len = face.length();
@@ -178,17 +200,11 @@ impl MeshCollider {
         }
         let blend =
             |f: &dyn Fn(u32) -> f32| bary.x * f(tri[0]) + bary.y * f(tri[1]) + bary.z * f(tri[2]);
-        let w_surface = blend(&|v| self.x[v as usize].w);
-        let share = if w_surface > 0.0 {
-            w / (w + w_surface)
-        } else {
-            1.0
-        };
-        if !share.is_finite() {
+        let surface_w = blend(&|v| self.x[v as usize].w);
+        if !surface_w.is_finite() {
             return None;
         }
-        let full = n.dot(a) + self.thickness;
-        let penetration = (full - n.dot(to)).max(0.0);
+        let offset = n.dot(a) + self.thickness;
         let motion = if self.motion.is_empty() {
             Vec3::ZERO
         } else {
@@ -197,8 +213,9 @@ impl MeshCollider {
         };
         Some(PlaneHit {
             normal: n,
-            offset: full - (1.0 - share) * penetration,
+            offset,
             motion,
+            surface_w,
         })
     }
 }

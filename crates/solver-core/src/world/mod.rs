@@ -2,38 +2,47 @@
 //! against triangle meshes and within a body (self-collision), found once per substep and
 //! solved inside the iterations.
 //!
-//! Each substep of [`World::step`] does, for every body at once:
+//! Each substep of [`World::step`] does:
 //!
 //! 1. clamp the velocities of self-colliding bodies ([`SelfCollision`], bounded travel);
 //! 2. predict every body's surface, `x̃ = x + h (d v + h g)` (the step loop's prediction
-//!    without the external forces), as a [`MeshCollider`] the other bodies collide with;
-//! 3. for each body, independently of the others: find its contacts into its
+//!    without the external forces), as a [`MeshCollider`] the other bodies collide with, and
+//!    the box its particles sweep; give each body a level, one more than the last body
+//!    before it whose box, grown by the contact reach, it overlaps (0 if none);
+//! 3. level by level, for the bodies of the level at once: find each one's contacts into its
 //!    [`WorldContacts`] table (each particle's path `x → x̃` against the static meshes and
-//!    the other bodies' predicted surfaces, [`MeshCollider::contact`]; particle pairs of its
-//!    own for self-collision), step it one substep with its own solver ([`crate::step()`],
-//!    which projects the table after every solver iteration since the kind is
+//!    the other bodies' surfaces, [`MeshCollider::contact`]; particle pairs of its own for
+//!    self-collision), step it one substep with its own solver ([`crate::step()`], which
+//!    projects the table after every solver iteration since the kind is
 //!    [`crate::ConstraintKind::projected_by_step_loop`], and sweeps its own shape colliders
-//!    against tunnelling, [`crate::collide`]), then apply the contacts' friction.
+//!    against tunnelling, [`crate::collide`]), apply the contacts' friction, and then move
+//!    its surface to its solved positions.
 //!
 //! Theory. Inside a body the contacts are solved Gauss-Seidel style with its constraints
-//! (after each solver iteration); between bodies the coupling is Jacobi style: each body sees
-//! the others frozen at their prediction for the substep and takes its share of each
-//! penetration by inverse mass ([`crate::world::mesh_collider`]), so that two bodies meeting
-//! resolve their overlap once between them, not twice, and a light body yields to a heavy
-//! one. The contact constraint and its XPBD update, and the friction, are in
-//! [`crate::world::contacts`]. Because step 3 reads only the body's own state and the
-//! predictions of step 2, the bodies are stepped in parallel (rayon, with the `parallel`
-//! feature) and every result is the same bits for any thread count, or without threads.
+//! (after each solver iteration). Between bodies that may touch, the coupling is Gauss-Seidel
+//! too, in index order: a body sees the bodies before it at their solved positions for the
+//! substep, as rigid surfaces it takes the whole penetration from, and the bodies after it at
+//! their predictions, with the XPBD compliance `α = w_t h²` (`w_t` that surface's inverse
+//! mass at the contact), so that `Δλ = (-C - α̃λ) / (w + α̃)` with `α̃ = w_t` moves the
+//! particle by `w / (w + w_t)` of the penetration and leaves the rest to the later body, which
+//! then meets the solved surface. A compliance rather than a fixed share keeps the contact in
+//! balance with the body's own constraints over the iterations, so a block under a load holds
+//! its shape instead of yielding a dent the load then sinks into. Bodies of one level cannot
+//! touch each other this substep, so they are stepped in parallel (rayon, with the `parallel`
+//! feature); the levels depend on the boxes alone, so every result is the same bits for any
+//! thread count, or without threads. The contact constraint and its XPBD update, and the
+//! friction, are in [`crate::world::contacts`].
 //!
-//! Remaining failures: the other body's surface is frozen for the substep, so two bodies
-//! closing faster than their thickness per substep may overlap by what they moved in it
-//! (more substeps cure it); a particle already deep inside another body at the start (bodies
-//! created intersecting) is pushed out through the nearest face, which may be the far one;
-//! bodies pressed together for long do not settle: three squashed jellies (1 kg, 162
-//! vertices, 8 substeps of 10 iterations) dropped on each other keep particles moving at 1 to
-//! 3 m/s and the upper ones slide off within 2 s, so a resting stack is not yet supported (the
-//! frozen, Jacobi-style coupling between bodies is the first suspect); see also
-//! [`crate::world::mesh_collider`] and [`crate::world::self_collision`].
+//! Remaining failures: a body is solved against the prediction of the bodies after it, so two
+//! bodies closing faster than their thickness per substep may overlap by what they moved in
+//! it (more substeps cure it); a particle already deep inside another body at the start
+//! (bodies created intersecting) is pushed out through the nearest face, which may be the far
+//! one; a block placed off-centre on another so that a row of its particles ends within the
+//! thickness beside the lower block's edge is pushed sideways by the side face there and
+//! walks off (the `stack` scene's blocks are aligned; offsets of 1 to 5 cm slide off within
+//! 2 s); a chain of bodies in contact is solved one after the other, so a pile of many bodies
+//! loses the parallelism; see also [`crate::world::mesh_collider`] and
+//! [`crate::world::self_collision`].
 
 pub mod contacts;
 pub mod mesh_collider;
@@ -228,46 +237,84 @@ impl World {
                 x.xyz() + h * (v.xyz() * damp + h * g)
             }
         };
+        let reach = self.thickness + sub.contact_margin.max(self.search_distance);
         let mut motion = Vec::new();
         let mut predicted = Vec::new();
+        let mut boxes = Vec::with_capacity(self.bodies.len());
         for (b, surface) in self.bodies.iter().zip(self.surfaces.iter_mut()) {
+            let p = &b.body.particles;
+            predicted.clear();
+            motion.clear();
+            let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+            for (x, v) in p.x.iter().zip(&p.v) {
+                let to = predict(*x, *v);
+                lo = lo.min(to.min(x.xyz()));
+                hi = hi.max(to.max(x.xyz()));
+                predicted.push(Packed4::new(to, x.w));
+                motion.push(to - x.xyz());
+            }
+            boxes.push((lo - Vec3::splat(reach), hi + Vec3::splat(reach)));
             if let Some(surface) = surface {
-                let p = &b.body.particles;
-                predicted.clear();
-                motion.clear();
-                for (x, v) in p.x.iter().zip(&p.v) {
-                    let to = predict(*x, *v);
-                    predicted.push(Packed4::new(to, x.w));
-                    motion.push(to - x.xyz());
-                }
-                surface.update(&predicted, &motion)?;
+                surface.update(&predicted, &motion, false)?;
                 surface.thickness = self.thickness;
                 surface.friction = self.friction;
             }
         }
-        let (meshes, surfaces) = (&self.meshes, &self.surfaces);
+        let levels = solve_levels(&boxes);
         let margin = sub.contact_margin.max(self.search_distance);
         let k = sub.correction_scale();
-        let results: Vec<Result<usize>> = self
-            .bodies
-            .par_iter_mut()
-            .enumerate()
-            .map(|(index, b)| step_one(b, index, meshes, surfaces, sub, margin, k, &predict))
-            .collect();
         let mut total = 0;
-        for (index, r) in results.into_iter().enumerate() {
-            match r {
-                Ok(n) => total += n,
-                Err(e) => {
-                    return Err(WobbleError::InBody {
-                        index,
-                        source: Box::new(e),
-                    })
+        for level in 0..=levels.iter().copied().max().unwrap_or(0) {
+            let (meshes, surfaces) = (&self.meshes, &self.surfaces);
+            let results: Vec<(usize, Result<usize>)> = self
+                .bodies
+                .par_iter_mut()
+                .enumerate()
+                .filter(|(index, _)| levels[*index] == level)
+                .map(|(index, b)| {
+                    let r = step_one(b, index, meshes, surfaces, sub, margin, k, &predict);
+                    (index, r)
+                })
+                .collect();
+            for (index, r) in results {
+                match r {
+                    Ok(n) => total += n,
+                    Err(e) => {
+                        return Err(WobbleError::InBody {
+                            index,
+                            source: Box::new(e),
+                        })
+                    }
+                }
+                if let Some(surface) = &mut self.surfaces[index] {
+                    let p = &self.bodies[index].body.particles;
+                    motion.clear();
+                    motion.extend(p.x.iter().zip(&p.x_prev).map(|(x, x0)| x.xyz() - x0.xyz()));
+                    surface.update(&p.x, &motion, true)?;
                 }
             }
         }
         Ok(total)
     }
+}
+
+/// The level at which each body is solved within a substep, from the boxes its particles
+/// sweep (grown by the contact reach): a body comes one level after the last body before it
+/// whose box it overlaps, so that bodies that may touch are solved one after the other in
+/// index order and the others together.
+fn solve_levels(boxes: &[(Vec3, Vec3)]) -> Vec<usize> {
+    let mut levels: Vec<usize> = Vec::with_capacity(boxes.len());
+    for (i, (lo, hi)) in boxes.iter().enumerate() {
+        let level = boxes[..i]
+            .iter()
+            .zip(&levels)
+            .filter(|((l, h), _)| lo.cmple(*h).all() && hi.cmpge(*l).all())
+            .map(|(_, &level)| level + 1)
+            .max()
+            .unwrap_or(0);
+        levels.push(level);
+    }
+    levels
 }
 
 /// Step 3 of a substep (module doc) for body `index`; returns its contact count.
@@ -295,6 +342,7 @@ fn step_one(
         .expect("the world's contact table");
     table.clear(scale);
     let p = &body.particles;
+    let h2 = sub.dt * sub.dt;
     let others = surfaces
         .iter()
         .enumerate()
@@ -313,8 +361,11 @@ fn step_one(
                 if from.min(to).cmpgt(hi + reach).any() || from.max(to).cmplt(lo - reach).any() {
                     continue;
                 }
-                if let Some(hit) = c.contact(from, to, x.w, margin) {
-                    table.push_plane(i as u32, hit.normal, hit.offset, c.friction, hit.motion);
+                if let Some(hit) = c.contact(from, to, margin) {
+                    let alpha = if c.solved { 0.0 } else { hit.surface_w * h2 };
+                    table.push_plane(
+                        i as u32, hit.normal, hit.offset, c.friction, hit.motion, alpha,
+                    );
                 }
             }
         }
