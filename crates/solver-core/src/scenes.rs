@@ -589,15 +589,20 @@ pub const STACK_BLOCK: f32 = 0.5;
 /// Gap between the `stack` blocks, and between the lowest one and the ground, at the start (m).
 pub const STACK_GAP: f32 = 0.05;
 
+/// Horizontal offset of each `stack` block from the one below (m): the blocks are staggered,
+/// so that edges of one lie across the faces of the next.
+pub const STACK_STAGGER: Vec3 = Vec3::new(0.04, 0.0, 0.03);
+
 /// The `stack` world: three jelly blocks, each a [`STACK_BLOCK`] m cube of 3³ cells of
-/// tetrahedra (distance and volume compliance 1e-4 m/N, 1 kg), one above the other, aligned,
-/// [`STACK_GAP`] apart and the lowest that far above the ground (friction 0.5), so that they
-/// fall onto each other and come to rest as a tower.
+/// tetrahedra (distance and volume compliance 1e-4 m/N, 1 kg), one above the other, each
+/// [`STACK_STAGGER`] off the one below, [`STACK_GAP`] apart and the lowest that far above the
+/// ground (friction 0.5), so that they fall onto each other and come to rest as a tower.
 pub fn stack() -> Result<crate::world::World> {
     let mut world = crate::world::World::new();
     for i in 0..3 {
         let y = STACK_GAP + i as f32 * (STACK_BLOCK + STACK_GAP);
-        let corner = Vec3::new(-0.5 * STACK_BLOCK, y, -0.5 * STACK_BLOCK);
+        let corner =
+            Vec3::new(-0.5 * STACK_BLOCK, y, -0.5 * STACK_BLOCK) + STACK_STAGGER * i as f32;
         let mesh = cube_tets(3, corner, STACK_BLOCK)?;
         let mut body = body_from_tetmesh(&mesh, 1.0, 1e-4, 1e-4)?;
         body.add_collider(Collider::ground(0.5, 0.0));

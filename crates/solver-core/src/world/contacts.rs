@@ -6,7 +6,9 @@
 //! Theory. A plane contact of particle `i` is the inequality `C = o - n · x_i <= 0` (the
 //! half-space `n · x >= o` is free), `∇C = -n`; a pair contact of particles `i`, `j` (self
 //! collision) is `C = d - |x_i - x_j| <= 0`, `∇_i C = -u`, `∇_j C = u` with
-//! `u = (x_i - x_j) / |x_i - x_j|`. Pair contacts and contacts with a static or already
+//! `u = (x_i - x_j) / |x_i - x_j|`; a triangle contact keeps the point `X = Σ b_k x_k` of one of
+//! the body's triangles (normal `n`) behind a fixed point `p` of another body,
+//! `C = n · X - (n · p - r) <= 0`, `∇_k C = b_k n`. Pair and triangle contacts and contacts with a static or already
 //! solved surface are rigid (α = 0), so the XPBD update of
 //! [`crate::constraints::project_generic`] moves the particles by exactly the violation,
 //! shared by inverse mass; a plane contact with another body's predicted surface has the
@@ -41,6 +43,8 @@ pub struct WorldContacts {
     surface_motion: Vec<Vec3>,
     /// XPBD compliance α of each contact (m/N).
     compliance: Vec<f32>,
+    /// Triangle contacts: the barycentric coordinates of the contact point; others: unused.
+    bary: Vec<Vec3>,
     /// The mean rest distance, the scale of the residual.
     scale: f32,
 }
@@ -56,6 +60,7 @@ impl WorldContacts {
         self.friction.clear();
         self.surface_motion.clear();
         self.compliance.clear();
+        self.bary.clear();
         self.scale = scale;
     }
 
@@ -78,6 +83,7 @@ impl WorldContacts {
         self.friction.push(friction);
         self.surface_motion.push(motion);
         self.compliance.push(alpha);
+        self.bary.push(Vec3::ZERO);
     }
 
     /// Adds the plane contact `n · x_particle >= offset` (`n` unit length) with friction `mu`
@@ -94,15 +100,25 @@ impl WorldContacts {
         self.push(&[particle], n, offset, mu, motion, alpha);
     }
 
+    /// Adds the triangle contact `n · (b₀ x_a + b₁ x_b + b₂ x_c) <= offset` for this body's
+    /// triangle `tri` at barycentric coordinates `bary` (`n` its outward unit normal): the
+    /// triangle kept behind a fixed point of another body, rigidly.
+    pub fn push_triangle(&mut self, tri: [u32; 3], bary: Vec3, n: Vec3, offset: f32) {
+        self.push(&tri, n, offset, 0.0, Vec3::ZERO, 0.0);
+        if let Some(b) = self.bary.last_mut() {
+            *b = bary;
+        }
+    }
+
     /// Adds the pair contact `|x_i - x_j| >= distance` (`i != j`).
     pub fn push_pair(&mut self, i: u32, j: u32, distance: f32) {
         self.push(&[i, j], Vec3::ZERO, distance, 0.0, Vec3::ZERO, 0.0);
     }
 
-    /// Number of plane contacts and of pair contacts.
+    /// Number of contacts with surfaces (plane and triangle contacts) and of pair contacts.
     pub fn counts(&self) -> (usize, usize) {
-        let planes = self.start.windows(2).filter(|w| w[1] - w[0] == 1).count();
-        (planes, self.len() - planes)
+        let pairs = self.start.windows(2).filter(|w| w[1] - w[0] == 2).count();
+        (self.len() - pairs, pairs)
     }
 
     /// Friction on the plane contacts that pushed during the substep: `lambda` holds the
@@ -161,6 +177,16 @@ impl ConstraintKind for WorldContacts {
             let n = self.normal[c];
             grad[0] = -n;
             return self.offset[c] - n.dot(x[ids[0] as usize].xyz());
+        }
+        if ids.len() == 3 {
+            let (n, b) = (self.normal[c], self.bary[c]);
+            grad[0] = n * b.x;
+            grad[1] = n * b.y;
+            grad[2] = n * b.z;
+            let point = x[ids[0] as usize].xyz() * b.x
+                + x[ids[1] as usize].xyz() * b.y
+                + x[ids[2] as usize].xyz() * b.z;
+            return n.dot(point) - self.offset[c];
         }
         let d = x[ids[0] as usize].xyz() - x[ids[1] as usize].xyz();
         let len = d.length();

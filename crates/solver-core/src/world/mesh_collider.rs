@@ -63,6 +63,10 @@ pub struct PlaneHit {
     pub motion: Vec3,
     /// The surface's inverse mass at the contact point (0 for a static mesh).
     pub surface_w: f32,
+    /// The triangle touched (vertex indices of the surface).
+    pub triangle: [u32; 3],
+    /// The barycentric coordinates of the contact point on it.
+    pub bary: Vec3,
 }
 
 fn check_coefficients(thickness: f32, friction: f32) -> Result<()> {
@@ -135,6 +139,11 @@ impl MeshCollider {
         self.motion.clear();
         self.motion.extend_from_slice(motion);
         self.bvh.refit(&self.x)
+    }
+
+    /// The vertex positions (inverse masses in w).
+    pub fn vertices(&self) -> &[Packed4] {
+        &self.x
     }
 
     /// The triangles.
@@ -216,6 +225,8 @@ impl MeshCollider {
             offset,
             motion,
             surface_w,
+            triangle: tri,
+            bary,
         })
     }
 }
