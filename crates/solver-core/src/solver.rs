@@ -182,17 +182,8 @@ pub fn project_step_loop_kinds(s: &mut SolveState) {
     let mut g = s.constraints.distance.len();
     for kind in &s.constraints.extra {
         if kind.projected_by_step_loop() {
-            for c in 0..kind.len() {
-                let alpha = kind.compliance(c) * s.inv_dt2;
-                project_generic(
-                    kind.as_ref(),
-                    c,
-                    s.x,
-                    &mut s.lambda[g + c],
-                    alpha,
-                    s.stiffness,
-                );
-            }
+            let lambda = &mut s.lambda[g..g + kind.len()];
+            kind.project_all(s.x, lambda, s.inv_dt2, s.stiffness);
         }
         g += kind.len();
     }

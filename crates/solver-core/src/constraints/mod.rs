@@ -140,6 +140,20 @@ pub trait ConstraintKind: KindObject + Send + Sync + Debug {
     fn projected_by_step_loop(&self) -> bool {
         self.is_global()
     }
+    /// Projects every constraint of the kind once, in storage order, `lambda` holding their
+    /// multipliers: the step loop's sweep over a kind it projects itself. One call per kind
+    /// through the vtable, the loop inside monomorphic, so that `evaluate` inlines; the
+    /// update is [`project_generic`]'s, bit for bit.
+    fn project_all(&self, x: &mut [Packed4], lambda: &mut [f32], inv_dt2: f32, k: f32) {
+        for (c, l) in lambda.iter_mut().enumerate().take(self.len()) {
+            let alpha_tilde = self.compliance(c) * inv_dt2;
+            if self.is_global() {
+                self.project_global(c, x, l, alpha_tilde, k);
+            } else {
+                project_local(self, c, x, l, alpha_tilde, k);
+            }
+        }
+    }
     /// The XPBD projection of global constraint `c` over all its particles; returns `Δλ`.
     /// Only global kinds implement it; the default does nothing.
     fn project_global(

@@ -66,7 +66,7 @@
 
 use crate::body::Body;
 use crate::constraints::{ConstraintKind, MAX_ARITY};
-use crate::error::{Result, WobbleError};
+use crate::error::{check_non_negative, Result, WobbleError};
 use crate::solver::{GaussSeidel, Solver};
 use crate::step::{step, StepParams, StepReport};
 use crate::Packed4;
@@ -295,19 +295,9 @@ impl RapierCoupling {
     /// substeps of the same step stay done.
     pub fn step(&mut self, params: &StepParams) -> Result<CouplingReport> {
         let plan = params.planned()?;
-        for (name, value) in [
-            ("coupling thickness", self.thickness),
-            ("coupling friction", self.friction),
-            ("coupling search_distance", self.search_distance),
-        ] {
-            if !(value.is_finite() && value >= 0.0) {
-                return Err(WobbleError::BadParameter {
-                    name,
-                    value: value as f64,
-                    reason: "must be finite and >= 0",
-                });
-            }
-        }
+        check_non_negative("coupling thickness", self.thickness)?;
+        check_non_negative("coupling friction", self.friction)?;
+        check_non_negative("coupling search_distance", self.search_distance)?;
         self.check_rigid_state()?;
         let kind = self.contacts_kind()?;
         let h = plan.substep_dt();

@@ -58,7 +58,7 @@ use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::collide::Collider;
 use crate::constraints::ConstraintKind;
-use crate::error::{check_index, Result, WobbleError};
+use crate::error::{check_index, check_non_negative, Result, WobbleError};
 use crate::par::*;
 use crate::solver::{GaussSeidel, Solver};
 use crate::step::{step, StepParams};
@@ -162,11 +162,13 @@ impl World {
     }
 
     /// Turns self-collision on for body `index` at `thickness` (its rest positions are the
-    /// current ones).
+    /// current ones; particles joined by one of its distance constraints get no pair contact).
     pub fn enable_self_collision(&mut self, index: usize, thickness: f32) -> Result<()> {
         check_index("world body", 0, index, self.bodies.len())?;
         let b = &mut self.bodies[index];
-        b.self_collision = Some(SelfCollision::new(&b.body.particles.x, thickness)?);
+        let mut sc = SelfCollision::new(&b.body.particles.x, thickness)?;
+        sc.skip_linked(&b.body.constraints.distance.pairs)?;
+        b.self_collision = Some(sc);
         Ok(())
     }
 
@@ -191,19 +193,9 @@ impl World {
     /// the error names it ([`WobbleError::InBody`]); the others are stepped.
     pub fn step(&mut self, params: &StepParams) -> Result<WorldReport> {
         let plan = params.planned()?;
-        for (name, value) in [
-            ("world thickness", self.thickness),
-            ("world friction", self.friction),
-            ("world search_distance", self.search_distance),
-        ] {
-            if !(value.is_finite() && value >= 0.0) {
-                return Err(WobbleError::BadParameter {
-                    name,
-                    value: value as f64,
-                    reason: "must be finite and >= 0",
-                });
-            }
-        }
+        check_non_negative("world thickness", self.thickness)?;
+        check_non_negative("world friction", self.friction)?;
+        check_non_negative("world search_distance", self.search_distance)?;
         let h = plan.substep_dt();
         let sub = StepParams {
             dt: h,
