@@ -13,7 +13,7 @@ use crate::machine;
 use crate::render::RenderArgs;
 use crate::scale::{Budget, ScaleArgs};
 use crate::section::{rel, Section};
-use crate::setup::{all_solvers_csv, parse_solvers, Error, Tuning};
+use crate::setup::{all_solvers_csv, parse_solvers, Error, Passes, Tuning};
 use crate::substeps::SubstepsArgs;
 use crate::tethers::TethersArgs;
 use clap::Args;
@@ -171,8 +171,10 @@ pub fn plan(a: &ReportArgs) -> Plan {
             }),
             mesh: None,
             solver: "gs".into(),
-            iterations: 8,
-            substeps: 1,
+            passes: Passes {
+                iterations: 8,
+                substeps: 1,
+            },
             frames: if q { 24 } else { 120 },
             width: if q { 320 } else { 640 },
             height: if q { 240 } else { 480 },
