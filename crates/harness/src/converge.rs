@@ -23,7 +23,7 @@ use crate::progress;
 use crate::section::{figure, link, Section};
 use crate::setup::{
     all_solvers_csv, build_body, build_solver, check_mesh, check_scene, check_size, or_note,
-    parse_counts, parse_solvers, Error, Tuning,
+    parse_counts, parse_solvers, Common, Error, Tuning,
 };
 use crate::sim::{Sim, Spec};
 use crate::stats::quantile;
@@ -73,12 +73,9 @@ pub struct ConvergeArgs {
     /// Particle ordering.
     #[arg(long, default_value = "natural")]
     pub ordering: String,
-    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
+    /// The solvers' tuning and the output directory.
     #[command(flatten)]
-    pub tuning: Tuning,
-    /// Output directory.
-    #[arg(long, default_value = "results")]
-    pub out: PathBuf,
+    pub common: Common,
 }
 
 /// The fixed layout of converge.csv.
@@ -269,7 +266,7 @@ fn check_args(a: &ConvergeArgs) -> Result<(Vec<String>, Vec<usize>), Error> {
             )))
         }
     }
-    a.tuning.check()?;
+    a.common.tuning.check()?;
     Ok((solvers, stretch_iters))
 }
 
@@ -331,7 +328,7 @@ fn solver_curves(
     name: &str,
     w: &mut Writers,
 ) -> Result<Curves, Error> {
-    let mut solver = match or_note(build_solver(name, &a.tuning.options(a.threads)))? {
+    let mut solver = match or_note(build_solver(name, &a.common.tuning.options(a.threads)))? {
         Ok(s) => s,
         Err(note) => {
             w.notes.record(&[name, "all", &note])?;
@@ -439,7 +436,7 @@ fn stretch_run(a: &ConvergeArgs, name: &str, it: usize) -> Result<StretchRow, Er
     spec.mesh = a.mesh.clone();
     spec.ordering = a.ordering.clone();
     spec.threads = a.threads;
-    spec.tuning = a.tuning.clone();
+    spec.tuning = a.common.tuning.clone();
     let t = Sim::new(&spec)?.run(a.stretch_steps);
     Ok(StretchRow {
         steps: t.steps(),
@@ -479,53 +476,50 @@ fn plots(
     curves: &[(String, Vec<f64>, Vec<f64>)],
     stretch: &[(String, Vec<(f64, f64)>)],
 ) -> [(PathBuf, Plot, &'static str); 3] {
-    let by_iter = Plot {
-        title: format!("Residual inside one step, {} n={}", a.scene, a.n),
-        x_label: "iterations in the step".into(),
-        y_label: "constraint residual (RMS C / mean rest length)".into(),
+    // The three share the log residual-or-stretch axis and the legend's corner.
+    let plot = |title: String, x_label: &str, y_label: &str, x_log: bool, series| Plot {
+        title,
+        x_label: x_label.into(),
+        y_label: y_label.into(),
+        x_log,
         y_log: true,
         legend: Legend::UpperRight,
-        series: curves
-            .iter()
-            .map(|(n, c, _)| Series {
-                name: n.clone(),
-                points: c.iter().enumerate().map(|(k, &r)| (k as f64, r)).collect(),
-                ..Default::default()
-            })
-            .collect(),
+        series,
         ..Default::default()
     };
-    let by_time = Plot {
-        title: format!(
+    let residual = "constraint residual (RMS C / mean rest length)";
+    let by_iter = plot(
+        format!("Residual inside one step, {} n={}", a.scene, a.n),
+        "iterations in the step",
+        residual,
+        false,
+        curves
+            .iter()
+            .map(|(n, c, _)| Series::curve(n.clone(), c, c.len()))
+            .collect(),
+    );
+    let by_time = plot(
+        format!(
             "Residual against wall time of the step, {} n={}",
             a.scene, a.n
         ),
-        x_label: "wall time of the whole step with k iterations (µs)".into(),
-        y_label: "constraint residual (RMS C / mean rest length)".into(),
-        x_log: true,
-        y_log: true,
-        legend: Legend::UpperRight,
-        series: curves
+        "wall time of the whole step with k iterations (µs)",
+        residual,
+        true,
+        curves
             .iter()
-            .map(|(n, c, e)| Series {
-                name: n.clone(),
-                points: e.iter().copied().zip(c.iter().copied()).collect(),
-                ..Default::default()
-            })
+            .map(|(n, c, e)| Series::xy(n.clone(), e.iter().copied(), c))
             .collect(),
-        ..Default::default()
-    };
-    let by_stretch = Plot {
-        title: format!(
+    );
+    let by_stretch = plot(
+        format!(
             "Mean stretch over {} steps against iterations, {} n={}",
             a.stretch_steps, a.scene, a.n
         ),
-        x_label: "iterations per step".into(),
-        y_label: "mean structural stretch over the run".into(),
-        x_log: true,
-        y_log: true,
-        legend: Legend::UpperRight,
-        series: stretch
+        "iterations per step",
+        "mean structural stretch over the run",
+        true,
+        stretch
             .iter()
             .map(|(n, p)| Series {
                 name: n.clone(),
@@ -533,9 +527,8 @@ fn plots(
                 ..Default::default()
             })
             .collect(),
-        ..Default::default()
-    };
-    let out = &a.out;
+    );
+    let out = &a.common.out;
     [
         (
             out.join("converge_iterations"),
@@ -555,7 +548,7 @@ fn plots(
 /// curves and stretch sweep, then writes the plots and the summary table.
 pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
     let (solvers, stretch_iters) = check_args(a)?;
-    let out = &a.out;
+    let out = &a.common.out;
     let mut sec = Section::new("Convergence inside one step");
     let mut w = Writers::create(out)?;
     sec.add_files(w.paths());

@@ -32,7 +32,7 @@ fn params(iterations: usize) -> StepParams {
 /// `base` on the device with solver `name` and the run's tuning, after one untimed step.
 fn upload(gpu: &Gpu, a: &ConvergeArgs, base: &Body, name: &str) -> Result<GpuBody, Error> {
     let solver = GpuSolver::parse(name)?;
-    let opts = a.tuning.options(1);
+    let opts = a.common.tuning.options(1);
     let mut body = GpuBody::new(gpu, base, solver, &opts).map_err(crate::step::gpu_error)?;
     body.step(&params(a.iters))
         .map_err(crate::step::gpu_error)?;
@@ -105,8 +105,8 @@ pub(crate) fn stretch_run(
 ) -> Result<StretchRow, Error> {
     let (mut body, _) = build_body(&a.scene, a.n, a.mesh.clone(), &a.ordering)?;
     let solver = GpuSolver::parse(name)?;
-    let mut on_gpu =
-        GpuBody::new(gpu, &body, solver, &a.tuning.options(1)).map_err(crate::step::gpu_error)?;
+    let mut on_gpu = GpuBody::new(gpu, &body, solver, &a.common.tuning.options(1))
+        .map_err(crate::step::gpu_error)?;
     let (mut means, mut ms) = (Vec::new(), Vec::new());
     let mut last_max = f64::NAN;
     let mut status = "ok".to_string();

@@ -214,6 +214,17 @@ pub struct Layout {
     pub kernel: Kernel,
 }
 
+/// What most sweeps take alike: the solvers' tuning and the output directory.
+#[derive(Args, Debug, Clone)]
+pub struct Common {
+    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
+    #[command(flatten)]
+    pub tuning: Tuning,
+    /// Output directory.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+}
+
 /// Solver options that concern particular solvers (Jacobi family, Newton, random choices).
 #[derive(Args, Debug, Clone)]
 pub struct Tuning {

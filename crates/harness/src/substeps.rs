@@ -10,7 +10,7 @@ use crate::plot::{Legend, Plot, Series};
 use crate::progress;
 use crate::section::{figure, link, Section};
 use crate::setup::{
-    check_mesh, check_scene, check_size, or_note, parse_counts, parse_solvers, Error, Tuning,
+    check_mesh, check_scene, check_size, or_note, parse_counts, parse_solvers, Common, Error,
 };
 use crate::sim::{Sim, Spec};
 use clap::Args;
@@ -41,12 +41,9 @@ pub struct SubstepsArgs {
     /// Rayon threads.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
+    /// The solvers' tuning and the output directory.
     #[command(flatten)]
-    pub tuning: Tuning,
-    /// Output directory.
-    #[arg(long, default_value = "results")]
-    pub out: PathBuf,
+    pub common: Common,
 }
 
 /// Header of a CSV of [`SplitRow`]s (`substeps.csv`, the C8 claim's `c8.csv`).
@@ -149,8 +146,8 @@ pub fn run(a: &SubstepsArgs) -> Result<Section, Error> {
             "--steps and --threads must be at least 1".into(),
         ));
     }
-    a.tuning.check()?;
-    let out = &a.out;
+    a.common.tuning.check()?;
+    let out = &a.common.out;
     let path = out.join("substeps.csv");
     let mut w = RowWriter::create(&path, SPLIT_HEADER)?;
     let mut sec = Section::new("Substeps against iterations at equal cost");
@@ -165,7 +162,7 @@ pub fn run(a: &SubstepsArgs) -> Result<Section, Error> {
                 let mut base = Spec::new(&a.scene, a.n, s);
                 base.mesh = a.mesh.clone();
                 base.threads = a.threads;
-                base.tuning = a.tuning.clone();
+                base.tuning = a.common.tuning.clone();
                 let r = run_split(&base, split, a.steps)?;
                 if r.status != "ok" && split.0 == 1 {
                     progress::note(&pb, &format!("substeps: {s}: {}", r.status));
