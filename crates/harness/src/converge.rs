@@ -25,7 +25,7 @@ use crate::setup::{
     all_solvers_csv, build_body, build_solver, check_mesh, check_scene, check_size, or_note,
     parse_counts, parse_solvers, Common, Error, Tuning,
 };
-use crate::sim::{Sim, Spec};
+use crate::sim::{RunFigures, Sim, Spec, FIGURE_COLUMNS};
 use crate::stats::quantile;
 use clap::Args;
 use serde::Serialize;
@@ -116,16 +116,8 @@ pub struct StretchRow {
     pub solver: String,
     /// Solver iterations per step.
     pub iterations: usize,
-    /// Steps completed from rest (fewer than asked when the run diverged).
-    pub steps: usize,
-    /// Mean over the steps of the mean structural stretch `|l - l0| / l0`, as a fraction.
-    pub stretch_mean_avg: f64,
-    /// Largest structural stretch after the last step, as a fraction.
-    pub stretch_max_final: f64,
-    /// Median step time over the run, in ms.
-    pub ms_per_step_median: f64,
-    /// `ok`, `diverged: ...`, or why the solver refused the body.
-    pub status: String,
+    /// Steps, stretch, the median step time over the run, and status.
+    pub figures: RunFigures,
 }
 
 /// A solver that does nothing: the step loop around it predicts, projects contacts and
@@ -296,17 +288,7 @@ impl Writers {
             )?,
             srows: RowWriter::create(
                 &out.join("converge_stretch.csv"),
-                &[
-                    "scene",
-                    "n",
-                    "solver",
-                    "iterations",
-                    "steps",
-                    "stretch_mean_avg",
-                    "stretch_max_final",
-                    "ms_per_step_median",
-                    "status",
-                ],
+                &[&["scene", "n", "solver", "iterations"][..], &FIGURE_COLUMNS].concat(),
             )?,
         })
     }
@@ -378,23 +360,19 @@ impl Writers {
 }
 
 impl StretchRow {
-    /// The row of a run of `name` at `iterations` that measured nothing (yet), with `status`.
-    pub(crate) fn unmeasured(
+    /// The row of a run of `name` at `iterations` with its `figures`.
+    pub(crate) fn new(
         a: &ConvergeArgs,
         name: &str,
         iterations: usize,
-        status: String,
+        figures: RunFigures,
     ) -> Self {
         StretchRow {
             scene: a.scene.clone(),
             n: a.n,
             solver: name.to_string(),
             iterations,
-            steps: 0,
-            stretch_mean_avg: f64::NAN,
-            stretch_max_final: f64::NAN,
-            ms_per_step_median: f64::NAN,
-            status,
+            figures,
         }
     }
 }
@@ -415,12 +393,12 @@ fn stretch_sweep(
     for &it in stretch_iters {
         let row = match or_note(run(it))? {
             Ok(row) => row,
-            Err(note) => StretchRow::unmeasured(a, name, it, note),
+            Err(note) => StretchRow::new(a, name, it, RunFigures::unmeasured(note)),
         };
-        if row.status == "ok" {
-            pts.push((it as f64, row.stretch_mean_avg));
+        if row.figures.status == "ok" {
+            pts.push((it as f64, row.figures.stretch_mean_avg));
             if it == 8 {
-                at8 = row.stretch_mean_avg;
+                at8 = row.figures.stretch_mean_avg;
             }
         }
         w.srows.row(&row)?;
@@ -438,19 +416,7 @@ fn stretch_run(a: &ConvergeArgs, name: &str, it: usize) -> Result<StretchRow, Er
     spec.threads = a.threads;
     spec.tuning = a.common.tuning.clone();
     let t = Sim::new(&spec)?.run(a.stretch_steps);
-    Ok(StretchRow {
-        steps: t.steps(),
-        stretch_mean_avg: t.stretch_mean_avg(),
-        stretch_max_final: t.stretch_max.last().copied().unwrap_or(f64::NAN),
-        ms_per_step_median: t.ms_median(0),
-        ..StretchRow::unmeasured(
-            a,
-            name,
-            it,
-            t.diverged
-                .map_or("ok".to_string(), |d| format!("diverged: {d}")),
-        )
-    })
+    Ok(StretchRow::new(a, name, it, RunFigures::of(&t, 0)))
 }
 
 /// The summary table's row of one measured solver.

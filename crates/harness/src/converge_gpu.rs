@@ -12,6 +12,7 @@
 
 use crate::converge::{ConvergeArgs, Curves, StretchRow, Writers};
 use crate::setup::{build_body, or_note, Error};
+use crate::sim::RunFigures;
 use crate::stats::quantile;
 use gpu::{Gpu, GpuBody, GpuSolver};
 use solver_core::{figures, Body, StepParams};
@@ -123,7 +124,7 @@ pub(crate) fn stretch_run(
         means.push(mean as f64);
         last_max = max as f64;
     }
-    Ok(StretchRow {
+    let figures = RunFigures {
         steps: means.len(),
         stretch_mean_avg: if means.is_empty() {
             f64::NAN
@@ -132,6 +133,7 @@ pub(crate) fn stretch_run(
         },
         stretch_max_final: last_max,
         ms_per_step_median: quantile(&ms, 0.5),
-        ..StretchRow::unmeasured(a, name, it, status)
-    })
+        status,
+    };
+    Ok(StretchRow::new(a, name, it, figures))
 }

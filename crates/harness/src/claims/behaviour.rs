@@ -518,7 +518,7 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
     };
     let steps = if ctx.quick { 60 } else { 120 };
     let path = ctx.path("c8.csv");
-    let mut w = RowWriter::create(&path, crate::substeps::SPLIT_HEADER)?;
+    let mut w = RowWriter::create(&path, &crate::substeps::split_header())?;
     let mut pairs: Vec<(usize, SplitRow, SplitRow)> = Vec::new();
     for &t in &totals {
         let mut base = Spec::new("cloth", n, "gs");
@@ -527,8 +527,8 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
         let its = run_split(&base, (1, t), steps)?;
         w.row(&sub)?;
         w.row(&its)?;
-        if sub.status.starts_with("unsupported") {
-            return Ok(Claim::untestable("C8", src, text, sub.status));
+        if sub.figures.status.starts_with("unsupported") {
+            return Ok(Claim::untestable("C8", src, text, sub.figures.status));
         }
         pairs.push((t, sub, its));
     }
@@ -536,16 +536,16 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
     let mut both = 0;
     let mut figs = Vec::new();
     for (t, sub, its) in &pairs {
-        let win = sub.stretch_mean_avg < its.stretch_mean_avg;
-        let cost = sub.ms_per_step_median <= 1.5 * its.ms_per_step_median;
+        let win = sub.figures.stretch_mean_avg < its.figures.stretch_mean_avg;
+        let cost = sub.figures.ms_per_step_median <= 1.5 * its.figures.ms_per_step_median;
         stretch_wins += win as usize;
         both += (win && cost) as usize;
         figs.push(format!(
             "total {t}: {t}x1 stretch {:.4} in {:.3} ms, 1x{t} stretch {:.4} in {:.3} ms",
-            sub.stretch_mean_avg,
-            sub.ms_per_step_median,
-            its.stretch_mean_avg,
-            its.ms_per_step_median
+            sub.figures.stretch_mean_avg,
+            sub.figures.ms_per_step_median,
+            its.figures.stretch_mean_avg,
+            its.figures.ms_per_step_median
         ));
     }
     let verdict = rules::c8(stretch_wins, both, pairs.len());
@@ -561,12 +561,12 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
         series: vec![
             Series {
                 name: "n substeps x 1 iteration".into(),
-                points: pts(|p| p.1.stretch_mean_avg),
+                points: pts(|p| p.1.figures.stretch_mean_avg),
                 ..Default::default()
             },
             Series {
                 name: "1 step x n iterations".into(),
-                points: pts(|p| p.2.stretch_mean_avg),
+                points: pts(|p| p.2.figures.stretch_mean_avg),
                 ..Default::default()
             },
         ],
