@@ -616,16 +616,15 @@ pub fn c11(ctx: &Ctx) -> Result<Claim, Error> {
             let m = time_arms(&mut arms, plan)?;
             let s = m.ratio(0, 1, 0.95);
             let (a, b) = (m.median(0, 0.95), m.median(1, 0.95));
-            w.record(&[
+            let mut row = vec![
                 n.to_string(),
                 (n * n).to_string(),
                 a.median.to_string(),
                 b.median.to_string(),
-                s.median.to_string(),
-                s.lo.to_string(),
-                s.hi.to_string(),
-                plan.rounds.to_string(),
-            ])?;
+            ];
+            row.extend(s.cells());
+            row.push(plan.rounds.to_string());
+            w.record(&row)?;
             figures.push(format!(
                 "n={n} ({} vertices), 8 iterations: {:.2} ms per step on 1 thread, {:.2} on 2, paired speed-up {}",
                 n * n,

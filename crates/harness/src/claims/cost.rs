@@ -73,16 +73,15 @@ fn time_configs(
     )?;
     for (k, c) in configs.iter().enumerate() {
         let iv = m.median(k, 0.95);
-        w.record(&[
+        let mut row = vec![
             c.solver.clone(),
             c.n.to_string(),
             vertices[k].to_string(),
             c.iterations.to_string(),
-            iv.median.to_string(),
-            iv.lo.to_string(),
-            iv.hi.to_string(),
-            iv.samples.to_string(),
-        ])?;
+        ];
+        row.extend(iv.cells());
+        row.push(iv.samples.to_string());
+        w.record(&row)?;
     }
     Ok((m, vertices))
 }
