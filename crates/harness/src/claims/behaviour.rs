@@ -63,6 +63,20 @@ pub fn late_stretch(
     }))
 }
 
+/// The columns a [`late_stretch`] run ends its CSV row with ([`late_cells`]).
+pub const LATE_COLUMNS: [&str; 5] = ["iterations", "dt", "steps", "stretch_late_avg", "status"];
+
+/// The [`LATE_COLUMNS`] cells of run `t` at (iterations, dt) with late stretch `s`.
+pub fn late_cells((iterations, dt): (usize, f32), t: &Trace, s: f64) -> [String; 5] {
+    [
+        iterations.to_string(),
+        dt.to_string(),
+        t.steps().to_string(),
+        s.to_string(),
+        t.diverged.clone().unwrap_or_else(|| "ok".into()),
+    ]
+}
+
 /// A run with the free particles' positions after every step.
 pub struct Tracked {
     /// The figures of the run.
@@ -191,15 +205,14 @@ fn distance_plot(title: String, its: &[usize], dist: &[f64], tol: f64, tol_name:
             0,
         ));
     }
-    Plot {
+    Plot::new(
         title,
-        x_label: "iterations per step".into(),
-        y_label: "mean RMS distance to the converged run (m)".into(),
-        x_log: true,
-        y_log: true,
+        "iterations per step",
+        "mean RMS distance to the converged run (m)",
         series,
-        ..Default::default()
-    }
+    )
+    .log_x()
+    .log_y()
 }
 
 /// C5: cloth needs ten-odd iterations before it stops looking like rubber bands.
@@ -469,13 +482,12 @@ pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
         ));
     };
     let verdict = rules::c6(!gs_ok, gs_step_rises);
-    let plot = Plot {
-        title: format!("C6: energy over its start, gs, cloth n={n} from rest, {steps} steps"),
-        x_label: "simulated time (s)".into(),
-        y_label: "energy / energy at the start".into(),
+    let plot = Plot::new(
+        format!("C6: energy over its start, gs, cloth n={n} from rest, {steps} steps"),
+        "simulated time (s)",
+        "energy / energy at the start",
         series,
-        ..Default::default()
-    };
+    );
     let files = ctx.files(path, &[(&plot, "c6")])?;
     Ok(Claim {
         id: "C6",
@@ -552,13 +564,11 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
     let pts = |f: fn(&(usize, SplitRow, SplitRow)) -> f64| -> Vec<(f64, f64)> {
         pairs.iter().map(|p| (p.0 as f64, f(p))).collect()
     };
-    let plot = Plot {
-        title: format!("C8: stretch at equal projections, gs, cloth n={n}"),
-        x_label: "projections per step (substeps x iterations)".into(),
-        y_label: "mean edge stretch over the run (fraction of rest length)".into(),
-        x_log: true,
-        y_log: true,
-        series: vec![
+    let plot = Plot::new(
+        format!("C8: stretch at equal projections, gs, cloth n={n}"),
+        "projections per step (substeps x iterations)",
+        "mean edge stretch over the run (fraction of rest length)",
+        vec![
             Series {
                 name: "n substeps x 1 iteration".into(),
                 points: pts(|p| p.1.figures.stretch_mean_avg),
@@ -570,8 +580,9 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
                 ..Default::default()
             },
         ],
-        ..Default::default()
-    };
+    )
+    .log_x()
+    .log_y();
     let files = ctx.files(path, &[(&plot, "c8")])?;
     Ok(Claim {
         id: "C8",
@@ -599,15 +610,7 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
     let path = ctx.path("c10.csv");
     let mut w = RowWriter::create(
         &path,
-        &[
-            "part",
-            "stiffness_or_compliance",
-            "iterations",
-            "dt",
-            "steps",
-            "stretch_late_avg",
-            "status",
-        ],
+        &[&["part", "stiffness_or_compliance"][..], &LATE_COLUMNS].concat(),
     )?;
     // Stretch averaged over the second half of sim_s simulated seconds.
     let mut measure = |part: &str,
@@ -620,18 +623,17 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
             Ok(r) => r,
             Err(note) => return Ok(Err(note)),
         };
-        w.record(&[
-            part.to_string(),
-            match stiffness {
-                Stiffness::Pbd { k, .. } => k.to_string(),
-                Stiffness::Xpbd => compliance.unwrap_or(0.0).to_string(),
-            },
-            it.to_string(),
-            dt.to_string(),
-            t.steps().to_string(),
-            s.to_string(),
-            t.diverged.clone().unwrap_or_else(|| "ok".into()),
-        ])?;
+        let setting = match stiffness {
+            Stiffness::Pbd { k, .. } => k.to_string(),
+            Stiffness::Xpbd => compliance.unwrap_or(0.0).to_string(),
+        };
+        w.record(
+            &[
+                &[part.to_string(), setting][..],
+                &late_cells((it, dt), &t, s),
+            ]
+            .concat(),
+        )?;
         Ok(Ok(s))
     };
     let pbd = |corr| Stiffness::Pbd {
@@ -712,13 +714,11 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
         .map(|s| ((s - reference) / reference).abs())
         .fold(f64::NEG_INFINITY, f64::max);
     let xs = |v: &[usize]| v.iter().map(|&i| i as f64).collect::<Vec<_>>();
-    let plot = Plot {
-        title: format!("C10: late mean stretch against iterations, gs, cloth n={n}, dt=1/60"),
-        x_label: "iterations per step".into(),
-        y_label: "mean stretch over the second half of the run".into(),
-        x_log: true,
-        y_log: true,
-        series: vec![
+    let plot = Plot::new(
+        format!("C10: late mean stretch against iterations, gs, cloth n={n}, dt=1/60"),
+        "iterations per step",
+        "mean stretch over the second half of the run",
+        vec![
             Series::xy(format!("PBD k={K}"), xs(&its), &plain),
             Series::xy(format!("PBD k' (k={K})"), xs(&its), &corrected),
             Series::xy(format!("XPBD alpha={alpha:e}"), xs(&its), &xpbd_it),
@@ -729,16 +729,15 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
                 2,
             ),
         ],
-        ..Default::default()
-    };
+    )
+    .log_x()
+    .log_y();
     let inv = |d: f32| 1.0 / d as f64;
-    let plot_dt = Plot {
-        title: format!("C10: XPBD (alpha={alpha:e}) late mean stretch against dt, cloth n={n}"),
-        x_label: "steps per second (1 / dt)".into(),
-        y_label: "mean stretch over the second half of the run".into(),
-        x_log: true,
-        y_log: true,
-        series: vec![
+    let plot_dt = Plot::new(
+        format!("C10: XPBD (alpha={alpha:e}) late mean stretch against dt, cloth n={n}"),
+        "steps per second (1 / dt)",
+        "mean stretch over the second half of the run",
+        vec![
             Series::xy(
                 format!("converged steps ({converged_its} iterations)"),
                 dts.iter().map(|&d| inv(d)),
@@ -750,8 +749,9 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
                 &xpbd_dt_fixed,
             ),
         ],
-        ..Default::default()
-    };
+    )
+    .log_x()
+    .log_y();
     let files = ctx.files(path, &[(&plot, "c10"), (&plot_dt, "c10_dt")])?;
     Ok(Claim {
         id: "C10",
