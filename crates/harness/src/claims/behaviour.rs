@@ -10,6 +10,7 @@ use crate::sim::{mean, Sim, Spec, Trace};
 use crate::substeps::{run_split, SplitRow};
 use solver_core::glam::Vec3;
 use solver_core::{StepParams, Stiffness};
+use std::path::PathBuf;
 
 const GODOT: &str = "Godot SoftBody3D article";
 const UNITY: &str = "Unity soft-body tutorial";
@@ -163,6 +164,84 @@ pub fn enough_from(ks: &[usize], distance: &[f64], tol: f64) -> Option<usize> {
     first
 }
 
+/// C5's and C12's experiment on one body: how many iterations per step before its motion is
+/// indistinguishable from a converged solve's.
+struct ToConverged<'a> {
+    /// The CSV is `<stem>.csv`, the plot `<stem>`.
+    stem: &'a str,
+    /// The CSV's columns (each run's cells come from the claim).
+    header: &'a [&'a str],
+    /// The counts tested, ascending.
+    its: &'a [usize],
+    /// Steps of every run, from rest.
+    steps: usize,
+    /// The plot's title.
+    title: String,
+    /// The body as the tolerance's label names it.
+    body: &'a str,
+    /// The tolerance's decimals of mm in its label.
+    decimals: usize,
+}
+
+/// What a [`ToConverged`] experiment found.
+struct Found {
+    /// The run at each tested count.
+    runs: Vec<Trace>,
+    /// Each run's mean RMS distance to the converged run, in metres.
+    dist: Vec<f64>,
+    /// 1% of the body's size, in metres.
+    tol: f64,
+    /// The fewest count from which on every tested count stays within `tol`.
+    enough: Option<usize>,
+    /// The CSV and the plot.
+    files: Vec<PathBuf>,
+}
+
+impl ToConverged<'_> {
+    /// Runs `spec` at each count against `reference` (the converged run of the same `spec`),
+    /// each run's CSV row being `cells(count, run, distance)`; a run that cannot be built ends
+    /// the experiment with its note.
+    fn run(
+        &self,
+        ctx: &Ctx,
+        reference: &Tracked,
+        spec: impl Fn(usize) -> Spec,
+        cells: impl Fn(usize, &Trace, f64) -> Vec<String>,
+    ) -> Result<Result<Found, String>, Error> {
+        let tol = 0.01 * reference.size;
+        let path = ctx.path(&format!("{}.csv", self.stem));
+        let mut w = RowWriter::create(&path, self.header)?;
+        let mut runs = Vec::with_capacity(self.its.len());
+        let mut dist = Vec::with_capacity(self.its.len());
+        for &it in self.its {
+            let t = match tracked(&spec(it), self.steps)? {
+                Ok(t) => t,
+                Err(note) => return Ok(Err(note)),
+            };
+            let d = mean_distance(&t, reference);
+            w.record(&cells(it, &t.trace, d))?;
+            runs.push(t.trace);
+            dist.push(d);
+        }
+        let enough = enough_from(self.its, &dist, tol);
+        let tol_name = format!(
+            "tolerance {:.*} mm (1% of the {})",
+            self.decimals,
+            tol * 1e3,
+            self.body
+        );
+        let plot = distance_plot(self.title.clone(), self.its, &dist, tol, &tol_name);
+        let files = ctx.files(path, &[(&plot, self.stem)])?;
+        Ok(Ok(Found {
+            runs,
+            dist,
+            tol,
+            enough,
+            files,
+        }))
+    }
+}
+
 /// (max - min) / mean of finite values.
 pub fn spread(v: &[f64]) -> f64 {
     let f: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
@@ -235,47 +314,38 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
         Ok(t) => t,
         Err(note) => return Ok(Claim::untestable("C5", GODOT, text, note)),
     };
-    let tol = 0.01 * reference.size;
-    let path = ctx.path("c5.csv");
-    let mut w = RowWriter::create(
-        &path,
-        &[
+    let experiment = ToConverged {
+        stem: "c5",
+        header: &[
             "iterations",
             "steps",
             "distance_to_reference_m",
             "stretch_mean_avg",
             "status",
         ],
-    )?;
-    let mut dist = Vec::new();
-    let mut stretch = Vec::new();
-    for &it in &its {
-        let t = match tracked(&spec(it), steps)? {
-            Ok(t) => t,
-            Err(note) => return Ok(Claim::untestable("C5", GODOT, text, note)),
-        };
-        let d = mean_distance(&t, &reference);
-        w.record(&[
+        its: &its,
+        steps,
+        title: format!("C5: distance to a converged run ({reference_its} iterations), gs, cloth n={n}, {steps} steps"),
+        body: "cloth",
+        decimals: 0,
+    };
+    let cells = |it: usize, t: &Trace, d: f64| {
+        vec![
             it.to_string(),
-            t.trace.steps().to_string(),
+            t.steps().to_string(),
             d.to_string(),
-            t.trace.stretch_mean_avg().to_string(),
-            t.trace.diverged.clone().unwrap_or_else(|| "ok".into()),
-        ])?;
-        dist.push(d);
-        stretch.push(t.trace.stretch_mean_avg());
-    }
-    let k = enough_from(&its, &dist, tol);
+            t.stretch_mean_avg().to_string(),
+            t.diverged.clone().unwrap_or_else(|| "ok".into()),
+        ]
+    };
+    let found = match experiment.run(ctx, &reference, spec, cells)? {
+        Ok(found) => found,
+        Err(note) => return Ok(Claim::untestable("C5", GODOT, text, note)),
+    };
+    let (dist, tol, k) = (&found.dist, found.tol, found.enough);
+    let stretch: Vec<f64> = found.runs.iter().map(Trace::stretch_mean_avg).collect();
     let verdict = rules::c5(k);
     let max_it = *its.last().unwrap_or(&1) as f64;
-    let plot = distance_plot(
-        format!("C5: distance to a converged run ({reference_its} iterations), gs, cloth n={n}, {steps} steps"),
-        &its,
-        &dist,
-        tol,
-        &format!("tolerance {:.0} mm (1% of the cloth)", tol * 1e3),
-    );
-    let files = ctx.files(path, &[(&plot, "c5")])?;
     Ok(Claim {
         id: "C5",
         source: GODOT,
@@ -284,7 +354,7 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
             "gs, cloth n={n} ({} vertices), {steps} steps from rest at dt 1/60; reference: the same run at {reference_its} iterations (mean stretch {:.3}%). Mean RMS distance to it: {}; mean stretch: {}",
             n * n,
             100.0 * reference.trace.stretch_mean_avg(),
-            its.iter().zip(&dist).map(|(k, d)| format!("{k} it {:.1} mm", d * 1e3)).collect::<Vec<_>>().join(", "),
+            its.iter().zip(dist).map(|(k, d)| format!("{k} it {:.1} mm", d * 1e3)).collect::<Vec<_>>().join(", "),
             its.iter().zip(&stretch).map(|(k, s)| format!("{k} it {:.2}%", 100.0 * s)).collect::<Vec<_>>().join(", "),
         ),
         rule: format!("a count is enough when the run stays within {:.0} mm (1% of the cloth's size) of the converged run, averaged over the run, at it and every higher tested count; k = the fewest such. 十几 (ten-odd) is 10-19: confirmed if 10 <= k <= 19, partly if 8 <= k <= 24 otherwise, refuted if k < 8, k > 24 or never", tol * 1e3),
@@ -293,7 +363,7 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
             format!("enough from {} iterations", k.map_or(format!("none up to {}", max_it as usize), |k| k.to_string())),
             "10-19",
         ),
-        files,
+        files: found.files,
     })
 }
 
@@ -785,49 +855,45 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
             return Ok(Claim::untestable("C12", UNITY, text, format!("the jelly scene runs through the normal path and this build refuses it: {note}")));
         }
     };
-    let tol = 0.01 * reference.size;
-    let path = ctx.path("c12.csv");
-    let mut w = RowWriter::create(
-        &path,
-        &super::run_columns(&[
-            "distance_to_reference_m",
-            "stretch_mean_avg",
-            "volume_ratio_mean",
-            "status",
-        ]),
-    )?;
-    let mut dist = Vec::new();
-    let mut rows = Vec::new();
-    for &it in &its {
-        let t = match tracked(&spec(it), steps)? {
-            Ok(t) => t,
-            Err(note) => return Ok(Claim::untestable("C12", UNITY, text, note)),
-        };
-        let d = mean_distance(&t, &reference);
-        let vmean = (!t.trace.volume.is_empty()).then(|| mean(&t.trace.volume));
-        w.record(&[
+    let header = super::run_columns(&[
+        "distance_to_reference_m",
+        "stretch_mean_avg",
+        "volume_ratio_mean",
+        "status",
+    ]);
+    let experiment = ToConverged {
+        stem: "c12",
+        header: &header,
+        its: &its,
+        steps,
+        title: format!("C12: jelly (subdivision {n}), distance to a converged run ({reference_its} iterations)"),
+        body: "jelly",
+        decimals: 1,
+    };
+    let volume = |t: &Trace| (!t.volume.is_empty()).then(|| mean(&t.volume));
+    let cells = |it: usize, t: &Trace, d: f64| {
+        vec![
             "jelly".into(),
             n.to_string(),
             "gs".into(),
             it.to_string(),
-            t.trace.steps().to_string(),
+            t.steps().to_string(),
             d.to_string(),
-            t.trace.stretch_mean_avg().to_string(),
-            vmean.map_or(String::new(), |v| v.to_string()),
-            t.trace.diverged.clone().unwrap_or_else(|| "ok".into()),
-        ])?;
-        dist.push(d);
-        rows.push((it, t.trace.stretch_mean_avg(), vmean));
-    }
-    let k = enough_from(&its, &dist, tol);
-    let plot = distance_plot(
-        format!("C12: jelly (subdivision {n}), distance to a converged run ({reference_its} iterations)"),
-        &its,
-        &dist,
-        tol,
-        &format!("tolerance {:.1} mm (1% of the jelly)", tol * 1e3),
-    );
-    let files = ctx.files(path, &[(&plot, "c12")])?;
+            t.stretch_mean_avg().to_string(),
+            volume(t).map_or(String::new(), |v| v.to_string()),
+            t.diverged.clone().unwrap_or_else(|| "ok".into()),
+        ]
+    };
+    let found = match experiment.run(ctx, &reference, spec, cells)? {
+        Ok(found) => found,
+        Err(note) => return Ok(Claim::untestable("C12", UNITY, text, note)),
+    };
+    let (dist, tol, k) = (&found.dist, found.tol, found.enough);
+    let rows: Vec<(usize, f64, Option<f64>)> = its
+        .iter()
+        .zip(&found.runs)
+        .map(|(&it, t)| (it, t.stretch_mean_avg(), volume(t)))
+        .collect();
     Ok(Claim {
         id: "C12",
         source: UNITY,
@@ -835,7 +901,7 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
         measured: format!(
             "gs, jelly subdivision {n}, {steps} steps (dropped on the ground); reference: {reference_its} iterations. Per count: {}",
             rows.iter()
-                .zip(&dist)
+                .zip(dist)
                 .map(|(r, d)| format!("{} it: distance {:.2} mm, stretch {:.4}{}", r.0, d * 1e3, r.1, r.2.map_or(String::new(), |v| format!(", volume {v:.3}"))))
                 .collect::<Vec<_>>()
                 .join("; "),
@@ -846,6 +912,6 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
             format!("enough from {} iterations", k.map_or("none tested".to_string(), |k| k.to_string())),
             "<= 5",
         ),
-        files,
+        files: found.files,
     })
 }
