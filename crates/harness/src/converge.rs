@@ -23,9 +23,9 @@ use crate::progress;
 use crate::section::{figure, link, Section};
 use crate::setup::{
     all_solvers_csv, build_body, build_solver, check_mesh, check_scene, check_size, or_note,
-    parse_counts, parse_solvers, Error, Tuning,
+    parse_counts, parse_solvers, Common, Error, Tuning,
 };
-use crate::sim::{Sim, Spec};
+use crate::sim::{RunFigures, Sim, Spec, FIGURE_COLUMNS};
 use crate::stats::quantile;
 use clap::Args;
 use serde::Serialize;
@@ -73,12 +73,9 @@ pub struct ConvergeArgs {
     /// Particle ordering.
     #[arg(long, default_value = "natural")]
     pub ordering: String,
-    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
+    /// The solvers' tuning and the output directory.
     #[command(flatten)]
-    pub tuning: Tuning,
-    /// Output directory.
-    #[arg(long, default_value = "results")]
-    pub out: PathBuf,
+    pub common: Common,
 }
 
 /// The fixed layout of converge.csv.
@@ -119,16 +116,8 @@ pub struct StretchRow {
     pub solver: String,
     /// Solver iterations per step.
     pub iterations: usize,
-    /// Steps completed from rest (fewer than asked when the run diverged).
-    pub steps: usize,
-    /// Mean over the steps of the mean structural stretch `|l - l0| / l0`, as a fraction.
-    pub stretch_mean_avg: f64,
-    /// Largest structural stretch after the last step, as a fraction.
-    pub stretch_max_final: f64,
-    /// Median step time over the run, in ms.
-    pub ms_per_step_median: f64,
-    /// `ok`, `diverged: ...`, or why the solver refused the body.
-    pub status: String,
+    /// Steps, stretch, the median step time over the run, and status.
+    pub figures: RunFigures,
 }
 
 /// A solver that does nothing: the step loop around it predicts, projects contacts and
@@ -269,7 +258,7 @@ fn check_args(a: &ConvergeArgs) -> Result<(Vec<String>, Vec<usize>), Error> {
             )))
         }
     }
-    a.tuning.check()?;
+    a.common.tuning.check()?;
     Ok((solvers, stretch_iters))
 }
 
@@ -299,17 +288,7 @@ impl Writers {
             )?,
             srows: RowWriter::create(
                 &out.join("converge_stretch.csv"),
-                &[
-                    "scene",
-                    "n",
-                    "solver",
-                    "iterations",
-                    "steps",
-                    "stretch_mean_avg",
-                    "stretch_max_final",
-                    "ms_per_step_median",
-                    "status",
-                ],
+                &[&["scene", "n", "solver", "iterations"][..], &FIGURE_COLUMNS].concat(),
             )?,
         })
     }
@@ -331,7 +310,7 @@ fn solver_curves(
     name: &str,
     w: &mut Writers,
 ) -> Result<Curves, Error> {
-    let mut solver = match or_note(build_solver(name, &a.tuning.options(a.threads)))? {
+    let mut solver = match or_note(build_solver(name, &a.common.tuning.options(a.threads)))? {
         Ok(s) => s,
         Err(note) => {
             w.notes.record(&[name, "all", &note])?;
@@ -381,23 +360,19 @@ impl Writers {
 }
 
 impl StretchRow {
-    /// The row of a run of `name` at `iterations` that measured nothing (yet), with `status`.
-    pub(crate) fn unmeasured(
+    /// The row of a run of `name` at `iterations` with its `figures`.
+    pub(crate) fn new(
         a: &ConvergeArgs,
         name: &str,
         iterations: usize,
-        status: String,
+        figures: RunFigures,
     ) -> Self {
         StretchRow {
             scene: a.scene.clone(),
             n: a.n,
             solver: name.to_string(),
             iterations,
-            steps: 0,
-            stretch_mean_avg: f64::NAN,
-            stretch_max_final: f64::NAN,
-            ms_per_step_median: f64::NAN,
-            status,
+            figures,
         }
     }
 }
@@ -418,12 +393,12 @@ fn stretch_sweep(
     for &it in stretch_iters {
         let row = match or_note(run(it))? {
             Ok(row) => row,
-            Err(note) => StretchRow::unmeasured(a, name, it, note),
+            Err(note) => StretchRow::new(a, name, it, RunFigures::unmeasured(note)),
         };
-        if row.status == "ok" {
-            pts.push((it as f64, row.stretch_mean_avg));
+        if row.figures.status == "ok" {
+            pts.push((it as f64, row.figures.stretch_mean_avg));
             if it == 8 {
-                at8 = row.stretch_mean_avg;
+                at8 = row.figures.stretch_mean_avg;
             }
         }
         w.srows.row(&row)?;
@@ -439,21 +414,9 @@ fn stretch_run(a: &ConvergeArgs, name: &str, it: usize) -> Result<StretchRow, Er
     spec.mesh = a.mesh.clone();
     spec.ordering = a.ordering.clone();
     spec.threads = a.threads;
-    spec.tuning = a.tuning.clone();
+    spec.tuning = a.common.tuning.clone();
     let t = Sim::new(&spec)?.run(a.stretch_steps);
-    Ok(StretchRow {
-        steps: t.steps(),
-        stretch_mean_avg: t.stretch_mean_avg(),
-        stretch_max_final: t.stretch_max.last().copied().unwrap_or(f64::NAN),
-        ms_per_step_median: t.ms_median(0),
-        ..StretchRow::unmeasured(
-            a,
-            name,
-            it,
-            t.diverged
-                .map_or("ok".to_string(), |d| format!("diverged: {d}")),
-        )
-    })
+    Ok(StretchRow::new(a, name, it, RunFigures::of(&t, 0)))
 }
 
 /// The summary table's row of one measured solver.
@@ -479,53 +442,50 @@ fn plots(
     curves: &[(String, Vec<f64>, Vec<f64>)],
     stretch: &[(String, Vec<(f64, f64)>)],
 ) -> [(PathBuf, Plot, &'static str); 3] {
-    let by_iter = Plot {
-        title: format!("Residual inside one step, {} n={}", a.scene, a.n),
-        x_label: "iterations in the step".into(),
-        y_label: "constraint residual (RMS C / mean rest length)".into(),
+    // The three share the log residual-or-stretch axis and the legend's corner.
+    let plot = |title: String, x_label: &str, y_label: &str, x_log: bool, series| Plot {
+        title,
+        x_label: x_label.into(),
+        y_label: y_label.into(),
+        x_log,
         y_log: true,
         legend: Legend::UpperRight,
-        series: curves
-            .iter()
-            .map(|(n, c, _)| Series {
-                name: n.clone(),
-                points: c.iter().enumerate().map(|(k, &r)| (k as f64, r)).collect(),
-                ..Default::default()
-            })
-            .collect(),
+        series,
         ..Default::default()
     };
-    let by_time = Plot {
-        title: format!(
+    let residual = "constraint residual (RMS C / mean rest length)";
+    let by_iter = plot(
+        format!("Residual inside one step, {} n={}", a.scene, a.n),
+        "iterations in the step",
+        residual,
+        false,
+        curves
+            .iter()
+            .map(|(n, c, _)| Series::curve(n.clone(), c, c.len()))
+            .collect(),
+    );
+    let by_time = plot(
+        format!(
             "Residual against wall time of the step, {} n={}",
             a.scene, a.n
         ),
-        x_label: "wall time of the whole step with k iterations (µs)".into(),
-        y_label: "constraint residual (RMS C / mean rest length)".into(),
-        x_log: true,
-        y_log: true,
-        legend: Legend::UpperRight,
-        series: curves
+        "wall time of the whole step with k iterations (µs)",
+        residual,
+        true,
+        curves
             .iter()
-            .map(|(n, c, e)| Series {
-                name: n.clone(),
-                points: e.iter().copied().zip(c.iter().copied()).collect(),
-                ..Default::default()
-            })
+            .map(|(n, c, e)| Series::xy(n.clone(), e.iter().copied(), c))
             .collect(),
-        ..Default::default()
-    };
-    let by_stretch = Plot {
-        title: format!(
+    );
+    let by_stretch = plot(
+        format!(
             "Mean stretch over {} steps against iterations, {} n={}",
             a.stretch_steps, a.scene, a.n
         ),
-        x_label: "iterations per step".into(),
-        y_label: "mean structural stretch over the run".into(),
-        x_log: true,
-        y_log: true,
-        legend: Legend::UpperRight,
-        series: stretch
+        "iterations per step",
+        "mean structural stretch over the run",
+        true,
+        stretch
             .iter()
             .map(|(n, p)| Series {
                 name: n.clone(),
@@ -533,9 +493,8 @@ fn plots(
                 ..Default::default()
             })
             .collect(),
-        ..Default::default()
-    };
-    let out = &a.out;
+    );
+    let out = &a.common.out;
     [
         (
             out.join("converge_iterations"),
@@ -555,7 +514,7 @@ fn plots(
 /// curves and stretch sweep, then writes the plots and the summary table.
 pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
     let (solvers, stretch_iters) = check_args(a)?;
-    let out = &a.out;
+    let out = &a.common.out;
     let mut sec = Section::new("Convergence inside one step");
     let mut w = Writers::create(out)?;
     sec.add_files(w.paths());

@@ -12,6 +12,7 @@
 
 use crate::converge::{ConvergeArgs, Curves, StretchRow, Writers};
 use crate::setup::{build_body, or_note, Error};
+use crate::sim::RunFigures;
 use crate::stats::quantile;
 use gpu::{Gpu, GpuBody, GpuSolver};
 use solver_core::{figures, Body, StepParams};
@@ -32,7 +33,7 @@ fn params(iterations: usize) -> StepParams {
 /// `base` on the device with solver `name` and the run's tuning, after one untimed step.
 fn upload(gpu: &Gpu, a: &ConvergeArgs, base: &Body, name: &str) -> Result<GpuBody, Error> {
     let solver = GpuSolver::parse(name)?;
-    let opts = a.tuning.options(1);
+    let opts = a.common.tuning.options(1);
     let mut body = GpuBody::new(gpu, base, solver, &opts).map_err(crate::step::gpu_error)?;
     body.step(&params(a.iters))
         .map_err(crate::step::gpu_error)?;
@@ -105,8 +106,8 @@ pub(crate) fn stretch_run(
 ) -> Result<StretchRow, Error> {
     let (mut body, _) = build_body(&a.scene, a.n, a.mesh.clone(), &a.ordering)?;
     let solver = GpuSolver::parse(name)?;
-    let mut on_gpu =
-        GpuBody::new(gpu, &body, solver, &a.tuning.options(1)).map_err(crate::step::gpu_error)?;
+    let mut on_gpu = GpuBody::new(gpu, &body, solver, &a.common.tuning.options(1))
+        .map_err(crate::step::gpu_error)?;
     let (mut means, mut ms) = (Vec::new(), Vec::new());
     let mut last_max = f64::NAN;
     let mut status = "ok".to_string();
@@ -123,7 +124,7 @@ pub(crate) fn stretch_run(
         means.push(mean as f64);
         last_max = max as f64;
     }
-    Ok(StretchRow {
+    let figures = RunFigures {
         steps: means.len(),
         stretch_mean_avg: if means.is_empty() {
             f64::NAN
@@ -132,6 +133,7 @@ pub(crate) fn stretch_run(
         },
         stretch_max_final: last_max,
         ms_per_step_median: quantile(&ms, 0.5),
-        ..StretchRow::unmeasured(a, name, it, status)
-    })
+        status,
+    };
+    Ok(StretchRow::new(a, name, it, figures))
 }

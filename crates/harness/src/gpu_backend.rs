@@ -248,7 +248,7 @@ fn check_against_cpu(mut sec: Section, a: &GpuArgs, solvers: &[String]) -> Resul
         args.warmup = 0;
         args.steps = 120;
         args.omega = a.tuning.omega;
-        args.kernel = sparse::Kernel::Scalar;
+        args.layout.kernel = sparse::Kernel::Scalar;
         let cpu = measure(&args)?;
         args.backend = "gpu".into();
         let gpu = match measure(&args) {

@@ -83,6 +83,11 @@ pub enum Side {
 }
 
 impl Interval {
+    /// The median and the interval's ends as CSV cells, in that order.
+    pub fn cells(&self) -> [String; 3] {
+        [self.median, self.lo, self.hi].map(|x| x.to_string())
+    }
+
     /// Which side of `threshold` the interval lies on.
     pub fn side(&self, threshold: f64) -> Side {
         if self.hi < threshold {

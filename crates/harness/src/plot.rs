@@ -223,6 +223,38 @@ fn bounds(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
 }
 
 impl Plot {
+    /// A plot of `series` on linear axes, the legend placed where it hides the least.
+    pub fn new(
+        title: impl Into<String>,
+        x_label: &str,
+        y_label: &str,
+        series: Vec<Series>,
+    ) -> Plot {
+        Plot {
+            title: title.into(),
+            x_label: x_label.into(),
+            y_label: y_label.into(),
+            series,
+            ..Default::default()
+        }
+    }
+
+    /// The plot with a logarithmic x axis.
+    pub fn log_x(self) -> Plot {
+        Plot {
+            x_log: true,
+            ..self
+        }
+    }
+
+    /// The plot with a logarithmic y axis.
+    pub fn log_y(self) -> Plot {
+        Plot {
+            y_log: true,
+            ..self
+        }
+    }
+
     /// The points of series `i` that can be drawn.
     fn drawable(&self, i: usize) -> Vec<(f64, f64)> {
         self.series[i]

@@ -8,7 +8,7 @@
 //! faces that belong to one tetrahedron only (their boundary).
 
 use crate::section::{link, rel, Section};
-use crate::setup::{check_mesh, check_scene, check_size, Error};
+use crate::setup::{check_mesh, check_scene, check_size, Error, Passes};
 use crate::sim::{Sim, Spec};
 use clap::Args;
 use plotters::coord::Shift;
@@ -33,12 +33,9 @@ pub struct RenderArgs {
     /// Solver.
     #[arg(long, default_value = "gs")]
     pub solver: String,
-    /// Solver iterations per substep.
-    #[arg(long, default_value_t = 8)]
-    pub iterations: usize,
-    /// Substeps per step.
-    #[arg(long, default_value_t = 1)]
-    pub substeps: usize,
+    /// Solver iterations per substep, substeps per step.
+    #[command(flatten)]
+    pub passes: Passes,
     /// Frames (one step of 1/60 s each).
     #[arg(long, default_value_t = 120)]
     pub frames: usize,
@@ -303,8 +300,8 @@ pub fn run(a: &RenderArgs) -> Result<Section, Error> {
         ));
     }
     let mut spec = Spec::new(&a.scene, n, &a.solver)
-        .iterations(a.iterations)
-        .substeps(a.substeps);
+        .iterations(a.passes.iterations)
+        .substeps(a.passes.substeps);
     spec.mesh = a.mesh.clone();
     let mut sim = Sim::new(&spec)?;
     let mut frames = Vec::with_capacity(a.frames);
@@ -345,8 +342,8 @@ pub fn run(a: &RenderArgs) -> Result<Section, Error> {
             "{what}, {} vertices, {}, {} it x {} sub",
             sim.body.len(),
             a.solver,
-            a.iterations,
-            a.substeps
+            a.passes.iterations,
+            a.passes.substeps
         ),
     };
     let gif = gif_path(&a.out, &a.scene);
@@ -398,8 +395,8 @@ pub fn run(a: &RenderArgs) -> Result<Section, Error> {
         link(&gif, base),
         frames.len(),
         a.solver,
-        a.iterations,
-        a.substeps,
+        a.passes.iterations,
+        a.passes.substeps,
         diverged.map_or(String::new(), |d| format!("; stopped early: {d}"))
     ));
     for f in files.iter().skip(1) {

@@ -13,11 +13,11 @@ use crate::machine;
 use crate::render::RenderArgs;
 use crate::scale::{Budget, ScaleArgs};
 use crate::section::{rel, Section};
-use crate::setup::{all_solvers_csv, parse_solvers, Error, Tuning};
+use crate::setup::{all_solvers_csv, parse_solvers, Common, Error, Passes};
 use crate::substeps::SubstepsArgs;
 use crate::tethers::TethersArgs;
 use clap::Args;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 /// Arguments of `wobble report`.
@@ -32,12 +32,9 @@ pub struct ReportArgs {
     /// Do not build an x86-64-v3 binary for cachegrind (full mode builds one when needed).
     #[arg(long)]
     pub no_build: bool,
-    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
+    /// The solvers' tuning and the output directory.
     #[command(flatten)]
-    pub tuning: Tuning,
-    /// Output directory.
-    #[arg(long, default_value = "results")]
-    pub out: PathBuf,
+    pub common: Common,
 }
 
 /// The parts of a report with their arguments.
@@ -63,8 +60,8 @@ pub struct Plan {
 /// The arguments every part gets in full or quick mode.
 pub fn plan(a: &ReportArgs) -> Plan {
     let q = a.quick;
-    let out = a.out.clone();
-    let tuning = a.tuning.clone();
+    let common = a.common.clone();
+    let (out, tuning) = (&common.out, &common.tuning);
     // A text setting: its quick value in quick mode, its full one otherwise.
     let by_mode = |quick: &str, full: &str| String::from(if q { quick } else { full });
     let converge = ConvergeArgs {
@@ -80,8 +77,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
         threads: 1,
         backend: "cpu".into(),
         ordering: "natural".into(),
-        tuning: tuning.clone(),
-        out: out.clone(),
+        common: common.clone(),
     };
     let scale = ScaleArgs {
         scene: "cloth".into(),
@@ -111,8 +107,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
                 budget_s: 300.0,
             }
         },
-        tuning: tuning.clone(),
-        out: out.clone(),
+        common: common.clone(),
     };
     let cache = CacheArgs {
         scene: "cloth".into(),
@@ -137,8 +132,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
             budget_s: if q { 10.0 } else { 150.0 },
             ..scale.budget.clone()
         },
-        tuning: tuning.clone(),
-        out: out.clone(),
+        common: common.clone(),
     };
     let substeps = SubstepsArgs {
         scene: "cloth".into(),
@@ -148,8 +142,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
         totals: by_mode("8,16", "8,16,30"),
         steps: if q { 40 } else { 120 },
         threads: 1,
-        tuning: tuning.clone(),
-        out: out.clone(),
+        common: common.clone(),
     };
     let claims = ClaimsArgs {
         quick: q,
@@ -171,8 +164,10 @@ pub fn plan(a: &ReportArgs) -> Plan {
             }),
             mesh: None,
             solver: "gs".into(),
-            iterations: 8,
-            substeps: 1,
+            passes: Passes {
+                iterations: 8,
+                substeps: 1,
+            },
             frames: if q { 24 } else { 120 },
             width: if q { 320 } else { 640 },
             height: if q { 240 } else { 480 },
@@ -224,8 +219,8 @@ fn timed(
 /// `wobble report`.
 pub fn run(a: &ReportArgs) -> Result<Section, Error> {
     parse_solvers(&a.solvers)?;
-    a.tuning.check()?;
-    std::fs::create_dir_all(&a.out).map_err(|e| crate::setup::io_error(&a.out, e))?;
+    a.common.tuning.check()?;
+    std::fs::create_dir_all(&a.common.out).map_err(|e| crate::setup::io_error(&a.common.out, e))?;
     let t0 = Instant::now();
     let machine = machine::probe();
     let p = plan(a);
@@ -252,8 +247,8 @@ pub fn run(a: &ReportArgs) -> Result<Section, Error> {
         }));
     }
     let total = t0.elapsed().as_secs_f64();
-    let path = a.out.join("REPORT.md");
-    let md = markdown(a, &machine, &parts, total, &a.out);
+    let path = a.common.out.join("REPORT.md");
+    let md = markdown(a, &machine, &parts, total, &a.common.out);
     std::fs::write(&path, md).map_err(|e| crate::setup::io_error(&path, e))?;
     let mut sec = Section::new("Report");
     for (_, _, r) in &parts {
@@ -300,7 +295,7 @@ fn markdown(
     s.push_str("\n\nDetails, quotes and rules in [CLAIMS.md](CLAIMS.md).\n\n");
     s.push_str("## Machine\n\n");
     s.push_str(&machine.markdown());
-    s.push_str(&machine::Machine::kernel_line(a.tuning.kernel));
+    s.push_str(&machine::Machine::kernel_line(a.common.tuning.kernel));
     s.push_str("\n## Parts\n\n| part | seconds | outcome |\n| --- | --- | --- |\n");
     for (name, secs, r) in parts {
         let outcome = match r {

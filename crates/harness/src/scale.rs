@@ -25,7 +25,7 @@ use crate::progress;
 use crate::section::{figure, link, Section};
 use crate::setup::{
     all_solvers_csv, build_solver, check_scene, parse_counts, parse_orderings, parse_sizes,
-    parse_solvers, Error, Tuning,
+    parse_solvers, Common, Error, Tuning,
 };
 use crate::step::StepReport;
 use clap::Args;
@@ -67,12 +67,9 @@ pub struct ScaleArgs {
     /// How long the sweep may take: steps per point, time-outs and the overall budget.
     #[command(flatten)]
     pub budget: Budget,
-    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
+    /// The solvers' tuning and the output directory.
     #[command(flatten)]
-    pub tuning: Tuning,
-    /// Output directory.
-    #[arg(long, default_value = "results")]
-    pub out: PathBuf,
+    pub common: Common,
 }
 
 /// How long a sweep may take.
@@ -667,10 +664,10 @@ pub fn run(a: &ScaleArgs) -> Result<Section, Error> {
         ));
     }
     a.budget.check()?;
-    a.tuning.check()?;
-    let out = &a.out;
+    a.common.tuning.check()?;
+    let out = &a.common.out;
     let machine = machine::probe();
-    let mut sweep = Sweep::create(out, "scale", &a.budget, &a.tuning)?;
+    let mut sweep = Sweep::create(out, "scale", &a.budget, &a.common.tuning)?;
     let mut sec = Section::new("Scaling with body size");
     sec.add_files(sweep.files());
     let total = sizes.len() * solvers.len() * threads.len() * backends.len();

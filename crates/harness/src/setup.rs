@@ -187,6 +187,44 @@ pub fn check_mesh(scene: &str, mesh: &Option<PathBuf>) -> Result<(), Error> {
     }
 }
 
+/// How much solving a step does: solver iterations per substep and substeps per step.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct Passes {
+    /// Solver iterations per substep.
+    #[arg(long, default_value_t = 8)]
+    pub iterations: usize,
+    /// Substeps per step.
+    #[arg(long, default_value_t = 1)]
+    pub substeps: usize,
+}
+
+/// How a body's particles are numbered and how `colored` sweeps them: the ordering, the cache
+/// tile and the distance kernel (`wobble step` and `wobble threads` take them alike).
+#[derive(Args, Debug, Clone)]
+pub struct Layout {
+    /// Particle ordering: natural, shuffled, rcm or morton.
+    #[arg(long, default_value = "natural")]
+    pub ordering: String,
+    /// `colored`: particles per cache tile (0: sweep each color over the whole body).
+    #[arg(long, default_value_t = sparse::colored::DEFAULT_TILE_PARTICLES)]
+    pub tile: usize,
+    /// `colored`'s distance kernel: auto, scalar, portable, avx2 or avx512 (one the CPU lacks
+    /// is refused).
+    #[arg(long, default_value = "auto")]
+    pub kernel: Kernel,
+}
+
+/// What most sweeps take alike: the solvers' tuning and the output directory.
+#[derive(Args, Debug, Clone)]
+pub struct Common {
+    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
+    #[command(flatten)]
+    pub tuning: Tuning,
+    /// Output directory.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+}
+
 /// Solver options that concern particular solvers (Jacobi family, Newton, random choices).
 #[derive(Args, Debug, Clone)]
 pub struct Tuning {

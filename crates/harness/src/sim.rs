@@ -3,6 +3,7 @@
 
 use crate::setup::{build_body, build_solver, Error, Tuning};
 use crate::stats::quantile;
+use serde::Serialize;
 use solver_core::{figures, step, Body, Solver, StepParams};
 use std::path::PathBuf;
 use std::time::Instant;
@@ -153,6 +154,58 @@ impl Trace {
     /// True when the run finished without diverging.
     pub fn finished(&self) -> bool {
         self.diverged.is_none()
+    }
+}
+
+/// The CSV columns of [`RunFigures`].
+pub const FIGURE_COLUMNS: [&str; 5] = [
+    "steps",
+    "stretch_mean_avg",
+    "stretch_max_final",
+    "ms_per_step_median",
+    "status",
+];
+
+/// A run's closing figures, the last columns of converge_stretch.csv and substeps.csv.
+#[derive(Serialize, Debug, Clone)]
+pub struct RunFigures {
+    /// Steps completed from rest (0 when the solver refused; fewer than asked when it diverged).
+    pub steps: usize,
+    /// Mean over the steps of the mean structural stretch `|l - l0| / l0`, as a fraction (NaN
+    /// when not run).
+    pub stretch_mean_avg: f64,
+    /// Largest structural stretch after the last step, as a fraction (NaN when not run).
+    pub stretch_max_final: f64,
+    /// Median step time, in ms (NaN when not run).
+    pub ms_per_step_median: f64,
+    /// `ok`, `diverged: ...`, or why the solver refused the body.
+    pub status: String,
+}
+
+impl RunFigures {
+    /// The figures of a run that did not happen, with why.
+    pub fn unmeasured(status: String) -> RunFigures {
+        RunFigures {
+            steps: 0,
+            stretch_mean_avg: f64::NAN,
+            stretch_max_final: f64::NAN,
+            ms_per_step_median: f64::NAN,
+            status,
+        }
+    }
+
+    /// The figures of `t`, its median step time over the steps after the first `skip`.
+    pub fn of(t: &Trace, skip: usize) -> RunFigures {
+        RunFigures {
+            steps: t.steps(),
+            stretch_mean_avg: t.stretch_mean_avg(),
+            stretch_max_final: t.stretch_max.last().copied().unwrap_or(f64::NAN),
+            ms_per_step_median: t.ms_median(skip),
+            status: t
+                .diverged
+                .as_ref()
+                .map_or("ok".to_string(), |d| format!("diverged: {d}")),
+        }
     }
 }
 

@@ -1,14 +1,14 @@
 //! `wobble step`: runs warmup + steps steps of one scene from rest, times the last `steps`
 //! (each step timed whole) and prints one JSON object.
 
-use crate::setup::{build_body_with, build_solver, Error};
+use crate::setup::{build_body_with, build_solver, Error, Layout, Passes};
 use crate::stats::quantile;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use solver_core::mass_spring::{Integrator, MassSpring, SpringParams};
 use solver_core::mesh::repair::MeshOptions;
 use solver_core::{figures, step, Solver, StepParams};
-use sparse::{Kernel, SolverOptions};
+use sparse::SolverOptions;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -24,12 +24,9 @@ pub struct StepArgs {
     /// Solver name.
     #[arg(long, default_value = "gs")]
     pub solver: String,
-    /// Solver iterations per substep.
-    #[arg(long, default_value_t = 8)]
-    pub iterations: usize,
-    /// Substeps per step.
-    #[arg(long, default_value_t = 1)]
-    pub substeps: usize,
+    /// Solver iterations per substep, substeps per step.
+    #[command(flatten)]
+    pub passes: Passes,
     /// Time step in seconds.
     #[arg(long, default_value_t = 1.0 / 60.0)]
     pub dt: f32,
@@ -48,16 +45,9 @@ pub struct StepArgs {
     /// Inner sweeps per Newton iteration.
     #[arg(long, default_value_t = 4)]
     pub inner: usize,
-    /// Particle ordering: natural, shuffled, rcm or morton.
-    #[arg(long, default_value = "natural")]
-    pub ordering: String,
-    /// `colored`: particles per cache tile (0: sweep each color over the whole body).
-    #[arg(long, default_value_t = sparse::colored::DEFAULT_TILE_PARTICLES)]
-    pub tile: usize,
-    /// `colored`'s distance kernel: auto, scalar, portable, avx2 or avx512 (one the CPU lacks
-    /// is refused).
-    #[arg(long, default_value = "auto")]
-    pub kernel: Kernel,
+    /// Particle ordering, `colored`'s tile and distance kernel.
+    #[command(flatten)]
+    pub layout: Layout,
     /// Mesh file for the mesh scene; the `bodies` world takes one per body (repeat `--mesh`).
     #[arg(long)]
     pub mesh: Vec<PathBuf>,
@@ -278,14 +268,14 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
         &args.scene,
         args.n,
         single_mesh(args)?,
-        &args.ordering,
+        &args.layout.ordering,
         &mesh_options(args),
     )?;
     apply_switches(&mut body, args)?;
     let params = StepParams {
         dt: args.dt,
-        substeps: args.substeps,
-        iterations: args.iterations,
+        substeps: args.passes.substeps,
+        iterations: args.passes.iterations,
         ..Default::default()
     };
     params.validate()?;
@@ -350,7 +340,7 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
             name: solver.name(),
             threads: solver.report().threads,
             colors: solver.report().colors,
-            per_substep: body.constraints.len() * args.iterations,
+            per_substep: body.constraints.len() * args.passes.iterations,
             kernel: solver.report().kernel.map(|k| k.name().to_string()),
             adapter: None,
         },
@@ -399,7 +389,7 @@ fn report(
         vertices: body.len(),
         constraints: body.constraints.len(),
         solver: facts.name,
-        iterations: args.iterations,
+        iterations: args.passes.iterations,
         substeps,
         dt: args.dt,
         threads: facts.threads,
@@ -433,8 +423,8 @@ pub(crate) fn solver_options(args: &StepArgs) -> SolverOptions {
         threads: args.threads,
         omega: args.omega,
         inner: args.inner,
-        tile_particles: args.tile,
-        kernel: args.kernel,
+        tile_particles: args.layout.tile,
+        kernel: args.layout.kernel,
         ..Default::default()
     }
 }
@@ -478,7 +468,7 @@ fn measure_gpu(
         name: solver.name().to_string(),
         threads: 1,
         colors: on_gpu.colors(),
-        per_substep: body.constraints.len() * args.iterations,
+        per_substep: body.constraints.len() * args.passes.iterations,
         kernel: None,
         adapter: Some(device.adapter()),
     };

@@ -10,9 +10,9 @@ use crate::plot::{Legend, Plot, Series};
 use crate::progress;
 use crate::section::{figure, link, Section};
 use crate::setup::{
-    check_mesh, check_scene, check_size, or_note, parse_counts, parse_solvers, Error, Tuning,
+    check_mesh, check_scene, check_size, or_note, parse_counts, parse_solvers, Common, Error,
 };
-use crate::sim::{Sim, Spec};
+use crate::sim::{RunFigures, Sim, Spec, FIGURE_COLUMNS};
 use clap::Args;
 use serde::Serialize;
 use std::path::PathBuf;
@@ -41,28 +41,16 @@ pub struct SubstepsArgs {
     /// Rayon threads.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
-    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
+    /// The solvers' tuning and the output directory.
     #[command(flatten)]
-    pub tuning: Tuning,
-    /// Output directory.
-    #[arg(long, default_value = "results")]
-    pub out: PathBuf,
+    pub common: Common,
 }
 
 /// Header of a CSV of [`SplitRow`]s (`substeps.csv`, the C8 claim's `c8.csv`).
-pub const SPLIT_HEADER: &[&str] = &[
-    "scene",
-    "n",
-    "solver",
-    "total",
-    "substeps",
-    "iterations",
-    "steps",
-    "stretch_mean_avg",
-    "stretch_max_final",
-    "ms_per_step_median",
-    "status",
-];
+pub fn split_header() -> Vec<&'static str> {
+    let split = ["scene", "n", "solver", "total", "substeps", "iterations"];
+    [&split[..], &FIGURE_COLUMNS].concat()
+}
 
 /// One row of substeps.csv.
 #[derive(Serialize, Debug, Clone)]
@@ -79,16 +67,8 @@ pub struct SplitRow {
     pub substeps: usize,
     /// Solver iterations per substep.
     pub iterations: usize,
-    /// Steps completed from rest (0 when the solver refused; fewer than asked when it diverged).
-    pub steps: usize,
-    /// Mean over the steps of the mean structural stretch, as a fraction (NaN when not run).
-    pub stretch_mean_avg: f64,
-    /// Largest structural stretch after the last step, as a fraction (NaN when not run).
-    pub stretch_max_final: f64,
-    /// Median step time after the first tenth of the steps, in ms (NaN when not run).
-    pub ms_per_step_median: f64,
-    /// `ok`, `diverged: ...`, or why the solver refused the body.
-    pub status: String,
+    /// Steps, stretch, the median step time after the first tenth of the steps, and status.
+    pub figures: RunFigures,
 }
 
 /// Every (substeps, iterations) with substeps x iterations = `total`, substeps ascending.
@@ -108,33 +88,19 @@ pub fn run_split(
 ) -> Result<SplitRow, Error> {
     let spec = base.clone().iterations(iterations).substeps(substeps);
     let (scene, n, solver) = (&spec.scene, spec.n, &spec.solver);
-    let mut row = SplitRow {
+    let figures = match or_note(Sim::new(&spec))? {
+        Err(note) => RunFigures::unmeasured(note),
+        Ok(mut sim) => RunFigures::of(&sim.run(steps), steps / 10),
+    };
+    Ok(SplitRow {
         scene: scene.clone(),
         n,
         solver: solver.clone(),
         total: substeps * iterations,
         substeps,
         iterations,
-        steps: 0,
-        stretch_mean_avg: f64::NAN,
-        stretch_max_final: f64::NAN,
-        ms_per_step_median: f64::NAN,
-        status: "ok".into(),
-    };
-    match or_note(Sim::new(&spec))? {
-        Err(note) => row.status = note,
-        Ok(mut sim) => {
-            let t = sim.run(steps);
-            row.steps = t.steps();
-            row.stretch_mean_avg = t.stretch_mean_avg();
-            row.stretch_max_final = t.stretch_max.last().copied().unwrap_or(f64::NAN);
-            row.ms_per_step_median = t.ms_median(steps / 10);
-            if let Some(d) = t.diverged {
-                row.status = format!("diverged: {d}");
-            }
-        }
-    }
-    Ok(row)
+        figures,
+    })
 }
 
 /// `wobble substeps`.
@@ -149,10 +115,10 @@ pub fn run(a: &SubstepsArgs) -> Result<Section, Error> {
             "--steps and --threads must be at least 1".into(),
         ));
     }
-    a.tuning.check()?;
-    let out = &a.out;
+    a.common.tuning.check()?;
+    let out = &a.common.out;
     let path = out.join("substeps.csv");
-    let mut w = RowWriter::create(&path, SPLIT_HEADER)?;
+    let mut w = RowWriter::create(&path, &split_header())?;
     let mut sec = Section::new("Substeps against iterations at equal cost");
     sec.add_files([path.clone()]);
     let runs: usize = solvers.len() * totals.iter().map(|&t| splits(t).len()).sum::<usize>();
@@ -165,10 +131,10 @@ pub fn run(a: &SubstepsArgs) -> Result<Section, Error> {
                 let mut base = Spec::new(&a.scene, a.n, s);
                 base.mesh = a.mesh.clone();
                 base.threads = a.threads;
-                base.tuning = a.tuning.clone();
+                base.tuning = a.common.tuning.clone();
                 let r = run_split(&base, split, a.steps)?;
-                if r.status != "ok" && split.0 == 1 {
-                    progress::note(&pb, &format!("substeps: {s}: {}", r.status));
+                if r.figures.status != "ok" && split.0 == 1 {
+                    progress::note(&pb, &format!("substeps: {s}: {}", r.figures.status));
                 }
                 w.row(&r)?;
                 rows.push(r);
@@ -193,7 +159,7 @@ pub fn run(a: &SubstepsArgs) -> Result<Section, Error> {
                     name: format!("{s} total {t}"),
                     points: rows
                         .iter()
-                        .filter(|r| &r.solver == s && r.total == t && r.status == "ok")
+                        .filter(|r| &r.solver == s && r.total == t && r.figures.status == "ok")
                         .map(|r| (r.substeps as f64, value(r)))
                         .collect(),
                     dashed: si > 0,
@@ -203,22 +169,25 @@ pub fn run(a: &SubstepsArgs) -> Result<Section, Error> {
             .collect(),
         ..Default::default()
     };
-    let stretch = mk(
-        |r| r.stretch_mean_avg,
-        "stretch_mean_avg",
-        &format!(
-            "Stretch at equal projections per step, {} n={}",
-            a.scene, a.n
+    let [stretch, time] = [
+        (
+            (|r| r.figures.stretch_mean_avg) as fn(&SplitRow) -> f64,
+            "stretch_mean_avg",
+            "Stretch",
         ),
-    );
-    let time = mk(
-        |r| r.ms_per_step_median,
-        "ms per step (median)",
-        &format!(
-            "Step time at equal projections per step, {} n={}",
-            a.scene, a.n
+        (
+            |r| r.figures.ms_per_step_median,
+            "ms per step (median)",
+            "Step time",
         ),
-    );
+    ]
+    .map(|(value, y, what)| {
+        let title = format!(
+            "{what} at equal projections per step, {} n={}",
+            a.scene, a.n
+        );
+        mk(value, y, &title)
+    });
     let s_stem = out.join("substeps_stretch");
     let t_stem = out.join("substeps_time");
     sec.add_files(stretch.save(&s_stem)?);
@@ -242,9 +211,9 @@ pub fn run(a: &SubstepsArgs) -> Result<Section, Error> {
             r.total,
             r.substeps,
             r.iterations,
-            r.stretch_mean_avg,
-            r.ms_per_step_median,
-            r.status
+            r.figures.stretch_mean_avg,
+            r.figures.ms_per_step_median,
+            r.figures.status
         ));
     }
     sec.line(t.join("\n"));
@@ -254,7 +223,34 @@ pub fn run(a: &SubstepsArgs) -> Result<Section, Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::splits;
+    use super::{split_header, splits, SplitRow};
+    use crate::sim::RunFigures;
+
+    #[test]
+    fn a_row_fills_the_header_with_its_figures_last() {
+        let row = SplitRow {
+            scene: "cloth".into(),
+            n: 4,
+            solver: "gs".into(),
+            total: 4,
+            substeps: 2,
+            iterations: 2,
+            figures: RunFigures {
+                steps: 5,
+                stretch_mean_avg: 0.25,
+                stretch_max_final: 0.5,
+                ms_per_step_median: 1.5,
+                status: "ok".into(),
+            },
+        };
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(Vec::new());
+        w.serialize(&row).unwrap();
+        let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        assert_eq!(line, "cloth,4,gs,4,2,2,5,0.25,0.5,1.5,ok\n");
+        assert_eq!(line.split(',').count(), split_header().len());
+    }
 
     #[test]
     fn splits_cover_every_divisor() {

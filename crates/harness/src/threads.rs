@@ -10,13 +10,13 @@
 //! solvers give the same bits on any thread count, so the shared body follows one trajectory;
 //! `same_bits` checks that on one extra step from a common state.
 
-use crate::setup::{build_body_with, build_solver, parse_counts, Error};
+use crate::setup::{build_body_with, build_solver, parse_counts, Error, Layout};
 use crate::stats::quantile;
 use clap::Args;
 use serde::Serialize;
 use solver_core::mesh::repair::MeshOptions;
 use solver_core::{figures, step, Solver, StepParams};
-use sparse::{Kernel, SolverOptions};
+use sparse::SolverOptions;
 use std::time::Instant;
 
 /// Arguments of `wobble threads`.
@@ -37,16 +37,9 @@ pub struct ThreadsArgs {
     /// Thread counts, comma-separated; speed-ups are against the first.
     #[arg(long, default_value = "1,2")]
     pub threads: String,
-    /// Particle ordering: natural, shuffled, rcm or morton.
-    #[arg(long, default_value = "natural")]
-    pub ordering: String,
-    /// `colored`: particles per cache tile (0: sweep each color over the whole body).
-    #[arg(long, default_value_t = sparse::colored::DEFAULT_TILE_PARTICLES)]
-    pub tile: usize,
-    /// `colored`'s distance kernel: auto, scalar, portable, avx2 or avx512 (one the CPU lacks
-    /// is refused).
-    #[arg(long, default_value = "auto")]
-    pub kernel: Kernel,
+    /// Particle ordering, `colored`'s tile and distance kernel.
+    #[command(flatten)]
+    pub layout: Layout,
     /// Bodies stepped one after the other per timed step, each with its own solver, all the
     /// solvers of a thread count sharing one pool (`SolverOptions::pool`).
     #[arg(long, default_value_t = 1)]
@@ -145,8 +138,8 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         let pool = sparse::Pool::new(threads)?;
         let opts = SolverOptions {
             threads: if args.across_bodies { 1 } else { threads },
-            tile_particles: args.tile,
-            kernel: args.kernel,
+            tile_particles: args.layout.tile,
+            kernel: args.layout.kernel,
             parallel_threshold: args.parallel_threshold,
             ..Default::default()
         };
@@ -172,7 +165,7 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         &args.scene,
         args.n,
         None,
-        &args.ordering,
+        &args.layout.ordering,
         &MeshOptions::default(),
     )?;
     let mut bodies = vec![body; args.bodies];

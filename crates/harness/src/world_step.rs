@@ -38,7 +38,7 @@ fn bodies_world(args: &StepArgs) -> Result<World, Error> {
             "mesh",
             args.n,
             Some(path.clone()),
-            &args.ordering,
+            &args.layout.ordering,
             &mesh_options(args),
         )?;
         let ys = body.particles.x.iter().map(|p| p.y);
@@ -91,8 +91,8 @@ pub fn measure_world(args: &StepArgs) -> Result<StepReport, Error> {
     };
     let params = StepParams {
         dt: args.dt,
-        substeps: args.substeps,
-        iterations: args.iterations,
+        substeps: args.passes.substeps,
+        iterations: args.passes.iterations,
         damping: args.damping,
         gravity,
         ..Default::default()
@@ -128,14 +128,14 @@ pub fn measure_world(args: &StepArgs) -> Result<StepReport, Error> {
         .collect();
     let median = quantile(&times, 0.5);
     let solver = world.bodies[0].solver.report();
-    let projections = (constraints * args.iterations * report.substeps).max(1) as f64;
+    let projections = (constraints * args.passes.iterations * report.substeps).max(1) as f64;
     Ok(StepReport {
         scene: args.scene.clone(),
         n: args.n,
         vertices: all_x.len(),
         constraints,
         solver: world.bodies[0].solver.name(),
-        iterations: args.iterations,
+        iterations: args.passes.iterations,
         substeps: report.substeps,
         dt: args.dt,
         threads: solver.threads,

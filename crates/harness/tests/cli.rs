@@ -38,54 +38,57 @@ fn check_rows(csv: &Path, header: &str, numeric: &[usize]) -> usize {
     rows
 }
 
+/// Runs the sweep `args` with `--out dir`, then [`check_rows`] on the CSV it wrote as `csv`.
+fn sweep_rows(dir: &Path, args: &[&str], csv: &str, header: &str, numeric: &[usize]) -> usize {
+    ok(&[args, &["--out", dir.to_str().unwrap()]].concat());
+    check_rows(&dir.join(csv), header, numeric)
+}
+
 #[test]
 fn csv_layouts_are_exact_and_rows_complete() {
     let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().to_str().unwrap();
-    ok(&[
-        "converge",
-        "--n",
-        "4",
-        "--iters",
-        "5",
-        "--solvers",
-        "gs",
-        "--reps",
-        "1",
-        "--stretch-iters",
-        "1,2",
-        "--stretch-steps",
-        "5",
-        "--out",
-        out,
-    ]);
-    let rows = check_rows(
-        &dir.path().join("converge.csv"),
+    let rows = sweep_rows(
+        dir.path(),
+        &[
+            "converge",
+            "--n",
+            "4",
+            "--iters",
+            "5",
+            "--solvers",
+            "gs",
+            "--reps",
+            "1",
+            "--stretch-iters",
+            "1,2",
+            "--stretch-steps",
+            "5",
+        ],
+        "converge.csv",
         CONVERGE_HEADER,
         &[1, 3, 4, 5],
     );
     assert_eq!(rows, 6, "iterations 0..=5 of gs");
-    ok(&[
-        "scale",
-        "--sizes",
-        "4,6",
-        "--solvers",
-        "gs,jacobi",
-        "--threads",
-        "1",
-        "--steps",
-        "5",
-        "--min-steps",
-        "2",
-        "--warmup",
-        "1",
-        "--target-s",
-        "0.01",
-        "--out",
-        out,
-    ]);
-    let rows = check_rows(
-        &dir.path().join("scale.csv"),
+    let rows = sweep_rows(
+        dir.path(),
+        &[
+            "scale",
+            "--sizes",
+            "4,6",
+            "--solvers",
+            "gs,jacobi",
+            "--threads",
+            "1",
+            "--steps",
+            "5",
+            "--min-steps",
+            "2",
+            "--warmup",
+            "1",
+            "--target-s",
+            "0.01",
+        ],
+        "scale.csv",
         SCALE_HEADER,
         &[1, 2, 3, 5, 6, 7, 9, 10, 11, 12, 13, 14],
     );
@@ -157,6 +160,23 @@ fn killing_scale_halfway_leaves_only_complete_rows() {
 fn bad_arguments_exit_non_zero_with_a_message_and_no_panic() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
+    // `advise` with a negative budget, a cloth too small to build, or a missing mesh file.
+    let advise_on = |body: &[&'static str], budget_ms: &'static str| {
+        let tail = [
+            "--budget-ms",
+            budget_ms,
+            "--max-stretch",
+            "0.01",
+            "--out",
+            out,
+        ];
+        [&["advise"][..], body, &tail].concat()
+    };
+    let advise = [
+        advise_on(&["--scene", "cloth", "--n", "8"], "-1"),
+        advise_on(&["--scene", "cloth", "--n", "1"], "1"),
+        advise_on(&["--mesh", "/no/such/file.obj"], "1"),
+    ];
     let cases: &[&[&str]] = &[
         &["step", "--solver", "nosuch"],
         &["step", "--n", "1"],
@@ -165,43 +185,9 @@ fn bad_arguments_exit_non_zero_with_a_message_and_no_panic() {
         &["scale", "--sizes", "16,1", "--out", out],
         &["cache", "--orderings", "natural,zigzag", "--out", out],
         &["substeps", "--totals", "8,0", "--out", out],
-        &[
-            "advise",
-            "--scene",
-            "cloth",
-            "--n",
-            "8",
-            "--budget-ms",
-            "-1",
-            "--max-stretch",
-            "0.01",
-            "--out",
-            out,
-        ],
-        &[
-            "advise",
-            "--scene",
-            "cloth",
-            "--n",
-            "1",
-            "--budget-ms",
-            "1",
-            "--max-stretch",
-            "0.01",
-            "--out",
-            out,
-        ],
-        &[
-            "advise",
-            "--mesh",
-            "/no/such/file.obj",
-            "--budget-ms",
-            "1",
-            "--max-stretch",
-            "0.01",
-            "--out",
-            out,
-        ],
+        &advise[0],
+        &advise[1],
+        &advise[2],
         &["render", "--scene", "cloth", "--n", "1", "--out", out],
         &["render", "--scene", "nosuch", "--out", out],
         &["claims", "--only", "C99", "--out", out],
@@ -279,25 +265,28 @@ fn advise_render_substeps_and_cache_run_on_tiny_bodies() {
     let s = read(&dir.path().join("substeps.csv"));
     assert_eq!(s.lines().count(), 1 + 3, "splits 1x4, 2x2, 4x1");
 
-    ok(&[
-        "cache",
-        "--sizes",
-        "4",
-        "--large",
-        "",
-        "--orderings",
-        "natural,morton",
-        "--target-s",
-        "0.01",
-        "--steps",
-        "3",
-        "--min-steps",
-        "2",
-        "--no-cachegrind",
-        "--out",
-        out,
-    ]);
-    check_rows(&dir.path().join("cache.csv"), SCALE_HEADER, &[1, 2, 9]);
+    sweep_rows(
+        dir.path(),
+        &[
+            "cache",
+            "--sizes",
+            "4",
+            "--large",
+            "",
+            "--orderings",
+            "natural,morton",
+            "--target-s",
+            "0.01",
+            "--steps",
+            "3",
+            "--min-steps",
+            "2",
+            "--no-cachegrind",
+        ],
+        "cache.csv",
+        SCALE_HEADER,
+        &[1, 2, 9],
+    );
     assert!(read(&dir.path().join("cache_misses.csv")).contains("not measured"));
 }
 

@@ -2,6 +2,7 @@
 //! against its neighbours) and `wobble threads --bodies` (bodies sharing one pool).
 
 use harness::hitch::{measure as hitch, HitchArgs};
+use harness::setup::Layout;
 use harness::threads::{measure as threads, ThreadsArgs};
 use sparse::Kernel;
 
@@ -50,9 +51,11 @@ fn bodies_sharing_a_pool_give_the_same_bits_on_every_thread_count() {
         solver: "colored".into(),
         iterations: 4,
         threads: "1,2".into(),
-        ordering: "natural".into(),
-        tile: sparse::colored::DEFAULT_TILE_PARTICLES,
-        kernel: Kernel::Auto,
+        layout: Layout {
+            ordering: "natural".into(),
+            tile: sparse::colored::DEFAULT_TILE_PARTICLES,
+            kernel: Kernel::Auto,
+        },
         bodies: 3,
         across_bodies: false,
         parallel_threshold: 1,

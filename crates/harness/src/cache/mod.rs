@@ -34,7 +34,7 @@ use crate::scale::{Budget, Point, SCALE_HEADER};
 use crate::section::{figure, link, Section};
 use crate::setup::{
     build_body, check_scene, or_note, parse_counts, parse_orderings, parse_sizes, parse_solvers,
-    Error, Tuning,
+    Common, Error,
 };
 use clap::Args;
 use plots::{Band, IntervalPlot};
@@ -93,12 +93,9 @@ pub struct CacheArgs {
     /// timing sweep and the cachegrind runs each get it).
     #[command(flatten)]
     pub budget: Budget,
-    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
+    /// The solvers' tuning and the output directory.
     #[command(flatten)]
-    pub tuning: Tuning,
-    /// Output directory.
-    #[arg(long, default_value = "results")]
-    pub out: PathBuf,
+    pub common: Common,
 }
 
 /// One row of cache_misses.csv.
@@ -188,7 +185,7 @@ fn parse(a: &CacheArgs) -> Result<Study, Error> {
         return Err(Error::Arg("--iters must be at least 1".into()));
     }
     a.budget.check()?;
-    a.tuning.check()?;
+    a.common.tuning.check()?;
     Ok(Study {
         fine: list_or_empty(&a.sizes, &a.scene)?,
         large: list_or_empty(&a.large, &a.scene)?,
@@ -260,7 +257,7 @@ fn bodies(
 
 /// Stage 1: every size x solver, orderings in turns; writes cache.csv and cache_intervals.csv.
 fn time_orderings(a: &CacheArgs, st: &Study, sec: &mut Section) -> Result<Timed, Error> {
-    let out = &a.out;
+    let out = &a.common.out;
     let mut rows = RowWriter::create(&out.join("cache.csv"), SCALE_HEADER)?;
     let mut ints = RowWriter::create(
         &out.join("cache_intervals.csv"),
@@ -330,7 +327,7 @@ fn time_orderings(a: &CacheArgs, st: &Study, sec: &mut Section) -> Result<Timed,
                 }
             }
             let t0 = Instant::now();
-            match timing::measure(&a.scene, n, &bs, s, a.iters, &a.tuning, &st.plan)? {
+            match timing::measure(&a.scene, n, &bs, s, a.iters, &a.common.tuning, &st.plan)? {
                 Ok(pts) => {
                     for p in &pts {
                         rows.row(&p.row)?;
@@ -432,7 +429,7 @@ fn report_timing(
     md: &mut String,
     sec: &mut Section,
 ) -> Result<(), Error> {
-    let out = &a.out;
+    let out = &a.common.out;
     let solvers: Vec<String> = {
         let mut v: Vec<String> = Vec::new();
         for p in &t.points {
@@ -554,7 +551,7 @@ fn simulate(
     md: &mut String,
     sec: &mut Section,
 ) -> Result<Vec<MissRow>, Error> {
-    let out = &a.out;
+    let out = &a.common.out;
     let miss_path = out.join("cache_misses.csv");
     let mut misses = RowWriter::create(
         &miss_path,
@@ -634,7 +631,7 @@ fn simulate(
                         a.budget.budget_s
                     ))
                 } else {
-                    cachegrind::runs(&bin, &p, (low, high), &a.tuning)
+                    cachegrind::runs(&bin, &p, (low, high), &a.common.tuning)
                 };
                 let wall = started.elapsed().as_secs_f64() - spent;
                 let mut row = MissRow {
@@ -757,7 +754,7 @@ fn count(
         return Ok(Some(line));
     }
     let mut c = counters::Counters::open().map_err(|e| Error::Io(format!("perf_event: {e}")))?;
-    let path = a.out.join("cache_counters.csv");
+    let path = a.common.out.join("cache_counters.csv");
     let mut w = RowWriter::create(&path, counters::COUNTERS_HEADER)?;
     sec.add_files([path.clone()]);
     md.push_str("\nHardware counters per projection (perf_event_open, read around the timed steps; natural ordering):\n\n| vertices (n) | solver | cycles | instructions | L1d read misses | LL read misses |\n| --- | --- | --- | --- | --- | --- |\n");
@@ -788,7 +785,7 @@ fn count(
                 s,
                 a.iters,
                 steps,
-                &a.tuning,
+                &a.common.tuning,
             ))? {
                 Ok(r) => {
                     md.push_str(&format!(
@@ -833,7 +830,7 @@ fn roofline_stage(
     md: &mut String,
     sec: &mut Section,
 ) -> Result<Vec<(String, Option<usize>, f64)>, Error> {
-    let out = &a.out;
+    let out = &a.common.out;
     let bw = roofline::measure(m, st.scale);
     let bw_path = out.join("cache_bandwidth.csv");
     let mut w = RowWriter::create(&bw_path, &["level", "bytes", "read_gbs", "copy_gbs"])?;
@@ -1041,7 +1038,8 @@ pub fn run(a: &CacheArgs) -> Result<Section, Error> {
         b.target,
         b.profile,
         b.target_features,
-        a.tuning
+        a.common
+            .tuning
             .kernel
             .resolve()
             .map_or_else(|e| format!("none ({e})"), |k| k.to_string()),
@@ -1058,7 +1056,7 @@ pub fn run(a: &CacheArgs) -> Result<Section, Error> {
         sec.files
             .iter()
             .filter(|f| f.extension().is_some_and(|e| e == "csv"))
-            .map(|f| link(f, &a.out))
+            .map(|f| link(f, &a.common.out))
             .collect::<Vec<_>>()
             .join(", ")
     ));
@@ -1066,7 +1064,7 @@ pub fn run(a: &CacheArgs) -> Result<Section, Error> {
     sec.line("");
     sec.body.push_str(&md);
     // The section on its own, for a `wobble cache` run outside a report.
-    let note = a.out.join("cache.md");
+    let note = a.common.out.join("cache.md");
     std::fs::write(&note, format!("# {}\n\n{}", sec.title, sec.body))
         .map_err(|e| crate::setup::io_error(&note, e))?;
     sec.add_files([note]);
@@ -1097,7 +1095,7 @@ fn alternation_stage(a: &CacheArgs, st: &Study, md: &mut String) -> Result<Strin
     md.push_str(&format!(
         "\nThe fine grid's alternation, measured ({solver}):\n\n"
     ));
-    match alternation::study(x, y, solver, a.iters, &a.tuning, st.scale) {
+    match alternation::study(x, y, solver, a.iters, &a.common.tuning, st.scale) {
         Ok(f) => {
             md.push_str(&f.markdown);
             Ok(f.sentence)

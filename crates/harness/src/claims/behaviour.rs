@@ -10,6 +10,7 @@ use crate::sim::{mean, Sim, Spec, Trace};
 use crate::substeps::{run_split, SplitRow};
 use solver_core::glam::Vec3;
 use solver_core::{StepParams, Stiffness};
+use std::path::PathBuf;
 
 const GODOT: &str = "Godot SoftBody3D article";
 const UNITY: &str = "Unity soft-body tutorial";
@@ -61,6 +62,20 @@ pub fn late_stretch(
         };
         (t, s)
     }))
+}
+
+/// The columns a [`late_stretch`] run ends its CSV row with ([`late_cells`]).
+pub const LATE_COLUMNS: [&str; 5] = ["iterations", "dt", "steps", "stretch_late_avg", "status"];
+
+/// The [`LATE_COLUMNS`] cells of run `t` at (iterations, dt) with late stretch `s`.
+pub fn late_cells((iterations, dt): (usize, f32), t: &Trace, s: f64) -> [String; 5] {
+    [
+        iterations.to_string(),
+        dt.to_string(),
+        t.steps().to_string(),
+        s.to_string(),
+        t.diverged.clone().unwrap_or_else(|| "ok".into()),
+    ]
 }
 
 /// A run with the free particles' positions after every step.
@@ -149,6 +164,84 @@ pub fn enough_from(ks: &[usize], distance: &[f64], tol: f64) -> Option<usize> {
     first
 }
 
+/// C5's and C12's experiment on one body: how many iterations per step before its motion is
+/// indistinguishable from a converged solve's.
+struct ToConverged<'a> {
+    /// The CSV is `<stem>.csv`, the plot `<stem>`.
+    stem: &'a str,
+    /// The CSV's columns (each run's cells come from the claim).
+    header: &'a [&'a str],
+    /// The counts tested, ascending.
+    its: &'a [usize],
+    /// Steps of every run, from rest.
+    steps: usize,
+    /// The plot's title.
+    title: String,
+    /// The body as the tolerance's label names it.
+    body: &'a str,
+    /// The tolerance's decimals of mm in its label.
+    decimals: usize,
+}
+
+/// What a [`ToConverged`] experiment found.
+struct Found {
+    /// The run at each tested count.
+    runs: Vec<Trace>,
+    /// Each run's mean RMS distance to the converged run, in metres.
+    dist: Vec<f64>,
+    /// 1% of the body's size, in metres.
+    tol: f64,
+    /// The fewest count from which on every tested count stays within `tol`.
+    enough: Option<usize>,
+    /// The CSV and the plot.
+    files: Vec<PathBuf>,
+}
+
+impl ToConverged<'_> {
+    /// Runs `spec` at each count against `reference` (the converged run of the same `spec`),
+    /// each run's CSV row being `cells(count, run, distance)`; a run that cannot be built ends
+    /// the experiment with its note.
+    fn run(
+        &self,
+        ctx: &Ctx,
+        reference: &Tracked,
+        spec: impl Fn(usize) -> Spec,
+        cells: impl Fn(usize, &Trace, f64) -> Vec<String>,
+    ) -> Result<Result<Found, String>, Error> {
+        let tol = 0.01 * reference.size;
+        let path = ctx.path(&format!("{}.csv", self.stem));
+        let mut w = RowWriter::create(&path, self.header)?;
+        let mut runs = Vec::with_capacity(self.its.len());
+        let mut dist = Vec::with_capacity(self.its.len());
+        for &it in self.its {
+            let t = match tracked(&spec(it), self.steps)? {
+                Ok(t) => t,
+                Err(note) => return Ok(Err(note)),
+            };
+            let d = mean_distance(&t, reference);
+            w.record(&cells(it, &t.trace, d))?;
+            runs.push(t.trace);
+            dist.push(d);
+        }
+        let enough = enough_from(self.its, &dist, tol);
+        let tol_name = format!(
+            "tolerance {:.*} mm (1% of the {})",
+            self.decimals,
+            tol * 1e3,
+            self.body
+        );
+        let plot = distance_plot(self.title.clone(), self.its, &dist, tol, &tol_name);
+        let files = ctx.files(path, &[(&plot, self.stem)])?;
+        Ok(Ok(Found {
+            runs,
+            dist,
+            tol,
+            enough,
+            files,
+        }))
+    }
+}
+
 /// (max - min) / mean of finite values.
 pub fn spread(v: &[f64]) -> f64 {
     let f: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
@@ -191,15 +284,14 @@ fn distance_plot(title: String, its: &[usize], dist: &[f64], tol: f64, tol_name:
             0,
         ));
     }
-    Plot {
+    Plot::new(
         title,
-        x_label: "iterations per step".into(),
-        y_label: "mean RMS distance to the converged run (m)".into(),
-        x_log: true,
-        y_log: true,
+        "iterations per step",
+        "mean RMS distance to the converged run (m)",
         series,
-        ..Default::default()
-    }
+    )
+    .log_x()
+    .log_y()
 }
 
 /// C5: cloth needs ten-odd iterations before it stops looking like rubber bands.
@@ -222,47 +314,38 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
         Ok(t) => t,
         Err(note) => return Ok(Claim::untestable("C5", GODOT, text, note)),
     };
-    let tol = 0.01 * reference.size;
-    let path = ctx.path("c5.csv");
-    let mut w = RowWriter::create(
-        &path,
-        &[
+    let experiment = ToConverged {
+        stem: "c5",
+        header: &[
             "iterations",
             "steps",
             "distance_to_reference_m",
             "stretch_mean_avg",
             "status",
         ],
-    )?;
-    let mut dist = Vec::new();
-    let mut stretch = Vec::new();
-    for &it in &its {
-        let t = match tracked(&spec(it), steps)? {
-            Ok(t) => t,
-            Err(note) => return Ok(Claim::untestable("C5", GODOT, text, note)),
-        };
-        let d = mean_distance(&t, &reference);
-        w.record(&[
+        its: &its,
+        steps,
+        title: format!("C5: distance to a converged run ({reference_its} iterations), gs, cloth n={n}, {steps} steps"),
+        body: "cloth",
+        decimals: 0,
+    };
+    let cells = |it: usize, t: &Trace, d: f64| {
+        vec![
             it.to_string(),
-            t.trace.steps().to_string(),
+            t.steps().to_string(),
             d.to_string(),
-            t.trace.stretch_mean_avg().to_string(),
-            t.trace.diverged.clone().unwrap_or_else(|| "ok".into()),
-        ])?;
-        dist.push(d);
-        stretch.push(t.trace.stretch_mean_avg());
-    }
-    let k = enough_from(&its, &dist, tol);
+            t.stretch_mean_avg().to_string(),
+            t.diverged.clone().unwrap_or_else(|| "ok".into()),
+        ]
+    };
+    let found = match experiment.run(ctx, &reference, spec, cells)? {
+        Ok(found) => found,
+        Err(note) => return Ok(Claim::untestable("C5", GODOT, text, note)),
+    };
+    let (dist, tol, k) = (&found.dist, found.tol, found.enough);
+    let stretch: Vec<f64> = found.runs.iter().map(Trace::stretch_mean_avg).collect();
     let verdict = rules::c5(k);
     let max_it = *its.last().unwrap_or(&1) as f64;
-    let plot = distance_plot(
-        format!("C5: distance to a converged run ({reference_its} iterations), gs, cloth n={n}, {steps} steps"),
-        &its,
-        &dist,
-        tol,
-        &format!("tolerance {:.0} mm (1% of the cloth)", tol * 1e3),
-    );
-    let files = ctx.files(path, &[(&plot, "c5")])?;
     Ok(Claim {
         id: "C5",
         source: GODOT,
@@ -271,7 +354,7 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
             "gs, cloth n={n} ({} vertices), {steps} steps from rest at dt 1/60; reference: the same run at {reference_its} iterations (mean stretch {:.3}%). Mean RMS distance to it: {}; mean stretch: {}",
             n * n,
             100.0 * reference.trace.stretch_mean_avg(),
-            its.iter().zip(&dist).map(|(k, d)| format!("{k} it {:.1} mm", d * 1e3)).collect::<Vec<_>>().join(", "),
+            its.iter().zip(dist).map(|(k, d)| format!("{k} it {:.1} mm", d * 1e3)).collect::<Vec<_>>().join(", "),
             its.iter().zip(&stretch).map(|(k, s)| format!("{k} it {:.2}%", 100.0 * s)).collect::<Vec<_>>().join(", "),
         ),
         rule: format!("a count is enough when the run stays within {:.0} mm (1% of the cloth's size) of the converged run, averaged over the run, at it and every higher tested count; k = the fewest such. 十几 (ten-odd) is 10-19: confirmed if 10 <= k <= 19, partly if 8 <= k <= 24 otherwise, refuted if k < 8, k > 24 or never", tol * 1e3),
@@ -280,7 +363,7 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
             format!("enough from {} iterations", k.map_or(format!("none up to {}", max_it as usize), |k| k.to_string())),
             "10-19",
         ),
-        files,
+        files: found.files,
     })
 }
 
@@ -469,13 +552,12 @@ pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
         ));
     };
     let verdict = rules::c6(!gs_ok, gs_step_rises);
-    let plot = Plot {
-        title: format!("C6: energy over its start, gs, cloth n={n} from rest, {steps} steps"),
-        x_label: "simulated time (s)".into(),
-        y_label: "energy / energy at the start".into(),
+    let plot = Plot::new(
+        format!("C6: energy over its start, gs, cloth n={n} from rest, {steps} steps"),
+        "simulated time (s)",
+        "energy / energy at the start",
         series,
-        ..Default::default()
-    };
+    );
     let files = ctx.files(path, &[(&plot, "c6")])?;
     Ok(Claim {
         id: "C6",
@@ -518,7 +600,7 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
     };
     let steps = if ctx.quick { 60 } else { 120 };
     let path = ctx.path("c8.csv");
-    let mut w = RowWriter::create(&path, crate::substeps::SPLIT_HEADER)?;
+    let mut w = RowWriter::create(&path, &crate::substeps::split_header())?;
     let mut pairs: Vec<(usize, SplitRow, SplitRow)> = Vec::new();
     for &t in &totals {
         let mut base = Spec::new("cloth", n, "gs");
@@ -527,8 +609,8 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
         let its = run_split(&base, (1, t), steps)?;
         w.row(&sub)?;
         w.row(&its)?;
-        if sub.status.starts_with("unsupported") {
-            return Ok(Claim::untestable("C8", src, text, sub.status));
+        if sub.figures.status.starts_with("unsupported") {
+            return Ok(Claim::untestable("C8", src, text, sub.figures.status));
         }
         pairs.push((t, sub, its));
     }
@@ -536,42 +618,41 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
     let mut both = 0;
     let mut figs = Vec::new();
     for (t, sub, its) in &pairs {
-        let win = sub.stretch_mean_avg < its.stretch_mean_avg;
-        let cost = sub.ms_per_step_median <= 1.5 * its.ms_per_step_median;
+        let win = sub.figures.stretch_mean_avg < its.figures.stretch_mean_avg;
+        let cost = sub.figures.ms_per_step_median <= 1.5 * its.figures.ms_per_step_median;
         stretch_wins += win as usize;
         both += (win && cost) as usize;
         figs.push(format!(
             "total {t}: {t}x1 stretch {:.4} in {:.3} ms, 1x{t} stretch {:.4} in {:.3} ms",
-            sub.stretch_mean_avg,
-            sub.ms_per_step_median,
-            its.stretch_mean_avg,
-            its.ms_per_step_median
+            sub.figures.stretch_mean_avg,
+            sub.figures.ms_per_step_median,
+            its.figures.stretch_mean_avg,
+            its.figures.ms_per_step_median
         ));
     }
     let verdict = rules::c8(stretch_wins, both, pairs.len());
     let pts = |f: fn(&(usize, SplitRow, SplitRow)) -> f64| -> Vec<(f64, f64)> {
         pairs.iter().map(|p| (p.0 as f64, f(p))).collect()
     };
-    let plot = Plot {
-        title: format!("C8: stretch at equal projections, gs, cloth n={n}"),
-        x_label: "projections per step (substeps x iterations)".into(),
-        y_label: "mean edge stretch over the run (fraction of rest length)".into(),
-        x_log: true,
-        y_log: true,
-        series: vec![
+    let plot = Plot::new(
+        format!("C8: stretch at equal projections, gs, cloth n={n}"),
+        "projections per step (substeps x iterations)",
+        "mean edge stretch over the run (fraction of rest length)",
+        vec![
             Series {
                 name: "n substeps x 1 iteration".into(),
-                points: pts(|p| p.1.stretch_mean_avg),
+                points: pts(|p| p.1.figures.stretch_mean_avg),
                 ..Default::default()
             },
             Series {
                 name: "1 step x n iterations".into(),
-                points: pts(|p| p.2.stretch_mean_avg),
+                points: pts(|p| p.2.figures.stretch_mean_avg),
                 ..Default::default()
             },
         ],
-        ..Default::default()
-    };
+    )
+    .log_x()
+    .log_y();
     let files = ctx.files(path, &[(&plot, "c8")])?;
     Ok(Claim {
         id: "C8",
@@ -599,15 +680,7 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
     let path = ctx.path("c10.csv");
     let mut w = RowWriter::create(
         &path,
-        &[
-            "part",
-            "stiffness_or_compliance",
-            "iterations",
-            "dt",
-            "steps",
-            "stretch_late_avg",
-            "status",
-        ],
+        &[&["part", "stiffness_or_compliance"][..], &LATE_COLUMNS].concat(),
     )?;
     // Stretch averaged over the second half of sim_s simulated seconds.
     let mut measure = |part: &str,
@@ -620,18 +693,17 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
             Ok(r) => r,
             Err(note) => return Ok(Err(note)),
         };
-        w.record(&[
-            part.to_string(),
-            match stiffness {
-                Stiffness::Pbd { k, .. } => k.to_string(),
-                Stiffness::Xpbd => compliance.unwrap_or(0.0).to_string(),
-            },
-            it.to_string(),
-            dt.to_string(),
-            t.steps().to_string(),
-            s.to_string(),
-            t.diverged.clone().unwrap_or_else(|| "ok".into()),
-        ])?;
+        let setting = match stiffness {
+            Stiffness::Pbd { k, .. } => k.to_string(),
+            Stiffness::Xpbd => compliance.unwrap_or(0.0).to_string(),
+        };
+        w.record(
+            &[
+                &[part.to_string(), setting][..],
+                &late_cells((it, dt), &t, s),
+            ]
+            .concat(),
+        )?;
         Ok(Ok(s))
     };
     let pbd = |corr| Stiffness::Pbd {
@@ -712,13 +784,11 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
         .map(|s| ((s - reference) / reference).abs())
         .fold(f64::NEG_INFINITY, f64::max);
     let xs = |v: &[usize]| v.iter().map(|&i| i as f64).collect::<Vec<_>>();
-    let plot = Plot {
-        title: format!("C10: late mean stretch against iterations, gs, cloth n={n}, dt=1/60"),
-        x_label: "iterations per step".into(),
-        y_label: "mean stretch over the second half of the run".into(),
-        x_log: true,
-        y_log: true,
-        series: vec![
+    let plot = Plot::new(
+        format!("C10: late mean stretch against iterations, gs, cloth n={n}, dt=1/60"),
+        "iterations per step",
+        "mean stretch over the second half of the run",
+        vec![
             Series::xy(format!("PBD k={K}"), xs(&its), &plain),
             Series::xy(format!("PBD k' (k={K})"), xs(&its), &corrected),
             Series::xy(format!("XPBD alpha={alpha:e}"), xs(&its), &xpbd_it),
@@ -729,16 +799,15 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
                 2,
             ),
         ],
-        ..Default::default()
-    };
+    )
+    .log_x()
+    .log_y();
     let inv = |d: f32| 1.0 / d as f64;
-    let plot_dt = Plot {
-        title: format!("C10: XPBD (alpha={alpha:e}) late mean stretch against dt, cloth n={n}"),
-        x_label: "steps per second (1 / dt)".into(),
-        y_label: "mean stretch over the second half of the run".into(),
-        x_log: true,
-        y_log: true,
-        series: vec![
+    let plot_dt = Plot::new(
+        format!("C10: XPBD (alpha={alpha:e}) late mean stretch against dt, cloth n={n}"),
+        "steps per second (1 / dt)",
+        "mean stretch over the second half of the run",
+        vec![
             Series::xy(
                 format!("converged steps ({converged_its} iterations)"),
                 dts.iter().map(|&d| inv(d)),
@@ -750,8 +819,9 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
                 &xpbd_dt_fixed,
             ),
         ],
-        ..Default::default()
-    };
+    )
+    .log_x()
+    .log_y();
     let files = ctx.files(path, &[(&plot, "c10"), (&plot_dt, "c10_dt")])?;
     Ok(Claim {
         id: "C10",
@@ -785,49 +855,45 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
             return Ok(Claim::untestable("C12", UNITY, text, format!("the jelly scene runs through the normal path and this build refuses it: {note}")));
         }
     };
-    let tol = 0.01 * reference.size;
-    let path = ctx.path("c12.csv");
-    let mut w = RowWriter::create(
-        &path,
-        &super::run_columns(&[
-            "distance_to_reference_m",
-            "stretch_mean_avg",
-            "volume_ratio_mean",
-            "status",
-        ]),
-    )?;
-    let mut dist = Vec::new();
-    let mut rows = Vec::new();
-    for &it in &its {
-        let t = match tracked(&spec(it), steps)? {
-            Ok(t) => t,
-            Err(note) => return Ok(Claim::untestable("C12", UNITY, text, note)),
-        };
-        let d = mean_distance(&t, &reference);
-        let vmean = (!t.trace.volume.is_empty()).then(|| mean(&t.trace.volume));
-        w.record(&[
+    let header = super::run_columns(&[
+        "distance_to_reference_m",
+        "stretch_mean_avg",
+        "volume_ratio_mean",
+        "status",
+    ]);
+    let experiment = ToConverged {
+        stem: "c12",
+        header: &header,
+        its: &its,
+        steps,
+        title: format!("C12: jelly (subdivision {n}), distance to a converged run ({reference_its} iterations)"),
+        body: "jelly",
+        decimals: 1,
+    };
+    let volume = |t: &Trace| (!t.volume.is_empty()).then(|| mean(&t.volume));
+    let cells = |it: usize, t: &Trace, d: f64| {
+        vec![
             "jelly".into(),
             n.to_string(),
             "gs".into(),
             it.to_string(),
-            t.trace.steps().to_string(),
+            t.steps().to_string(),
             d.to_string(),
-            t.trace.stretch_mean_avg().to_string(),
-            vmean.map_or(String::new(), |v| v.to_string()),
-            t.trace.diverged.clone().unwrap_or_else(|| "ok".into()),
-        ])?;
-        dist.push(d);
-        rows.push((it, t.trace.stretch_mean_avg(), vmean));
-    }
-    let k = enough_from(&its, &dist, tol);
-    let plot = distance_plot(
-        format!("C12: jelly (subdivision {n}), distance to a converged run ({reference_its} iterations)"),
-        &its,
-        &dist,
-        tol,
-        &format!("tolerance {:.1} mm (1% of the jelly)", tol * 1e3),
-    );
-    let files = ctx.files(path, &[(&plot, "c12")])?;
+            t.stretch_mean_avg().to_string(),
+            volume(t).map_or(String::new(), |v| v.to_string()),
+            t.diverged.clone().unwrap_or_else(|| "ok".into()),
+        ]
+    };
+    let found = match experiment.run(ctx, &reference, spec, cells)? {
+        Ok(found) => found,
+        Err(note) => return Ok(Claim::untestable("C12", UNITY, text, note)),
+    };
+    let (dist, tol, k) = (&found.dist, found.tol, found.enough);
+    let rows: Vec<(usize, f64, Option<f64>)> = its
+        .iter()
+        .zip(&found.runs)
+        .map(|(&it, t)| (it, t.stretch_mean_avg(), volume(t)))
+        .collect();
     Ok(Claim {
         id: "C12",
         source: UNITY,
@@ -835,7 +901,7 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
         measured: format!(
             "gs, jelly subdivision {n}, {steps} steps (dropped on the ground); reference: {reference_its} iterations. Per count: {}",
             rows.iter()
-                .zip(&dist)
+                .zip(dist)
                 .map(|(r, d)| format!("{} it: distance {:.2} mm, stretch {:.4}{}", r.0, d * 1e3, r.1, r.2.map_or(String::new(), |v| format!(", volume {v:.3}"))))
                 .collect::<Vec<_>>()
                 .join("; "),
@@ -846,6 +912,6 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
             format!("enough from {} iterations", k.map_or("none tested".to_string(), |k| k.to_string())),
             "<= 5",
         ),
-        files,
+        files: found.files,
     })
 }

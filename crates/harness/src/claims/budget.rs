@@ -177,14 +177,7 @@ pub fn c19(ctx: &Ctx) -> Result<Claim, Error> {
                 ..Default::default()
             });
         }
-        let plot = Plot {
-            title: format!("C19: largest edge stretch over {steps} steps, {scene} n={n} (diverged runs: their last state)"),
-            x_label: "iterations per step".into(),
-            y_label: "largest edge stretch over the run (fraction of rest length)".into(),
-            y_log: true,
-            series,
-            ..Default::default()
-        };
+        let plot = Plot::new(format!("C19: largest edge stretch over {steps} steps, {scene} n={n} (diverged runs: their last state)"), "iterations per step", "largest edge stretch over the run (fraction of rest length)", series).log_y();
         files.extend(plot.save(&ctx.path(&format!("c19_{scene}")))?);
     }
     if !runs.iter().any(|r| r.colored) {

@@ -3,7 +3,7 @@
 //! of the linearized iterations; C16, plain PBD stiffness depends on iterations and dt; C17,
 //! Gauss-Seidel's ordering matters little; C18, Jacobi needs averaging or under-relaxation.
 
-use super::behaviour::{fmt, late_stretch, spread};
+use super::behaviour::{fmt, late_cells, late_stretch, spread, LATE_COLUMNS};
 use super::{rules, Claim, Ctx, Decision};
 use crate::converge::{common_state, residual_curve};
 use crate::csv::RowWriter;
@@ -168,17 +168,16 @@ pub fn c15(ctx: &Ctx) -> Result<Claim, Error> {
         ])?;
     }
     let verdict = rules::c15(rope.measured, rope.linearized, TOL);
-    let plot = Plot {
-        title: "C15: plain Jacobi and Gauss-Seidel inside one step, rope n=16".into(),
-        x_label: "iterations in the step".into(),
-        y_label: "constraint residual (RMS C / mean rest length)".into(),
-        y_log: true,
-        series: vec![
+    let plot = Plot::new(
+        "C15: plain Jacobi and Gauss-Seidel inside one step, rope n=16",
+        "iterations in the step",
+        "constraint residual (RMS C / mean rest length)",
+        vec![
             Series::curve("gs", &rope.curves.0, usize::MAX),
             Series::curve("plain jacobi", &rope.curves.1, usize::MAX),
         ],
-        ..Default::default()
-    };
+    )
+    .log_y();
     let files = ctx.files(path, &[(&plot, "c15")])?;
     let ratio = |(gs, j): (f64, f64)| gs.ln() / (2.0 * j.ln());
     let show = |s: &System| {
@@ -228,17 +227,7 @@ pub fn c16(ctx: &Ctx) -> Result<Claim, Error> {
     let its = [2usize, 4, 8, 16];
     let dts = [1.0f32 / 30.0, 1.0 / 60.0, 1.0 / 120.0];
     let path = ctx.path("c16.csv");
-    let mut w = RowWriter::create(
-        &path,
-        &[
-            "sweep",
-            "iterations",
-            "dt",
-            "steps",
-            "stretch_late_avg",
-            "status",
-        ],
-    )?;
+    let mut w = RowWriter::create(&path, &[&["sweep"][..], &LATE_COLUMNS].concat())?;
     let mut run = |sweep: &str, it: usize, dt: f32| -> Result<Result<f64, String>, Error> {
         let pbd = Stiffness::Pbd {
             k: K,
@@ -248,14 +237,7 @@ pub fn c16(ctx: &Ctx) -> Result<Claim, Error> {
             Ok(r) => r,
             Err(note) => return Ok(Err(note)),
         };
-        w.record(&[
-            sweep.into(),
-            it.to_string(),
-            dt.to_string(),
-            t.steps().to_string(),
-            s.to_string(),
-            t.diverged.clone().unwrap_or_else(|| "ok".into()),
-        ])?;
+        w.record(&[&[sweep.to_string()][..], &late_cells((it, dt), &t, s)].concat())?;
         Ok(Ok(s))
     };
     let mut by_it = Vec::new();
@@ -270,19 +252,18 @@ pub fn c16(ctx: &Ctx) -> Result<Claim, Error> {
         by_dt.push(run("dt", 8, dt)?.unwrap_or(f64::NAN));
     }
     let (si, sd) = (spread(&by_it), spread(&by_dt));
-    let plot = Plot {
-        title: format!("C16: plain PBD (k={K}) late mean stretch, cloth n={n}"),
-        x_label: "iterations per step (dt 1/60)".into(),
-        y_label: "mean stretch over the second half of the run".into(),
-        x_log: true,
-        y_log: true,
-        series: vec![Series::xy(
+    let plot = Plot::new(
+        format!("C16: plain PBD (k={K}) late mean stretch, cloth n={n}"),
+        "iterations per step (dt 1/60)",
+        "mean stretch over the second half of the run",
+        vec![Series::xy(
             format!("PBD k={K}"),
             its.iter().map(|&i| i as f64),
             &by_it,
         )],
-        ..Default::default()
-    };
+    )
+    .log_x()
+    .log_y();
     let files = ctx.files(path, &[(&plot, "c16")])?;
     Ok(Claim {
         id: "C16",
@@ -357,14 +338,13 @@ pub fn c17(ctx: &Ctx) -> Result<Claim, Error> {
         }
         figs.push(format!("{name}: residual after {K} {:.3e} ({res_ratio:.2}x natural's), rate {r:.5} (log-rate {rate_ratio:.2}x natural's)", at(c, K)));
     }
-    let plot = Plot {
-        title: format!("C17: Gauss-Seidel orderings, cloth n={}", ctx.scale.conv_n),
-        x_label: "iterations in the step".into(),
-        y_label: "constraint residual (RMS C / mean rest length)".into(),
-        y_log: true,
-        series: Series::curves(&curves, usize::MAX),
-        ..Default::default()
-    };
+    let plot = Plot::new(
+        format!("C17: Gauss-Seidel orderings, cloth n={}", ctx.scale.conv_n),
+        "iterations in the step",
+        "constraint residual (RMS C / mean rest length)",
+        Series::curves(&curves, usize::MAX),
+    )
+    .log_y();
     let files = ctx.files(path, &[(&plot, "c17")])?;
     Ok(Claim {
         id: "C17",
@@ -457,16 +437,15 @@ pub fn c18(ctx: &Ctx) -> Result<Claim, Error> {
     };
     let plain = rate_of(Averaging::Off, 1.0);
     let averaged = rate_of(Averaging::Particle, 1.0).min(rate_of(Averaging::Constraint, 1.0));
-    let plot = Plot {
-        title: format!(
+    let plot = Plot::new(
+        format!(
             "C18: Jacobi's mean contraction per iteration over {iters} iterations, cloth n={}",
             ctx.scale.conv_n
         ),
-        x_label: "relaxation omega".into(),
-        y_label: "(residual at the end / at the start)^(1/iterations)".into(),
+        "relaxation omega",
+        "(residual at the end / at the start)^(1/iterations)",
         series,
-        ..Default::default()
-    };
+    );
     let files = ctx.files(path, &[(&plot, "c18")])?;
     Ok(Claim {
         id: "C18",

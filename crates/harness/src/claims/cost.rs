@@ -73,16 +73,15 @@ fn time_configs(
     )?;
     for (k, c) in configs.iter().enumerate() {
         let iv = m.median(k, 0.95);
-        w.record(&[
+        let mut row = vec![
             c.solver.clone(),
             c.n.to_string(),
             vertices[k].to_string(),
             c.iterations.to_string(),
-            iv.median.to_string(),
-            iv.lo.to_string(),
-            iv.hi.to_string(),
-            iv.samples.to_string(),
-        ])?;
+        ];
+        row.extend(iv.cells());
+        row.push(iv.samples.to_string());
+        w.record(&row)?;
     }
     Ok((m, vertices))
 }
@@ -122,14 +121,11 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
     };
     let size_ratio = 1024.0 / 529.0;
     let slope = |s: &str| rules::slope_of_ratio(&m.ratio(idx(s, 32), idx(s, 23), 0.95), size_ratio);
-    let plot = Plot {
-        title: "C3: step time against vertices (cloth, 8 iterations; medians of interleaved turns)"
-            .into(),
-        x_label: "vertices".into(),
-        y_label: "step time, ms (median)".into(),
-        x_log: true,
-        y_log: true,
-        series: solvers
+    let plot = Plot::new(
+        "C3: step time against vertices (cloth, 8 iterations; medians of interleaved turns)",
+        "vertices",
+        "step time, ms (median)",
+        solvers
             .iter()
             .map(|s| Series {
                 name: s.to_string(),
@@ -142,8 +138,9 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
                 ..Default::default()
             })
             .collect(),
-        ..Default::default()
-    };
+    )
+    .log_x()
+    .log_y();
     let files = ctx.files(csv, &[(&plot, "c3")])?;
     let gs_slope = slope("gs");
     let Some(csr) = csr else {
@@ -249,26 +246,23 @@ pub fn c4(ctx: &Ctx) -> Result<Claim, Error> {
     );
     let fit_slope = loglog_fit(&n_pts).map_or(f64::NAN, |f| f.slope);
     let verdict = rules::c4(r2, &slope);
-    let p1 = Plot {
-        title: format!("C4: step time against iterations (gs, cloth n={n_it})"),
-        x_label: "iterations per step".into(),
-        y_label: "step time, ms (median)".into(),
-        series: vec![Series {
+    let p1 = Plot::new(
+        format!("C4: step time against iterations (gs, cloth n={n_it})"),
+        "iterations per step",
+        "step time, ms (median)",
+        vec![Series {
             name: format!("gs n={n_it}"),
             points: it_pts.clone(),
             ..Default::default()
         }],
-        ..Default::default()
-    };
+    );
     let (x0, x1) = (n_pts[0].0, n_pts[n_pts.len() - 1].0);
     let y0 = n_pts[0].1;
-    let p2 = Plot {
-        title: "C4: step time against vertices (gs, 8 iterations)".into(),
-        x_label: "vertices".into(),
-        y_label: "step time, ms (median)".into(),
-        x_log: true,
-        y_log: true,
-        series: vec![
+    let p2 = Plot::new(
+        "C4: step time against vertices (gs, 8 iterations)",
+        "vertices",
+        "step time, ms (median)",
+        vec![
             Series {
                 name: "gs".into(),
                 points: n_pts.clone(),
@@ -287,8 +281,9 @@ pub fn c4(ctx: &Ctx) -> Result<Claim, Error> {
                 color: Some(3),
             },
         ],
-        ..Default::default()
-    };
+    )
+    .log_x()
+    .log_y();
     let files = ctx.files(csv, &[(&p1, "c4_iterations"), (&p2, "c4_vertices")])?;
     Ok(Claim {
         id: "C4",

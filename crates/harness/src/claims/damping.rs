@@ -135,13 +135,12 @@ pub fn c20(ctx: &Ctx) -> Result<Claim, Error> {
             ));
             kept.push((pair[0], pair[1]));
         }
-        let plot = Plot {
-            title: format!("C20: swing energy kept, gs, {scene} n={n}, no air damping"),
-            x_label: "simulated time (s)".into(),
-            y_label: "swing energy / swing energy at release".into(),
+        let plot = Plot::new(
+            format!("C20: swing energy kept, gs, {scene} n={n}, no air damping"),
+            "simulated time (s)",
+            "swing energy / swing energy at release",
             series,
-            ..Default::default()
-        };
+        );
         files.extend(plot.save(&ctx.path(&format!("c20_{scene}")))?);
     }
     let wins = rules::damping_wins(&kept, FACTOR);

@@ -235,15 +235,14 @@ pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
         CHAIN_LIMIT,
         VARIANTS.len(),
     ));
-    let plot = Plot {
-        title: "C13: hanging chain, worst stretch error against the closed form".into(),
-        x_label: "iterations per step".into(),
-        y_label: "worst relative error of a segment's stretch".into(),
-        x_log: true,
-        y_log: true,
+    let plot = Plot::new(
+        "C13: hanging chain, worst stretch error against the closed form",
+        "iterations per step",
+        "worst relative error of a segment's stretch",
         series,
-        ..Default::default()
-    };
+    )
+    .log_x()
+    .log_y();
     let files = ctx.files(path, &[(&plot, "c13")])?;
     Ok(Claim {
         id: "C13",
@@ -365,14 +364,13 @@ pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
             VARIANTS.len(),
         ));
     }
-    let plot = Plot {
-        title: format!("C14: free {n} x {n} cloth, momentum change against step time"),
-        x_label: "mean step time (ms)".into(),
-        y_label: "|p - p0| / |p0| after the run".into(),
-        y_log: true,
+    let plot = Plot::new(
+        format!("C14: free {n} x {n} cloth, momentum change against step time"),
+        "mean step time (ms)",
+        "|p - p0| / |p0| after the run",
         series,
-        ..Default::default()
-    };
+    )
+    .log_y();
     let files = ctx.files(path, &[(&plot, "c14")])?;
     Ok(Claim {
         id: "C14",

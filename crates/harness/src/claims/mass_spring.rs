@@ -57,12 +57,11 @@ pub fn c7(ctx: &Ctx) -> Result<Claim, Error> {
         of(Integrator::Verlet),
         of(Integrator::Rk4),
     );
-    let plot = Plot {
-        title: format!("C7: largest stable spring stiffness per integrator, cloth n={n}, dt 1/60"),
-        x_label: "integrator (1 explicit Euler, 2 semi-implicit Euler, 3 Verlet, 4 RK4)".into(),
-        y_label: "largest stable stiffness (N/m)".into(),
-        y_log: true,
-        series: vec![
+    let plot = Plot::new(
+        format!("C7: largest stable spring stiffness per integrator, cloth n={n}, dt 1/60"),
+        "integrator (1 explicit Euler, 2 semi-implicit Euler, 3 Verlet, 4 RK4)",
+        "largest stable stiffness (N/m)",
+        vec![
             Series {
                 name: "k_max".into(),
                 points: [ex, si, ve, rk]
@@ -79,8 +78,8 @@ pub fn c7(ctx: &Ctx) -> Result<Claim, Error> {
                 color: Some(3),
             },
         ],
-        ..Default::default()
-    };
+    )
+    .log_y();
     let files = ctx.files(path, &[(&plot, "c7")])?;
     Ok(Claim {
         id: "C7",

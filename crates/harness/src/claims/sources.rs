@@ -15,6 +15,20 @@ pub struct Source {
 }
 
 impl Source {
+    /// A claim quoted word for word (`original`) with its English translation.
+    const fn quote(cite: &'static str, original: &'static str, english: &'static str) -> Source {
+        Source {
+            cite,
+            original,
+            english,
+        }
+    }
+
+    /// A claim in other words than the source's (`english` alone).
+    const fn paraphrase(cite: &'static str, english: &'static str) -> Source {
+        Source::quote(cite, "", english)
+    }
+
     /// One Markdown paragraph: the quote, its translation and the citation.
     pub fn markdown(&self) -> String {
         if self.original.is_empty() {
@@ -56,144 +70,52 @@ pub const VIVACE_2016: &str = "M. Fratarcangeli, V. Tibaldo, F. Pellacini (2016)
 pub const YOUNG: &str = "D. M. Young (1954), \"Iterative methods for solving partial difference equations of elliptic type\", Trans. AMS 76, 92-111; as stated in Y. Saad (2003), \"Iterative methods for sparse linear systems\", 2nd ed., SIAM, §4.2.5 (consistently ordered matrices)";
 
 /// C1.
-pub const C1: Source = Source {
-    cite: GODOT,
-    original: "实测同样 500 顶点，全局 CSR 求解 4~6 轮迭代的形态保持，能和边约束 20 轮打平。",
-    english: "Measured at the same 500 vertices, the shape preservation of the global CSR solve at 4-6 iterations matches that of edge constraints at 20 iterations.",
-};
+pub const C1: Source = Source::quote(GODOT, "实测同样 500 顶点，全局 CSR 求解 4~6 轮迭代的形态保持，能和边约束 20 轮打平。", "Measured at the same 500 vertices, the shape preservation of the global CSR solve at 4-6 iterations matches that of edge constraints at 20 iterations.");
 /// C2.
-pub const C2: Source = Source {
-    cite: GODOT,
-    original: "如果允许一个约束的修正影响其他约束（Gauss-Seidel 风格按序更新），收敛远好于 Jacobi 式的\"所有约束各改各的再平均\"。",
-    english: "If one constraint's correction is allowed to affect the other constraints (Gauss-Seidel style sequential updates), convergence is far better than the Jacobi style of \"every constraint makes its own change, then average\".",
-};
+pub const C2: Source = Source::quote(GODOT, "如果允许一个约束的修正影响其他约束（Gauss-Seidel 风格按序更新），收敛远好于 Jacobi 式的\"所有约束各改各的再平均\"。", "If one constraint's correction is allowed to affect the other constraints (Gauss-Seidel style sequential updates), convergence is far better than the Jacobi style of \"every constraint makes its own change, then average\".");
 /// C3.
-pub const C3: Source = Source {
-    cite: GODOT,
-    original: "500 顶点软体 + 8 迭代，物理耗时约 0.6ms；顶点翻倍到 1000，耗时约 2.4ms——超线性增长主要来自 CSR 求解的内存访问模式，缓存不友好是稀疏矩阵的老毛病。",
-    english: "A 500-vertex soft body with 8 iterations takes about 0.6 ms of physics; doubling the vertices to 1000 takes about 2.4 ms — the superlinear growth comes mainly from the memory access pattern of the CSR solve; cache-unfriendliness is the old ailment of sparse matrices. (Measured on an M-series Mac, Godot 4.3.)",
-};
+pub const C3: Source = Source::quote(GODOT, "500 顶点软体 + 8 迭代，物理耗时约 0.6ms；顶点翻倍到 1000，耗时约 2.4ms——超线性增长主要来自 CSR 求解的内存访问模式，缓存不友好是稀疏矩阵的老毛病。", "A 500-vertex soft body with 8 iterations takes about 0.6 ms of physics; doubling the vertices to 1000 takes about 2.4 ms — the superlinear growth comes mainly from the memory access pattern of the CSR solve; cache-unfriendliness is the old ailment of sparse matrices. (Measured on an M-series Mac, Godot 4.3.)");
 /// C4.
-pub const C4: Source = Source {
-    cite: GODOT,
-    original: "迭代数 × 顶点数 × 边数就是软体的成本公式，这也是为什么顶点数一上去帧时间立刻爆炸。",
-    english: "Iterations x vertices x edges is the cost formula of a soft body, which is why the frame time explodes as soon as the vertex count goes up.",
-};
+pub const C4: Source = Source::quote(GODOT, "迭代数 × 顶点数 × 边数就是软体的成本公式，这也是为什么顶点数一上去帧时间立刻爆炸。", "Iterations x vertices x edges is the cost formula of a soft body, which is why the frame time explodes as soon as the vertex count goes up.");
 /// C5.
-pub const C5: Source = Source {
-    cite: GODOT,
-    original: "把每条边都过一遍是一轮迭代，布料通常要十几轮才能不\"橡皮筋\"。",
-    english: "One pass over every edge is one iteration; cloth usually needs ten-odd iterations before it stops being \"rubber bands\".",
-};
+pub const C5: Source = Source::quote(GODOT, "把每条边都过一遍是一轮迭代，布料通常要十几轮才能不\"橡皮筋\"。", "One pass over every edge is one iteration; cloth usually needs ten-odd iterations before it stops being \"rubber bands\".");
 /// C6 (two sources).
 pub const C6: [Source; 2] = [
-    Source {
-        cite: GODOT,
-        original: "这意味着软体天然不产生能量爆炸（位置投影怎么改都不会把速度推高到离谱），稳定性极好",
-        english: "This means a soft body by nature produces no energy explosion (however the position projection changes things, it never pushes the velocity to absurd values); its stability is excellent",
-    },
-    Source {
-        cite: UNITY,
-        original: "这种方法最大的优点是无条件稳定。无论时间步长多大，系统都不会爆炸（但可能会变得很“软”或失真）。",
-        english: "The greatest advantage of this method is that it is unconditionally stable. However large the time step, the system never explodes (though it may become very \"soft\" or distorted).",
-    },
+    Source::quote(GODOT, "这意味着软体天然不产生能量爆炸（位置投影怎么改都不会把速度推高到离谱），稳定性极好", "This means a soft body by nature produces no energy explosion (however the position projection changes things, it never pushes the velocity to absurd values); its stability is excellent"),
+    Source::quote(UNITY, "这种方法最大的优点是无条件稳定。无论时间步长多大，系统都不会爆炸（但可能会变得很“软”或失真）。", "The greatest advantage of this method is that it is unconditionally stable. However large the time step, the system never explodes (though it may become very \"soft\" or distorted)."),
 ];
 /// C7 (two sentences of one source).
 pub const C7: [Source; 2] = [
-    Source {
-        cite: UNITY,
-        original: "半隐式欧拉法：先更新速度，再用新速度更新位置，比显式欧拉稳定一个数量级，是游戏物理中质点更新的主流选择。",
-        english: "Semi-implicit Euler: update the velocity first, then the position with the new velocity; an order of magnitude more stable than explicit Euler, the mainstream choice for particle updates in game physics.",
-    },
-    Source {
-        cite: UNITY,
-        original: "韦尔莱积分：在游戏物理中非常常见，尤其适用于粒子系统。它利用上一帧的位置和加速度来计算新位置，通常比显式欧拉更稳定。",
-        english: "Verlet integration: very common in game physics, especially for particle systems. It computes the new position from the previous frame's position and the acceleration, and is usually more stable than explicit Euler.",
-    },
+    Source::quote(UNITY, "半隐式欧拉法：先更新速度，再用新速度更新位置，比显式欧拉稳定一个数量级，是游戏物理中质点更新的主流选择。", "Semi-implicit Euler: update the velocity first, then the position with the new velocity; an order of magnitude more stable than explicit Euler, the mainstream choice for particle updates in game physics."),
+    Source::quote(UNITY, "韦尔莱积分：在游戏物理中非常常见，尤其适用于粒子系统。它利用上一帧的位置和加速度来计算新位置，通常比显式欧拉更稳定。", "Verlet integration: very common in game physics, especially for particle systems. It computes the new position from the previous frame's position and the acceleration, and is usually more stable than explicit Euler."),
 ];
 /// C8.
-pub const C8: Source = Source {
-    cite: SMALL_STEPS_2019,
-    original: "",
-    english: "at equal cost, dividing a frame into n substeps of one solver iteration each gives lower constraint error than one step of n iterations (the paper's central comparison, §4-5)",
-};
+pub const C8: Source = Source::paraphrase(SMALL_STEPS_2019, "at equal cost, dividing a frame into n substeps of one solver iteration each gives lower constraint error than one step of n iterations (the paper's central comparison, §4-5)");
 /// C9.
-pub const C9: Source = Source {
-    cite: WANG_2015,
-    original: "Our experiment further shows position-based dynamics can be accelerated by the Chebyshev approach as well, although the effect is less obvious for tetrahedral meshes.",
-    english: "Our experiment further shows position-based dynamics can be accelerated by the Chebyshev approach as well, although the effect is less obvious for tetrahedral meshes.",
-};
+pub const C9: Source = Source::quote(WANG_2015, "Our experiment further shows position-based dynamics can be accelerated by the Chebyshev approach as well, although the effect is less obvious for tetrahedral meshes.", "Our experiment further shows position-based dynamics can be accelerated by the Chebyshev approach as well, although the effect is less obvious for tetrahedral meshes.");
 /// C10 (two papers).
 pub const C10: [Source; 2] = [
-    Source {
-        cite: MUELLER_K_PRIME,
-        original: "",
-        english: "replacing the stiffness k by k' = 1 - (1 - k)^(1/n_s), n_s the iteration count, makes the error correction, and so the apparent stiffness, independent of the number of iterations (the time-step dependence remains)",
-    },
-    Source {
-        cite: XPBD_2016,
-        original: "",
-        english: "XPBD's compliance term removes PBD's dependence of stiffness on iteration count and time step (abstract, §3)",
-    },
+    Source::paraphrase(MUELLER_K_PRIME, "replacing the stiffness k by k' = 1 - (1 - k)^(1/n_s), n_s the iteration count, makes the error correction, and so the apparent stiffness, independent of the number of iterations (the time-step dependence remains)"),
+    Source::paraphrase(XPBD_2016, "XPBD's compliance term removes PBD's dependence of stiffness on iteration count and time step (abstract, §3)"),
 ];
 /// C11.
-pub const C11: Source = Source {
-    cite: VIVACE_2016,
-    original: "",
-    english: "graph coloring lets Gauss-Seidel run in parallel, color by color, with convergence close to sequential Gauss-Seidel and far better than Jacobi (§3-4)",
-};
+pub const C11: Source = Source::paraphrase(VIVACE_2016, "graph coloring lets Gauss-Seidel run in parallel, color by color, with convergence close to sequential Gauss-Seidel and far better than Jacobi (§3-4)");
 /// C12.
-pub const C12: Source = Source {
-    cite: UNITY,
-    original: "solverIterations：迭代次数越多，约束满足得越好，体积保持和形状恢复越强，但性能开销越大。通常3-5次已足够。",
-    english: "solverIterations: the more iterations, the better the constraints are satisfied and the stronger the volume preservation and shape recovery, but the higher the performance cost. Usually 3-5 are enough. (Section 5, the elastic jelly ball.)",
-};
+pub const C12: Source = Source::quote(UNITY, "solverIterations：迭代次数越多，约束满足得越好，体积保持和形状恢复越强，但性能开销越大。通常3-5次已足够。", "solverIterations: the more iterations, the better the constraints are satisfied and the stronger the volume preservation and shape recovery, but the higher the performance cost. Usually 3-5 are enough. (Section 5, the elastic jelly ball.)");
 /// C13.
-pub const C13: Source = Source {
-    cite: FLEX_2014_42,
-    original: "",
-    english: "averaging each particle's Jacobi corrections over its constraint count (with over-relaxation omega) makes Jacobi converge; the fixed point it converges to is what C13 checks",
-};
+pub const C13: Source = Source::paraphrase(FLEX_2014_42, "averaging each particle's Jacobi corrections over its constraint count (with over-relaxation omega) makes Jacobi converge; the fixed point it converges to is what C13 checks");
 /// C14.
-pub const C14: Source = Source {
-    cite: MUELLER_FLEX,
-    original: "",
-    english: "a constraint projection with mass weighting conserves linear momentum; C14 checks it survives Jacobi averaging",
-};
+pub const C14: Source = Source::paraphrase(MUELLER_FLEX, "a constraint projection with mass weighting conserves linear momentum; C14 checks it survives Jacobi averaging");
 /// C15.
-pub const C15: Source = Source {
-    cite: YOUNG,
-    original: "",
-    english: "for a consistently ordered matrix the spectral radius of the Gauss-Seidel iteration is the square of the Jacobi iteration's, rho(GS) = rho(J)^2: one Gauss-Seidel sweep is worth two Jacobi sweeps",
-};
+pub const C15: Source = Source::paraphrase(YOUNG, "for a consistently ordered matrix the spectral radius of the Gauss-Seidel iteration is the square of the Jacobi iteration's, rho(GS) = rho(J)^2: one Gauss-Seidel sweep is worth two Jacobi sweeps");
 /// C16.
-pub const C16: Source = Source {
-    cite: MUELLER_2007,
-    original: "",
-    english: "with a plain stiffness factor k per projection, the effective stiffness of PBD depends on the iteration count and on the time step (§3.3)",
-};
+pub const C16: Source = Source::paraphrase(MUELLER_2007, "with a plain stiffness factor k per projection, the effective stiffness of PBD depends on the iteration count and on the time step (§3.3)");
 /// C17.
-pub const C17: Source = Source {
-    cite: VIVACE_2016,
-    original: "",
-    english: "the order in which Gauss-Seidel visits the constraints (natural, shuffled, or color by color) matters little for how fast it converges: the assumption that lets it be reordered by graph coloring for parallel sweeps (§3-4; for linear systems the rate does depend on the ordering in general, Saad 2003, §4.2)",
-};
+pub const C17: Source = Source::paraphrase(VIVACE_2016, "the order in which Gauss-Seidel visits the constraints (natural, shuffled, or color by color) matters little for how fast it converges: the assumption that lets it be reordered by graph coloring for parallel sweeps (§3-4; for linear systems the rate does depend on the ordering in general, Saad 2003, §4.2)");
 /// C18.
-pub const C18: Source = Source {
-    cite: FLEX_2014_42,
-    original: "",
-    english: "a Jacobi iteration over constraints can fail to converge when constraints are redundant; averaging each particle's corrections by the number of constraints acting on it, with a relaxation omega, makes it converge",
-};
+pub const C18: Source = Source::paraphrase(FLEX_2014_42, "a Jacobi iteration over constraints can fail to converge when constraints are redundant; averaging each particle's corrections by the number of constraints acting on it, with a relaxation omega, makes it converge");
 
 /// C19.
-pub const C19: Source = Source {
-    cite: VIVACE_2016,
-    original: "",
-    english: "a Gauss-Seidel solve made parallel by graph coloring stays stable with a small, fixed budget of iterations per frame, where Jacobi-type parallel solvers need more iterations or damping to stay stable (abstract)",
-};
+pub const C19: Source = Source::paraphrase(VIVACE_2016, "a Gauss-Seidel solve made parallel by graph coloring stays stable with a small, fixed budget of iterations per frame, where Jacobi-type parallel solvers need more iterations or damping to stay stable (abstract)");
 /// C20.
-pub const C20: Source = Source {
-    cite: SMALL_STEPS_2019,
-    original: "",
-    english: "substepping with one iteration per substep reduces numerical damping compared with taking fewer, larger steps with more iterations at the same cost (§4-5, the paper's comparison of substeps and iterations)",
-};
+pub const C20: Source = Source::paraphrase(SMALL_STEPS_2019, "substepping with one iteration per substep reduces numerical damping compared with taking fewer, larger steps with more iterations at the same cost (§4-5, the paper's comparison of substeps and iterations)");
