@@ -35,6 +35,27 @@ macro_rules! index_table_accessors {
     };
 }
 
+/// The [`ConstraintKind`] methods of a contact table the step loop projects (a world's or a
+/// coupling's), whose particle indices are the field `$ids` and residual scale `scale`:
+/// `scale`, `unilateral` (true), `projected_by_step_loop` (true), `particle_indices_mut`.
+macro_rules! step_loop_contact_accessors {
+    ($ids:ident) => {
+        fn scale(&self) -> f32 {
+            self.scale
+        }
+        fn unilateral(&self) -> bool {
+            true
+        }
+        fn projected_by_step_loop(&self) -> bool {
+            true
+        }
+        fn particle_indices_mut(&mut self) -> &mut [u32] {
+            &mut self.$ids
+        }
+    };
+}
+pub(crate) use step_loop_contact_accessors;
+
 pub mod bending;
 pub(crate) mod distance;
 pub mod drag;
@@ -223,6 +244,11 @@ impl Constraints {
     pub fn kinds(&self) -> impl Iterator<Item = &dyn ConstraintKind> {
         std::iter::once(&self.distance as &dyn ConstraintKind)
             .chain(self.extra.iter().map(|k| k.as_ref()))
+    }
+
+    /// Where the first table of type `K` is in `extra`, if any.
+    pub fn position_of<K: ConstraintKind + 'static>(&self) -> Option<usize> {
+        self.extra.iter().position(|k| k.as_any().is::<K>())
     }
 
     /// The table and local index of global constraint `c`.

@@ -66,7 +66,7 @@
 
 use crate::body::Body;
 use crate::constraints::{ConstraintKind, MAX_ARITY};
-use crate::error::{check_non_negative, Result, WobbleError};
+use crate::error::{Result, WobbleError};
 use crate::solver::{GaussSeidel, Solver};
 use crate::step::{step, StepParams, StepReport};
 use crate::Packed4;
@@ -140,18 +140,7 @@ impl ConstraintKind for RigidContacts {
         grad[0] = -n;
         self.offset[c] - n.dot(x[self.particle[c] as usize].xyz())
     }
-    fn scale(&self) -> f32 {
-        self.scale
-    }
-    fn unilateral(&self) -> bool {
-        true
-    }
-    fn projected_by_step_loop(&self) -> bool {
-        true
-    }
-    fn particle_indices_mut(&mut self) -> &mut [u32] {
-        &mut self.particle
-    }
+    crate::constraints::step_loop_contact_accessors!(particle);
 }
 
 /// The rigid side of one contact of the table (same index).
@@ -295,19 +284,18 @@ impl RapierCoupling {
     /// substeps of the same step stay done.
     pub fn step(&mut self, params: &StepParams) -> Result<CouplingReport> {
         let plan = params.planned()?;
-        check_non_negative("coupling thickness", self.thickness)?;
-        check_non_negative("coupling friction", self.friction)?;
-        check_non_negative("coupling search_distance", self.search_distance)?;
+        crate::world::check_contact_settings(
+            [
+                "coupling thickness",
+                "coupling friction",
+                "coupling search_distance",
+            ],
+            [self.thickness, self.friction, self.search_distance],
+        )?;
         self.check_rigid_state()?;
         let kind = self.contacts_kind()?;
         let h = plan.substep_dt();
-        let sub = StepParams {
-            dt: h,
-            substeps: 1,
-            max_substeps: 1,
-            max_substep: h.max(plan.max_substep),
-            ..plan
-        };
+        let sub = plan.one_substep();
         self.rapier.gravity = to_rapier(plan.gravity);
         self.rapier.integration_parameters.dt = h;
         let mut report = CouplingReport {
@@ -330,9 +318,7 @@ impl RapierCoupling {
     fn contacts_kind(&self) -> Result<usize> {
         self.body
             .constraints
-            .extra
-            .iter()
-            .position(|k| k.as_any().is::<RigidContacts>())
+            .position_of::<RigidContacts>()
             .ok_or(WobbleError::UnsuitableBody {
                 what: "a rapier coupling step",
                 needs: "the contact table RapierCoupling::new gives the body (it was removed)",

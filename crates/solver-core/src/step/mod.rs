@@ -240,6 +240,20 @@ impl StepParams {
         self.dt / self.substeps as f32
     }
 
+    /// One substep of these parameters as parameters of its own: `dt` = h, one substep, and
+    /// a `max_substep` that lets it run unsplit (a world or a coupling steps its bodies one
+    /// substep at a time with it, after [`StepParams::planned`]).
+    pub fn one_substep(&self) -> StepParams {
+        let h = self.substep_dt();
+        StepParams {
+            dt: h,
+            substeps: 1,
+            max_substeps: 1,
+            max_substep: h.max(self.max_substep),
+            ..*self
+        }
+    }
+
     /// The parameters [`step`] runs: these, validated, with `substeps` raised to
     /// `ceil(dt / max_substep)` when `dt / substeps` exceeds [`StepParams::max_substep`]; an
     /// error when that count exceeds [`StepParams::max_substeps`] (or `substeps`, if larger).

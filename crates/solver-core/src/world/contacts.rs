@@ -195,16 +195,5 @@ impl ConstraintKind for WorldContacts {
         grad[1] = u;
         self.offset[c] - len
     }
-    fn scale(&self) -> f32 {
-        self.scale
-    }
-    fn unilateral(&self) -> bool {
-        true
-    }
-    fn projected_by_step_loop(&self) -> bool {
-        true
-    }
-    fn particle_indices_mut(&mut self) -> &mut [u32] {
-        &mut self.ids
-    }
+    crate::constraints::step_loop_contact_accessors!(ids);
 }

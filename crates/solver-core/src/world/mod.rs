@@ -78,9 +78,7 @@ pub struct WorldBody {
 /// that kinds added or removed since the body joined the world never make it stale).
 fn contacts_kind(body: &Body) -> Result<usize> {
     body.constraints
-        .extra
-        .iter()
-        .position(|k| k.as_any().is::<WorldContacts>())
+        .position_of::<WorldContacts>()
         .ok_or(WobbleError::UnsuitableBody {
             what: "a world step",
             needs: "the contact table World::add_body gives a body (it was removed)",
@@ -193,17 +191,11 @@ impl World {
     /// the error names it ([`WobbleError::InBody`]); the others are stepped.
     pub fn step(&mut self, params: &StepParams) -> Result<WorldReport> {
         let plan = params.planned()?;
-        check_non_negative("world thickness", self.thickness)?;
-        check_non_negative("world friction", self.friction)?;
-        check_non_negative("world search_distance", self.search_distance)?;
-        let h = plan.substep_dt();
-        let sub = StepParams {
-            dt: h,
-            substeps: 1,
-            max_substeps: 1,
-            max_substep: h.max(plan.max_substep),
-            ..plan
-        };
+        check_contact_settings(
+            ["world thickness", "world friction", "world search_distance"],
+            [self.thickness, self.friction, self.search_distance],
+        )?;
+        let sub = plan.one_substep();
         let mut report = WorldReport {
             substeps: plan.substeps,
             contacts: 0,
@@ -290,6 +282,15 @@ impl World {
         }
         Ok(total)
     }
+}
+
+/// Checks the contact settings a world or a coupling steps with (thickness, friction, search
+/// distance, under the names given): each finite and >= 0.
+pub(crate) fn check_contact_settings(names: [&'static str; 3], values: [f32; 3]) -> Result<()> {
+    names
+        .into_iter()
+        .zip(values)
+        .try_for_each(|(name, value)| check_non_negative(name, value))
 }
 
 /// The level at which each body is solved within a substep, from the boxes its particles
