@@ -57,8 +57,7 @@ use crate::{Averaging, SolverOptions};
 use solver_core::constraints::{xpbd_delta_lambda, MAX_ARITY};
 use solver_core::glam::Vec3;
 use solver_core::{
-    ConstraintKind, Constraints, DistanceConstraints, Packed4, Preparation, SolveState, Solver,
-    WobbleError,
+    ConstraintKind, Constraints, Packed4, Preparation, SolveState, Solver, WobbleError,
 };
 
 /// Table `t` of the constraints (0 = distance, then the extras) without allocating.
@@ -84,9 +83,10 @@ pub(crate) struct JacobiUpdate<'a> {
 /// The Jacobi update of one constraint (see [`JacobiUpdate`]): adds Δλ to its multiplier and
 /// writes one correction `[δx, δy, δz, 1]` per slot into `out` (`[0; 4]` everywhere when
 /// inactive). Mirrors `solver_core::constraints::project_generic` without moving anything.
-#[inline]
-pub(crate) fn constraint_correction(
-    kind: &dyn ConstraintKind,
+/// Generic over the kind, so that the distance table's call needs no dynamic dispatch.
+#[inline(always)]
+pub(crate) fn constraint_correction<K: ConstraintKind + ?Sized>(
+    kind: &K,
     c: usize,
     x: &[Packed4],
     lambda: &mut f32,
@@ -116,37 +116,6 @@ pub(crate) fn constraint_correction(
         let s = k * x[p as usize].w * dl;
         out[slot] = [s * grad[slot].x, s * grad[slot].y, s * grad[slot].z, 1.0];
     }
-}
-
-/// [`constraint_correction`] for distance constraint `c`, without dynamic dispatch (the same
-/// arithmetic as `DistanceConstraints::evaluate` followed by the generic update).
-#[inline(always)]
-pub(crate) fn distance_correction(
-    table: &DistanceConstraints,
-    c: usize,
-    x: &[Packed4],
-    lambda: &mut f32,
-    alpha_tilde: f32,
-    JacobiUpdate { k, omega, counts }: JacobiUpdate,
-    out: &mut [[f32; 4]],
-) {
-    let [i, j] = table.pairs[c];
-    let (pi, pj) = (x[i as usize], x[j as usize]);
-    let d = pi.xyz() - pj.xyz();
-    let len = d.length();
-    let n = if len > 0.0 { d / len } else { Vec3::ZERO };
-    let value = len - table.rest[c];
-    let (ni, nj) = counts.map_or((1.0, 1.0), |c| (c[i as usize], c[j as usize]));
-    let denom = alpha_tilde + ni * pi.w * n.length_squared() + nj * pj.w * n.length_squared();
-    let Some(dl) = xpbd_delta_lambda(value, *lambda, alpha_tilde, denom) else {
-        out.fill([0.0; 4]);
-        return;
-    };
-    let dl = omega * dl;
-    *lambda += dl;
-    let (si, sj) = (k * pi.w * dl, k * pj.w * dl);
-    out[0] = [si * n.x, si * n.y, si * n.z, 1.0];
-    out[1] = [-sj * n.x, -sj * n.y, -sj * n.z, 1.0];
 }
 
 /// What the Jacobi family shares: the incidence, the per-entry corrections, the pool.
@@ -280,7 +249,7 @@ impl JacobiCore {
                         };
                         if t == 0 {
                             let alpha = distance.compliance[c] * inv_dt2;
-                            distance_correction(distance, c, x, lam, alpha, update, out);
+                            constraint_correction(distance, c, x, lam, alpha, update, out);
                         } else {
                             let alpha = kind.compliance(c) * inv_dt2;
                             constraint_correction(kind, c, x, lam, alpha, update, out);
@@ -379,6 +348,7 @@ impl Solver for Jacobi {
 mod tests {
     use super::*;
     use rand::{RngExt, SeedableRng};
+    use solver_core::DistanceConstraints;
 
     #[test]
     fn distance_fast_path_equals_the_generic_update_bit_for_bit() {
@@ -418,8 +388,9 @@ mod tests {
                 omega: 0.8,
                 counts: Some(&counts[..]),
             };
-            distance_correction(&table, c, &x, &mut la, alpha, update, &mut a);
-            constraint_correction(&table, c, &x, &mut lb, alpha, update, &mut b);
+            constraint_correction(&table, c, &x, &mut la, alpha, update, &mut a);
+            let dynamic: &dyn ConstraintKind = &table;
+            constraint_correction(dynamic, c, &x, &mut lb, alpha, update, &mut b);
             assert_eq!(la.to_bits(), lb.to_bits());
             assert_eq!(
                 a.map(|s| s.map(f32::to_bits)),
