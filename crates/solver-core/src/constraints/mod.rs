@@ -167,12 +167,7 @@ pub trait ConstraintKind: KindObject + Send + Sync + Debug {
     /// update is [`project_generic`]'s, bit for bit.
     fn project_all(&self, x: &mut [Packed4], lambda: &mut [f32], inv_dt2: f32, k: f32) {
         for (c, l) in lambda.iter_mut().enumerate().take(self.len()) {
-            let alpha_tilde = self.compliance(c) * inv_dt2;
-            if self.is_global() {
-                self.project_global(c, x, l, alpha_tilde, k);
-            } else {
-                project_local(self, c, x, l, alpha_tilde, k);
-            }
+            project_generic(self, c, x, l, self.compliance(c) * inv_dt2, k);
         }
     }
     /// The XPBD projection of global constraint `c` over all its particles; returns `Δλ`.
@@ -323,10 +318,11 @@ impl Constraints {
 ///
 /// Global kinds are projected whole through [`ConstraintKind::project_global`].
 /// `alpha_tilde` is `α / h²` (0 in PBD mode); `k` scales the position change (the PBD
-/// stiffness, 1 in XPBD mode).
-#[inline]
-pub fn project_generic(
-    kind: &dyn ConstraintKind,
+/// stiffness, 1 in XPBD mode). Generic over the kind, so that a concrete kind gets it without
+/// dynamic dispatch, and a `&dyn ConstraintKind` through its vtable.
+#[inline(always)]
+pub fn project_generic<K: ConstraintKind + ?Sized>(
+    kind: &K,
     c: usize,
     x: &mut [Packed4],
     lambda: &mut f32,
@@ -336,33 +332,6 @@ pub fn project_generic(
     if kind.is_global() {
         return kind.project_global(c, x, lambda, alpha_tilde, k);
     }
-    project_local(kind, c, x, lambda, alpha_tilde, k)
-}
-
-/// Denominators at or below this are degenerate: every particle of the constraint pinned and
-/// the constraint rigid, or a vanishing gradient. Such a constraint is not projected.
-pub const MIN_DENOMINATOR: f32 = f32::EPSILON * 1e-6;
-
-/// The XPBD multiplier update of one constraint (Macklin, Müller, Chentanez 2016, eq. 18),
-/// `Δλ = (-C - α̃ λ) / (Σ_k w_k |∇_k C|² + α̃)`, with `denom` that denominator: the one update
-/// every kind and solver applies (the SIMD kernels have their own lanes, tested against it).
-/// `None` when the denominator is degenerate ([`MIN_DENOMINATOR`]) or not finite.
-#[inline(always)]
-pub fn xpbd_delta_lambda(value: f32, lambda: f32, alpha_tilde: f32, denom: f32) -> Option<f32> {
-    (denom > MIN_DENOMINATOR && denom.is_finite()).then(|| (-value - alpha_tilde * lambda) / denom)
-}
-
-/// The XPBD update of one local (arity <= 4) constraint, generic over the kind so that a
-/// concrete kind gets it without dynamic dispatch.
-#[inline(always)]
-fn project_local<K: ConstraintKind + ?Sized>(
-    kind: &K,
-    c: usize,
-    x: &mut [Packed4],
-    lambda: &mut f32,
-    alpha_tilde: f32,
-    k: f32,
-) -> f32 {
     let mut grad = [Vec3::ZERO; MAX_ARITY];
     let value = kind.evaluate(c, x, &mut grad);
     if kind.unilateral() && value <= 0.0 {
@@ -387,6 +356,19 @@ fn project_local<K: ConstraintKind + ?Sized>(
     dl
 }
 
+/// Denominators at or below this are degenerate: every particle of the constraint pinned and
+/// the constraint rigid, or a vanishing gradient. Such a constraint is not projected.
+pub const MIN_DENOMINATOR: f32 = f32::EPSILON * 1e-6;
+
+/// The XPBD multiplier update of one constraint (Macklin, Müller, Chentanez 2016, eq. 18),
+/// `Δλ = (-C - α̃ λ) / (Σ_k w_k |∇_k C|² + α̃)`, with `denom` that denominator: the one update
+/// every kind and solver applies (the SIMD kernels have their own lanes, tested against it).
+/// `None` when the denominator is degenerate ([`MIN_DENOMINATOR`]) or not finite.
+#[inline(always)]
+pub fn xpbd_delta_lambda(value: f32, lambda: f32, alpha_tilde: f32, denom: f32) -> Option<f32> {
+    (denom > MIN_DENOMINATOR && denom.is_finite()).then(|| (-value - alpha_tilde * lambda) / denom)
+}
+
 /// Gauss-Seidel over constraints `range` of one concrete local kind, without dynamic
 /// dispatch: the specialised scalar path of every kind, equal to [`project_generic`] on each in
 /// turn. `lambda` is indexed like the table; `inv_dt2` is `1/h²` (0 in PBD mode).
@@ -404,7 +386,7 @@ pub fn project_range<K: ConstraintKind>(
         if global {
             kind.project_global(c, x, &mut lambda[c], alpha, k);
         } else {
-            project_local(kind, c, x, &mut lambda[c], alpha, k);
+            project_generic(kind, c, x, &mut lambda[c], alpha, k);
         }
     }
 }
