@@ -188,19 +188,22 @@ impl SelfCollision {
         // Each pair once: a particle's own cell (partners after it) and the 13 neighbour cells
         // after it in (z, y, x) order; a bucket may hold other cells too, so every partner's
         // cell is compared.
+        let (cells, entries, starts) = (&self.cells, &self.cell_entries, &self.cell_start);
         for (i, p) in x.iter().enumerate() {
-            let (pi, c) = (p.xyz(), self.cells[i]);
-            for (dz, dy, dx) in FORWARD_CELLS {
+            let (pi, c) = (p.xyz(), cells[i]);
+            for &(dz, dy, dx) in &FORWARD_CELLS {
                 let target = c + glam::IVec3::new(dx, dy, dz);
                 let own = (dz, dy, dx) == (0, 0, 0);
                 let h = hash(target);
-                let range = self.cell_start[h] as usize..self.cell_start[h + 1] as usize;
-                for &j in &self.cell_entries[range] {
+                for &j in &entries[starts[h] as usize..starts[h + 1] as usize] {
                     let ju = j as usize;
-                    if (own && ju <= i) || self.cells[ju] != target {
+                    // SAFETY: every entry is a particle index below n (the fill above), and
+                    // `cells` and `x` hold n items.
+                    let (cj, xj) = unsafe { (*cells.get_unchecked(ju), *x.get_unchecked(ju)) };
+                    if (own && ju <= i) || cj != target {
                         continue;
                     }
-                    if (p.w == 0.0 && x[ju].w == 0.0) || (x[ju].xyz() - pi).length_squared() >= q2 {
+                    if (p.w == 0.0 && xj.w == 0.0) || (xj.xyz() - pi).length_squared() >= q2 {
                         continue;
                     }
                     if !self.linked(i, j) {
