@@ -25,7 +25,7 @@ median() {
     sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-echo "kernel chosen: $("$default" step --scene cloth --n 8 --steps 1 --warmup 0 --json | grep -o '"kernel":"[a-z0-9]*"')"
+echo "kernel chosen: $("$default" step --scene cloth --n 8 --solver colored --steps 1 --warmup 0 --json | grep -o '"kernel":"[a-z0-9]*"')"
 for config in "--substeps 1 --iterations 8" "--substeps 8 --iterations 1"; do
     : >/tmp/wobble_default.$$
     : >/tmp/wobble_native.$$

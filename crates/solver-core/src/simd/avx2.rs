@@ -9,6 +9,7 @@
 //! target features, and this kernel must exist in every x86-64 build, chosen at run time.
 
 use super::block::{self, isa_arithmetic, Isa, Job};
+use super::lane::arr4;
 use core::arch::x86_64::*;
 
 /// AVX2 + FMA registers, two at a time: a block's two parts (slots 0-1 and 2-3 of every
@@ -89,9 +90,9 @@ impl Isa for Avx2 {
     }
     #[inline(always)]
     unsafe fn transpose(r: [Y2; 4]) -> [Y2; 4] {
-        let a = transpose4(r.map(|v| v[0]));
-        let b = transpose4(r.map(|v| v[1]));
-        core::array::from_fn(|c| [a[c], b[c]])
+        let a = transpose4(arr4!(k => r[k][0]));
+        let b = transpose4(arr4!(k => r[k][1]));
+        arr4!(c => [a[c], b[c]])
     }
     #[inline(always)]
     unsafe fn gather(at: impl Fn(usize) -> *const f32) -> Y2 {

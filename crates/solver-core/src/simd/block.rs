@@ -4,6 +4,7 @@
 //! [`project_range`] in an entry point compiled for its instructions.
 
 use super::batch::{BlockKind, EdgeBatch, GATHER, PAIR, QUAD, RUN, STRIDE2};
+use super::lane::arr4;
 use super::{DETERMINISTIC, LANES};
 use crate::body::particles::Packed4;
 use std::ops::Range;
@@ -390,10 +391,12 @@ unsafe fn full_block<I: Isa, const KIND: u8>(
     c: Params<I::V>,
 ) {
     for part in 0..LANES / I::WIDTH {
+        // `arr4!`, not `from_fn` or `map`: their closures stay out of line here (lane.rs).
         let q: [(I::V, I::V); QUAD] =
-            core::array::from_fn(|m| load_quad::<I, KIND>(x, b, base, m, part, kinds[m]));
+            arr4!(m => load_quad::<I, KIND>(x, b, base, m, part, kinds[m]));
         let at = base + part * I::WIDTH;
-        let (pi, pj) = update_part::<I>(b, at, lambda.add(at), q.map(|q| q.0), q.map(|q| q.1), c);
+        let (qi, qj) = (arr4!(m => q[m].0), arr4!(m => q[m].1));
+        let (pi, pj) = update_part::<I>(b, at, lambda.add(at), qi, qj, c);
         for m in 0..QUAD {
             store_quad::<I, KIND>(x, b, base, m, part, kinds[m], pi[m], pj[m]);
         }
@@ -427,8 +430,8 @@ unsafe fn partial_block<I: Isa>(
     let rows = buf.as_mut_ptr().cast::<f32>();
     for part in 0..LANES / I::WIDTH {
         let row = |r: usize| rows.add(4 * QUAD * r + part * I::WIDTH);
-        let qi = core::array::from_fn(|m| I::load(row(m)));
-        let qj = core::array::from_fn(|m| I::load(row(QUAD + m)));
+        let qi = arr4!(m => I::load(row(m)));
+        let qj = arr4!(m => I::load(row(QUAD + m)));
         let lam = lam.as_mut_ptr().add(part * I::WIDTH);
         let (pi, pj) = update_part::<I>(b, base + part * I::WIDTH, lam, qi, qj, c);
         for m in 0..QUAD {
