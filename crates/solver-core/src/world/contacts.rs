@@ -8,8 +8,8 @@
 //! collision) is `C = d - |x_i - x_j| <= 0`, `∇_i C = -u`, `∇_j C = u` with
 //! `u = (x_i - x_j) / |x_i - x_j|`; a triangle contact keeps the point `X = Σ b_k x_k` of one of
 //! the body's triangles (normal `n`) behind a fixed point `p` of another body,
-//! `C = n · X - (n · p - r) <= 0`, `∇_k C = b_k n`. Pair and triangle contacts and contacts with a static or already
-//! solved surface are rigid (α = 0), so the XPBD update of
+//! `C = n · X - (n · p - r) <= 0`, `∇_k C = b_k n`. Pair and triangle contacts and contacts
+//! with a static or already solved surface are rigid (α = 0), so the XPBD update of
 //! [`crate::constraints::project_generic`] moves the particles by exactly the violation,
 //! shared by inverse mass; a plane contact with another body's predicted surface has the
 //! compliance `α = w_t h²` ([`crate::world`]), which leaves that body its share. The

@@ -179,7 +179,12 @@ impl MeshCollider {
                 }
             };
             if let Some((crossing, key, bary)) = candidate {
-                let side = (b - a).cross(c - a).normalize_or_zero().dot(to - a);
+                // Only the tie-break on a closed surface reads it.
+                let side = if self.closed {
+                    (b - a).cross(c - a).normalize_or_zero().dot(to - a)
+                } else {
+                    0.0
+                };
                 let better = match best {
                     None => true,
                     Some((bc, bk, _, _, bs)) if crossing == bc => {

@@ -24,8 +24,7 @@
 //! substep, as rigid surfaces it takes the whole penetration from, both ways (its particles
 //! against their triangles, and their vertices against its own triangles, so that a lower
 //! block's edge under the middle of an upper block's face holds that face up), and the bodies
-//! after it at
-//! their predictions, with the XPBD compliance `α = w_t h²` (`w_t` that surface's inverse
+//! after it at their predictions, with the XPBD compliance `α = w_t h²` (`w_t` that surface's inverse
 //! mass at the contact), so that `Δλ = (-C - α̃λ) / (w + α̃)` with `α̃ = w_t` moves the
 //! particle by `w / (w + w_t)` of the penetration and leaves the rest to the later body, which
 //! then meets the solved surface. A compliance rather than a fixed share keeps the contact in
@@ -42,8 +41,8 @@
 //! (bodies created intersecting) is pushed out through the nearest face, which may be the far
 //! one; resting bodies keep a jitter of about 1 to 3 cm/s in their particles' mean speed (a
 //! few hundredths of a millimetre per substep; the `stack` test bounds the motion over a
-//! second instead); balls on balls roll off, as they should; a chain of bodies in contact is solved one after the other, so a pile of many bodies
-//! loses the parallelism; see also [`crate::world::mesh_collider`] and
+//! second instead); balls on balls roll off, as they should; a chain of bodies in contact is
+//! solved one after the other, so a pile of many bodies loses the parallelism; see also [`crate::world::mesh_collider`] and
 //! [`crate::world::self_collision`].
 
 pub mod contacts;
@@ -371,13 +370,14 @@ fn step_one(
     if let Some(own) = &surfaces[index] {
         let (lo, hi) = own.bounds();
         let reach = Vec3::splat(own.thickness + margin);
-        for (_, solved) in surfaces
-            .iter()
-            .enumerate()
-            .filter(|(o, _)| *o != index)
-            .filter_map(|(o, s)| s.as_ref().map(|s| (o, s)))
-            .filter(|(_, s)| s.solved)
-        {
+        for (o, solved) in surfaces.iter().enumerate() {
+            let Some(solved) = solved.as_ref().filter(|s| s.solved && o != index) else {
+                continue;
+            };
+            let (slo, shi) = solved.bounds();
+            if slo.cmpgt(hi + reach).any() || shi.cmplt(lo - reach).any() {
+                continue;
+            }
             for q in solved.vertices() {
                 let point = q.xyz();
                 if point.cmpgt(hi + reach).any() || point.cmplt(lo - reach).any() {
