@@ -146,6 +146,12 @@ pub(super) unsafe fn project_range(job: Job<super::EdgeBatch>) {
     block::project_range::<Avx2>(job)
 }
 
+/// `|a|` by clearing the sign bit: AVX has no float absolute value.
+#[inline(always)]
+unsafe fn abs256(a: __m256) -> __m256 {
+    _mm256_andnot_ps(_mm256_set1_ps(-0.0), a)
+}
+
 /// One 256-bit register at a time: the bend update keeps some 40 values live per vector, which
 /// two registers per value ([`Avx2`]) would spill from the 16 `ymm` registers.
 pub(super) struct Avx2x1;
@@ -167,6 +173,7 @@ impl Isa for Avx2x1 {
         __m256 {
             splat: _mm256_set1_ps, add: _mm256_add_ps, sub: _mm256_sub_ps, mul: _mm256_mul_ps,
             div: _mm256_div_ps, sqrt: _mm256_sqrt_ps, mul_add: _mm256_fmadd_ps,
+            mul_sub: _mm256_fmsub_ps, neg_mul_add: _mm256_fnmadd_ps, abs: abs256,
             rsqrt_estimate: _mm256_rsqrt_ps, recip_estimate: _mm256_rcp_ps,
         }
     }

@@ -29,6 +29,7 @@ impl Isa for Avx512 {
         __m512 {
             splat: _mm512_set1_ps, add: _mm512_add_ps, sub: _mm512_sub_ps, mul: _mm512_mul_ps,
             div: _mm512_div_ps, sqrt: _mm512_sqrt_ps, mul_add: _mm512_fmadd_ps,
+            mul_sub: _mm512_fmsub_ps, neg_mul_add: _mm512_fnmadd_ps, abs: _mm512_abs_ps,
             rsqrt_estimate: _mm512_rsqrt14_ps, recip_estimate: _mm512_rcp14_ps,
         }
     }

@@ -26,13 +26,13 @@
 //! last block is copied to a stack buffer padded with degenerate lanes and run the same way.
 
 use super::block::{Isa, Job};
-use super::lane::{abs, arr4, max, min, positive_finite, Lane, V3, W};
+use super::lane::{arr4, max, min, positive_finite, Lane, V3, W};
 use super::{Kernel, LaneBatch, LANES};
 use crate::body::particles::Packed4;
 use crate::constraints::bending::DIHEDRAL_MAX_STEP;
 use crate::constraints::{DihedralBending, IsometricBending, MIN_DENOMINATOR};
 use crate::error::check_index;
-use crate::error::Result;
+use crate::error::{Result, WobbleError};
 
 /// The bending model of a [`BendBatch`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -53,7 +53,9 @@ pub struct BendBatch {
     /// Local id (in its table) of the constraint at each position.
     pub ids: Vec<u32>,
     model: BendModel,
-    /// The particles of each slot of the stencil `[x0, x1, x2, x3]`.
+    /// The particles of each slot of the stencil `[x0, x1, x2, x3]`, as offsets in floats
+    /// (4 per particle): a kernel's address is then one load and an addressing mode, where
+    /// indices would need a shift each, which the compiler vectorizes into extracts.
     p: [Vec<u32>; 4],
     /// Dihedral: the rest angle in `param[0]`; isometric: the weights `k_0..k_3`.
     param: [Vec<f32>; 4],
@@ -102,6 +104,15 @@ impl BendBatch {
             BendModel::Dihedral => "dihedral bending",
             BendModel::Isometric => "isometric bending",
         };
+        // Offsets in floats (4 per particle) must fit in u32.
+        const MAX_PARTICLES: u64 = u32::MAX as u64 / 4 + 1;
+        if particles as u64 > MAX_PARTICLES {
+            return Err(WobbleError::BadCount {
+                name: "particles of a body with a bend batch",
+                value: particles as u64,
+                max: MAX_PARTICLES,
+            });
+        }
         let mut items = Vec::with_capacity(ids.len());
         let mut ends: Vec<(u32, u32)> = Vec::with_capacity(4 * ids.len());
         for (k, &c) in ids.iter().enumerate() {
@@ -128,7 +139,7 @@ impl BendBatch {
         for (s, param, compliance, c) in items {
             b.ids.push(c);
             for k in 0..4 {
-                b.p[k].push(s[k]);
+                b.p[k].push(4 * s[k]);
                 b.param[k].push(param[k]);
             }
             b.compliance.push(compliance);
@@ -158,7 +169,7 @@ impl BendBatch {
 
     /// The stencil `[x0, x1, x2, x3]` of the constraint at position `k`.
     pub fn stencil(&self, k: usize) -> [u32; 4] {
-        [self.p[0][k], self.p[1][k], self.p[2][k], self.p[3][k]]
+        arr4!(s => self.p[s][k] / 4)
     }
 
     /// The shortest particle slice the projections accept (largest index + 1).
@@ -189,15 +200,16 @@ pub const ATAN_MAX_ERROR: f32 = 1e-6;
 /// NaN when both are 0.
 #[inline(always)]
 pub(super) unsafe fn atan2_abs<L: Lane>(y: L, x: L) -> L {
-    let (ay, ax) = (abs(y), abs(x));
+    let (ay, ax) = (y.abs(), x.abs());
     let steep = ax.lt(ay);
-    let t = L::select(steep, ax, ay).div(L::select(steep, ay, ax));
+    let t = L::select(steep, ax, ay).mul(L::select(steep, ay, ax).recip());
+    // Estrin's scheme in z = t²: three products deep instead of Horner's six.
     let z = t.mul(t);
-    let mut p = L::splat(ATAN[6]);
-    for &c in ATAN[..6].iter().rev() {
-        p = p.fma(z, L::splat(c));
-    }
-    let r = p.mul(t);
+    let (z2, c) = (z.mul(z), |k: usize| L::splat(ATAN[k]));
+    let z4 = z2.mul(z2);
+    let low = z2.fma(z.fma(c(3), c(2)), z.fma(c(1), c(0)));
+    let high = z2.fma(c(6), z.fma(c(5), c(4)));
+    let r = z4.fma(high, low).mul(t);
     let r = L::select(steep, L::splat(std::f32::consts::FRAC_PI_2).sub(r), r);
     L::select(
         x.lt(L::splat(0.0)),
@@ -219,12 +231,11 @@ struct Params<L> {
     k: L,
 }
 
-/// The XPBD update given `C`, the four gradients' squared norms and whether the stencil is
-/// usable (`geom`; else no gradient): returns the new multiplier, each particle's step factor
-/// `k w_i Δλ` to multiply its gradient by, and the lanes that move (the others may hold NaN
-/// gradients and steps and must keep their positions).
+/// The XPBD multiplier step given `C`, the four gradients' squared norms and whether the
+/// stencil is usable (`geom`; else no gradient): returns the new multiplier, `Δλ` (0 in lanes
+/// that must not move) and the lanes where `Δλ` is usable.
 #[inline(always)]
-unsafe fn xpbd<L: Lane>(
+unsafe fn multiplier<L: Lane>(
     value: L,
     q: [L; 4],
     w: [L; 4],
@@ -232,24 +243,29 @@ unsafe fn xpbd<L: Lane>(
     compliance: L,
     lam: L,
     c: Params<L>,
-) -> (L, [L; 4], L::M) {
-    let zero = L::splat(0.0);
+) -> (L, L, L::M) {
     let alpha = compliance.mul(c.inv_dt2);
     // As the generic path: α̃ + Σ w_i |∇_i C|², slot after slot.
     let full = w[3].fma(q[3], w[2].fma(q[2], w[1].fma(q[1], w[0].fma(q[0], alpha))));
     let denom = L::select(geom, full, alpha);
     let ok = positive_finite(denom, MIN_DENOMINATOR);
-    let dl = value.mul(L::splat(-1.0)).sub(alpha.mul(lam)).div(denom);
-    let dl = L::select(ok, dl, zero);
-    let lam = L::select(ok, lam.add(dl), lam);
-    let moving = L::and(ok, geom);
-    let kdl = c.k.mul(dl);
-    let s = arr4!(k => kdl.mul(w[k]));
-    (lam, s, moving)
+    let dl = value
+        .mul(L::splat(-1.0))
+        .sub(alpha.mul(lam))
+        .mul(denom.recip());
+    let dl = L::select(ok, dl, L::splat(0.0));
+    (L::select(ok, lam.add(dl), lam), dl, ok)
 }
 
 /// The dihedral update of one lane (or vector of lanes): stencil positions `p`, inverse
 /// masses `w`, rest angle, compliance, multiplier; returns the new positions and multiplier.
+///
+/// The gradients are combinations of `nA` and `nB` (Bridson et al., for `|θ|`):
+/// `∇₂ = c₂ nA`, `∇₃ = c₃ nB` with `c = ∓|e| / |n|²` (the sign of `θ`, which is that of
+/// `-(nA · b)`), `∇₀ = (s₂ - 1) ∇₂ + (s₃ - 1) ∇₃` and `∇₁ = -(s₂ ∇₂ + s₃ ∇₃)` with
+/// `s = (x - x0) · e / |e|²`. Their squared norms follow from `|∇₂|² = c₂ (∓|e|)`,
+/// `|∇₃|²` alike and `∇₂ · ∇₃ = c₂ c₃ (nA · nB)` without forming `∇₀` and `∇₁`, and every
+/// move is `x_i += Δλ k w_i (a_i nA + b_i nB)` with coefficients known before `Δλ`.
 #[inline(always)]
 unsafe fn dihedral<L: Lane>(
     p: [V3<L>; 4],
@@ -259,7 +275,7 @@ unsafe fn dihedral<L: Lane>(
     lam: L,
     c: Params<L>,
 ) -> ([V3<L>; 4], L) {
-    let one = L::splat(1.0);
+    let (zero, one) = (L::splat(0.0), L::splat(1.0));
     let e = p[1].sub(p[0]);
     let a = p[2].sub(p[0]);
     let b = p[3].sub(p[0]);
@@ -272,30 +288,36 @@ unsafe fn dihedral<L: Lane>(
         L::and(L::splat(f32::MIN_POSITIVE).lt(el2), tiny.lt(la2)),
         tiny.lt(lb2),
     );
-    let el = el2.sqrt();
-    let y = na.cross(nb).dot(e);
-    let theta = L::select(geom, atan2_abs(y, na.dot(nb).mul(el)), L::splat(0.0));
+    let (inv_el, el) = el2.rsqrt_sqrt();
+    // nA × nB = -e (nA · b), so the sine term (nA × nB) · e / |e| is -|e| (nA · b).
+    let vol = na.dot(b);
+    let theta = L::select(geom, atan2_abs(el.mul(vol), na.dot(nb)), zero);
     let max_step = L::splat(DIHEDRAL_MAX_STEP);
-    let value = max(min(theta.sub(rest), max_step), max_step.mul(L::splat(-1.0)));
-    // Bridson et al.'s gradients of θ; for θ < 0 the generic path negates all four, here the
-    // step factor is negated instead (the same bits).
-    let neg_el = el.mul(L::splat(-1.0));
-    let g2 = na.scale(neg_el.div(la2));
-    let g3 = nb.scale(neg_el.div(lb2));
-    let inv_el2 = one.div(el2);
+    let value = max(min(theta.sub(rest), max_step), L::splat(-DIHEDRAL_MAX_STEP));
+    // Degenerate lanes get no gradient: zero coefficients leave their positions as they are.
+    let ce = L::select(zero.lt(vol), el, el.mul(L::splat(-1.0)));
+    let c2 = L::select(geom, ce.mul(la2.recip()), zero);
+    let c3 = L::select(geom, ce.mul(lb2.recip()), zero);
+    let inv_el2 = L::select(geom, inv_el.mul(inv_el), zero);
     let s2 = a.dot(e).mul(inv_el2);
     let s3 = b.dot(e).mul(inv_el2);
-    let minus = L::splat(-1.0);
-    let g0 = g2
-        .scale(one.sub(s2))
-        .add(g3.scale(one.sub(s3)))
-        .scale(minus);
-    let g1 = g2.scale(s2).add(g3.scale(s3)).scale(minus);
-    let g = [g0, g1, g2, g3];
-    let q = arr4!(k => g[k].dot(g[k]));
-    let (lam, s, moving) = xpbd(value, q, w, geom, compliance, lam, c);
-    let sign = L::select(y.lt(L::splat(0.0)), minus, one);
-    let moved = arr4!(k => g[k].scale_add(s[k].mul(sign), p[k]).keep(moving, p[k]));
+    let (o2, o3) = (s2.sub(one), s3.sub(one));
+    let (q2, q3) = (c2.mul(ce), c3.mul(ce));
+    let h = c2.mul(c3).mul(na.dot(nb));
+    let h2 = h.add(h);
+    let q0 = o2.fma(o2.mul(q2), o3.mul(o2.fma(h2, o3.mul(q3))));
+    let q1 = s2.fma(s2.mul(q2), s3.mul(s2.fma(h2, s3.mul(q3))));
+    let (k2, k3) = (c.k.mul(c2), c.k.mul(c3));
+    let f0 = [w[0].mul(o2).mul(k2), w[0].mul(o3).mul(k3)];
+    let f1 = [w[1].mul(s2).mul(k2), w[1].mul(s3).mul(k3)];
+    let (f2, f3) = (w[2].mul(k2), w[3].mul(k3));
+    let (lam, dl, _) = multiplier(value, [q0, q1, q2, q3], w, geom, compliance, lam, c);
+    let moved = [
+        nb.scale_add(dl.mul(f0[1]), na.scale_add(dl.mul(f0[0]), p[0])),
+        nb.neg_scale_add(dl.mul(f1[1]), na.neg_scale_add(dl.mul(f1[0]), p[1])),
+        na.scale_add(dl.mul(f2), p[2]),
+        nb.scale_add(dl.mul(f3), p[3]),
+    ];
     (moved, lam)
 }
 
@@ -321,7 +343,9 @@ unsafe fn isometric<L: Lane>(
     let nn = n.dot(n);
     let q = arr4!(k => nn.mul(kw[k].mul(kw[k])));
     let value = L::select(geom, len, L::splat(0.0));
-    let (lam, s, moving) = xpbd(value, q, w, geom, compliance, lam, c);
+    let (lam, dl, ok) = multiplier(value, q, w, geom, compliance, lam, c);
+    let (kdl, moving) = (c.k.mul(dl), L::and(ok, geom));
+    let s = arr4!(k => kdl.mul(w[k]));
     let moved = arr4!(k => n.scale_add(s[k].mul(kw[k]), p[k]).keep(moving, p[k]));
     (moved, lam)
 }
@@ -357,14 +381,24 @@ unsafe fn project_one(
     }
 }
 
-/// `WIDTH` floats of `v` from `at`, as a lane vector (a function: a closure holding an
-/// intrinsic stays out of line in the kernels).
+/// `WIDTH` floats from `at`, as a lane vector (a function: a closure holding an intrinsic
+/// stays out of line in the kernels).
 ///
 /// # Safety
-/// `at + WIDTH <= v.len()`; `I`'s instructions are available.
+/// `WIDTH` floats are readable at `at`; `I`'s instructions are available.
 #[inline(always)]
-pub(super) unsafe fn load<I: Isa>(v: &[f32], at: usize) -> W<I> {
-    W::new(I::load(v.as_ptr().add(at)))
+pub(super) unsafe fn load<I: Isa>(at: *const f32) -> W<I> {
+    W::new(I::load(at))
+}
+
+/// A batch's arrays as pointers taken once per call: read through `&BendBatch`, each `Vec`'s
+/// pointer is reloaded after every store to the particles, which may alias it as far as the
+/// compiler knows.
+#[derive(Clone, Copy)]
+struct Arrays {
+    p: [*const u32; 4],
+    param: [*const f32; 4],
+    compliance: *const f32,
 }
 
 /// The vector body of [`super::project_batch_range`] on instruction set `I`: full blocks of
@@ -375,17 +409,34 @@ pub(super) unsafe fn load<I: Isa>(v: &[f32], at: usize) -> W<I> {
 /// `I`'s instructions are available; otherwise as [`super::project_batch_range`].
 #[inline(always)]
 pub(super) unsafe fn project_range<I: Isa>(job: Job<BendBatch>) {
+    match job.b.model {
+        BendModel::Dihedral => project_model::<I, true>(job),
+        BendModel::Isometric => project_model::<I, false>(job),
+    }
+}
+
+/// [`project_range`] for one model: `DIHEDRAL`, else isometric.
+///
+/// # Safety
+/// As [`project_range`].
+#[inline(always)]
+unsafe fn project_model<I: Isa, const DIHEDRAL: bool>(job: Job<BendBatch>) {
     let (x, b, range, lambda, inv_dt2, k) = job.vector_parts();
     let xf = x.cast::<f32>();
     let prm = Params {
         inv_dt2: W::<I>::splat(inv_dt2),
         k: W::<I>::splat(k),
     };
+    let arrays = Arrays {
+        p: arr4!(s => b.p[s].as_ptr()),
+        param: arr4!(s => b.param[s].as_ptr()),
+        compliance: b.compliance.as_ptr(),
+    };
     let mut base = range.start;
     while base + LANES <= range.end {
         // Slot s of lane l is particle `p[s][base + l]`.
-        let at = |s: usize, l: usize| xf.add(4 * *b.p[s].get_unchecked(base + l) as usize);
-        block::<I>(b, base, at, lambda.add(base), prm);
+        let at = |s: usize, l: usize| xf.add(*arrays.p[s].add(base + l) as usize);
+        block::<I, DIHEDRAL>(arrays, base, at, lambda.add(base), prm);
         base += LANES;
     }
     let count = range.end - base;
@@ -394,15 +445,16 @@ pub(super) unsafe fn project_range<I: Isa>(job: Job<BendBatch>) {
         // past `count` hold zeros (a degenerate, rigid stencil: nothing moves).
         let mut buf = [Packed4::default(); 4 * LANES];
         let mut lam = [0.0f32; LANES];
+        let particle = |s: usize, l: usize| xf.add(*arrays.p[s].add(base + l) as usize).cast();
         for l in 0..count {
             for s in 0..4 {
-                buf[s * LANES + l] = *x.add(*b.p[s].get_unchecked(base + l) as usize);
+                buf[s * LANES + l] = *particle(s, l);
             }
             lam[l] = *lambda.add(base + l);
         }
         let bf = buf.as_mut_ptr().cast::<f32>();
-        block::<I>(
-            b,
+        block::<I, DIHEDRAL>(
+            arrays,
             base,
             |s, l| bf.add(4 * (s * LANES + l)),
             lam.as_mut_ptr(),
@@ -410,7 +462,7 @@ pub(super) unsafe fn project_range<I: Isa>(job: Job<BendBatch>) {
         );
         for l in 0..count {
             for s in 0..4 {
-                *x.add(*b.p[s].get_unchecked(base + l) as usize) = buf[s * LANES + l];
+                *particle(s, l) = buf[s * LANES + l];
             }
             *lambda.add(base + l) = lam[l];
         }
@@ -423,8 +475,8 @@ pub(super) unsafe fn project_range<I: Isa>(job: Job<BendBatch>) {
 /// # Safety
 /// As [`project_range`]; `base + LANES` lies within the batch's padded parameter arrays.
 #[inline(always)]
-unsafe fn block<I: Isa>(
-    b: &BendBatch,
+unsafe fn block<I: Isa, const DIHEDRAL: bool>(
+    arrays: Arrays,
     base: usize,
     at: impl Fn(usize, usize) -> *mut f32,
     lambda: *mut f32,
@@ -444,23 +496,23 @@ unsafe fn block<I: Isa>(
             V3([W::<I>::new(v[0]), W::new(v[1]), W::new(v[2])])
         });
         let w = arr4!(s => W::<I>::new(loaded[s][3]));
-        let ld = |v: &Vec<f32>| load::<I>(v, base + first);
+        let at_block = base + first;
+        let compliance = load::<I>(arrays.compliance.add(at_block));
         let lam = W::<I>::new(I::load(lambda.add(first)));
-        let (moved, lam) = match b.model {
-            BendModel::Dihedral => dihedral(p, w, ld(&b.param[0]), ld(&b.compliance), lam, prm),
-            BendModel::Isometric => {
-                let kw = arr4!(j => ld(&b.param[j]));
-                isometric(p, w, kw, ld(&b.compliance), lam, prm)
-            }
+        let (moved, lam) = if DIHEDRAL {
+            let rest = load::<I>(arrays.param[0].add(at_block));
+            dihedral(p, w, rest, compliance, lam, prm)
+        } else {
+            let kw = arr4!(j => load::<I>(arrays.param[j].add(at_block)));
+            isometric(p, w, kw, compliance, lam, prm)
         };
         I::store(lambda.add(first), lam.0);
-        for s in 0..4 {
+        // Unrolled (a loop over `s` or `m` keeps `moved` in memory, indexed).
+        arr4!(s => {
             let [mx, my, mz] = moved[s].0;
             let out = I::transpose([mx.0, my.0, mz.0, loaded[s][3]]);
-            for (m, &v) in out.iter().enumerate() {
-                I::scatter(v, |q| addr(s, m, q));
-            }
-        }
+            arr4!(m => I::scatter(out[m], |q| addr(s, m, q)));
+        });
     }
 }
 

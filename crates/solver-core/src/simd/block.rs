@@ -45,6 +45,12 @@ pub(super) trait Isa {
     unsafe fn sqrt(a: Self::V) -> Self::V;
     /// `a * b + c`, fused where the instruction set has FMA.
     unsafe fn mul_add(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// `a * b - c`, fused where the instruction set has FMA.
+    unsafe fn mul_sub(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// `c - a * b`, fused where the instruction set has FMA.
+    unsafe fn neg_mul_add(a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// `|a|`: the sign bit cleared.
+    unsafe fn abs(a: Self::V) -> Self::V;
     /// An estimate of `1/√a` that one Newton step makes accurate to a few ulp.
     unsafe fn rsqrt_estimate(a: Self::V) -> Self::V;
     /// An estimate of `1/a` that one Newton step makes accurate to a few ulp.
@@ -87,6 +93,9 @@ macro_rules! isa_arithmetic {
         div: $div:path,
         sqrt: $sqrt:path,
         mul_add: $mul_add:path,
+        mul_sub: $mul_sub:path,
+        neg_mul_add: $neg_mul_add:path,
+        abs: $abs:path,
         rsqrt_estimate: $rsqrt:path,
         recip_estimate: $recip:path $(,)?
     }) => {
@@ -95,11 +104,10 @@ macro_rules! isa_arithmetic {
             $splat(v)
         }
         isa_arithmetic!(@binary $v; add $add, sub $sub, mul $mul, div $div);
-        isa_arithmetic!(@unary $v; sqrt $sqrt, rsqrt_estimate $rsqrt, recip_estimate $recip);
-        #[inline(always)]
-        unsafe fn mul_add(a: $v, b: $v, c: $v) -> $v {
-            $mul_add(a, b, c)
-        }
+        isa_arithmetic!(@unary $v;
+            sqrt $sqrt, abs $abs, rsqrt_estimate $rsqrt, recip_estimate $recip);
+        isa_arithmetic!(@ternary $v;
+            mul_add $mul_add, mul_sub $mul_sub, neg_mul_add $neg_mul_add);
     };
     (pair of $half:ty) => {
         #[inline(always)]
@@ -108,15 +116,24 @@ macro_rules! isa_arithmetic {
             [v, v]
         }
         isa_arithmetic!(@pair_binary $half; add, sub, mul, div);
-        isa_arithmetic!(@pair_unary $half; sqrt, rsqrt_estimate, recip_estimate);
+        isa_arithmetic!(@pair_unary $half; sqrt, abs, rsqrt_estimate, recip_estimate);
+        isa_arithmetic!(@pair_ternary $half; mul_add, mul_sub, neg_mul_add);
+    };
+    (@ternary $v:ty; $($name:ident $f:path),*) => {$(
         #[inline(always)]
-        unsafe fn mul_add(a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+        unsafe fn $name(a: $v, b: $v, c: $v) -> $v {
+            $f(a, b, c)
+        }
+    )*};
+    (@pair_ternary $half:ty; $($name:ident),*) => {$(
+        #[inline(always)]
+        unsafe fn $name(a: Self::V, b: Self::V, c: Self::V) -> Self::V {
             [
-                <$half as Isa>::mul_add(a[0], b[0], c[0]),
-                <$half as Isa>::mul_add(a[1], b[1], c[1]),
+                <$half as Isa>::$name(a[0], b[0], c[0]),
+                <$half as Isa>::$name(a[1], b[1], c[1]),
             ]
         }
-    };
+    )*};
     (@binary $v:ty; $($name:ident $f:path),*) => {$(
         #[inline(always)]
         unsafe fn $name(a: $v, b: $v) -> $v {

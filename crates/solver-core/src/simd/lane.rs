@@ -28,6 +28,19 @@ pub(super) trait Lane: Copy {
     unsafe fn sqrt(self) -> Self;
     /// `self * b + c`: fused in the vector kernels unless `enhanced-determinism`.
     unsafe fn fma(self, b: Self, c: Self) -> Self;
+    /// `self * b - c`, fused as [`Lane::fma`].
+    unsafe fn mul_sub(self, b: Self, c: Self) -> Self;
+    /// `c - self * b`, fused as [`Lane::fma`].
+    unsafe fn neg_mul_add(self, b: Self, c: Self) -> Self;
+    /// `|self|` (the sign bit cleared).
+    unsafe fn abs(self) -> Self;
+    /// `1 / self`: correctly rounded in the scalar twin and under `enhanced-determinism`, else
+    /// the instruction set's estimate and one Newton step (a few ulp; NaN where `self` is 0 or
+    /// infinite, where the twin gives infinity or 0: callers mask those lanes).
+    unsafe fn recip(self) -> Self;
+    /// `(1 / √self, √self)`, rounded and estimated as [`Lane::recip`] (NaN at 0 and infinity
+    /// in the estimated form).
+    unsafe fn rsqrt_sqrt(self) -> (Self, Self);
     /// Lanes where `self < o` (false for NaN).
     unsafe fn lt(self, o: Self) -> Self::M;
     /// Lanes set in both.
@@ -65,6 +78,27 @@ impl Lane for f32 {
     #[inline(always)]
     unsafe fn fma(self, b: f32, c: f32) -> f32 {
         self * b + c
+    }
+    #[inline(always)]
+    unsafe fn mul_sub(self, b: f32, c: f32) -> f32 {
+        self * b - c
+    }
+    #[inline(always)]
+    unsafe fn neg_mul_add(self, b: f32, c: f32) -> f32 {
+        c - self * b
+    }
+    #[inline(always)]
+    unsafe fn abs(self) -> f32 {
+        f32::abs(self)
+    }
+    #[inline(always)]
+    unsafe fn recip(self) -> f32 {
+        1.0 / self
+    }
+    #[inline(always)]
+    unsafe fn rsqrt_sqrt(self) -> (f32, f32) {
+        let root = f32::sqrt(self);
+        (1.0 / root, root)
     }
     #[inline(always)]
     unsafe fn lt(self, o: f32) -> bool {
@@ -134,6 +168,47 @@ impl<I: Isa> Lane for W<I> {
         }
     }
     #[inline(always)]
+    unsafe fn mul_sub(self, b: Self, c: Self) -> Self {
+        if DETERMINISTIC {
+            W::new(I::sub(I::mul(self.0, b.0), c.0))
+        } else {
+            W::new(I::mul_sub(self.0, b.0, c.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn neg_mul_add(self, b: Self, c: Self) -> Self {
+        if DETERMINISTIC {
+            W::new(I::sub(c.0, I::mul(self.0, b.0)))
+        } else {
+            W::new(I::neg_mul_add(self.0, b.0, c.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn abs(self) -> Self {
+        W::new(I::abs(self.0))
+    }
+    #[inline(always)]
+    unsafe fn recip(self) -> Self {
+        if DETERMINISTIC {
+            return W::new(I::div(I::splat(1.0), self.0));
+        }
+        let r0 = I::recip_estimate(self.0);
+        W::new(I::mul(r0, I::neg_mul_add(self.0, r0, I::splat(2.0))))
+    }
+    #[inline(always)]
+    unsafe fn rsqrt_sqrt(self) -> (Self, Self) {
+        if DETERMINISTIC {
+            let root = I::sqrt(self.0);
+            return (W::new(I::div(I::splat(1.0), root)), W::new(root));
+        }
+        // As the distance kernel: y (3/2 - x y² / 2) ordered as (x y) y, so that a tiny x
+        // cannot overflow y².
+        let y0 = I::rsqrt_estimate(self.0);
+        let h = I::mul(self.0, y0);
+        let t = I::mul_add(I::mul(I::splat(-0.5), h), y0, I::splat(1.5));
+        (W::new(I::mul(y0, t)), W::new(I::mul(h, t)))
+    }
+    #[inline(always)]
     unsafe fn lt(self, o: Self) -> I::M {
         I::lt(self.0, o.0)
     }
@@ -156,11 +231,6 @@ impl<L: Lane> V3<L> {
     pub unsafe fn sub(self, o: Self) -> Self {
         let (a, b) = (self.0, o.0);
         V3([a[0].sub(b[0]), a[1].sub(b[1]), a[2].sub(b[2])])
-    }
-    #[inline(always)]
-    pub unsafe fn add(self, o: Self) -> Self {
-        let (a, b) = (self.0, o.0);
-        V3([a[0].add(b[0]), a[1].add(b[1]), a[2].add(b[2])])
     }
     #[inline(always)]
     pub unsafe fn scale(self, s: L) -> Self {
@@ -193,9 +263,19 @@ impl<L: Lane> V3<L> {
     pub unsafe fn cross(self, o: Self) -> Self {
         let (a, b) = (self.0, o.0);
         V3([
-            a[1].mul(b[2]).sub(a[2].mul(b[1])),
-            a[2].mul(b[0]).sub(a[0].mul(b[2])),
-            a[0].mul(b[1]).sub(a[1].mul(b[0])),
+            a[1].mul_sub(b[2], a[2].mul(b[1])),
+            a[2].mul_sub(b[0], a[0].mul(b[2])),
+            a[0].mul_sub(b[1], a[1].mul(b[0])),
+        ])
+    }
+    /// `o - self * s`.
+    #[inline(always)]
+    pub unsafe fn neg_scale_add(self, s: L, o: Self) -> Self {
+        let (a, b) = (self.0, o.0);
+        V3([
+            a[0].neg_mul_add(s, b[0]),
+            a[1].neg_mul_add(s, b[1]),
+            a[2].neg_mul_add(s, b[2]),
         ])
     }
 }
@@ -210,12 +290,6 @@ pub(super) unsafe fn min<L: Lane>(a: L, b: L) -> L {
 #[inline(always)]
 pub(super) unsafe fn max<L: Lane>(a: L, b: L) -> L {
     L::select(b.lt(a), a, b)
-}
-
-/// `|a|` (`-0.0` stays `-0.0`).
-#[inline(always)]
-pub(super) unsafe fn abs<L: Lane>(a: L) -> L {
-    L::select(a.lt(L::splat(0.0)), a.mul(L::splat(-1.0)), a)
 }
 
 /// Lanes where `a` is positive and finite.

@@ -26,7 +26,8 @@ impl Isa for Portable {
         f32x4 {
             splat: f32x4::splat, add: core::ops::Add::add, sub: core::ops::Sub::sub,
             mul: core::ops::Mul::mul, div: core::ops::Div::div, sqrt: f32x4::sqrt,
-            mul_add: f32x4::mul_add,
+            mul_add: f32x4::mul_add, mul_sub: f32x4::mul_sub,
+            neg_mul_add: f32x4::mul_neg_add, abs: f32x4::abs,
             rsqrt_estimate: f32x4::recip_sqrt, recip_estimate: f32x4::recip,
         }
     }

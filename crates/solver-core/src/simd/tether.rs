@@ -252,7 +252,7 @@ pub(super) unsafe fn project_range<I: Isa>(job: Job<TetherBatch>) {
             let (pa, pi) = (parts[2 * part], parts[2 * part + 1]);
             let v3 = |p: [I::V; 4]| V3([W::<I>::new(p[0]), W::new(p[1]), W::new(p[2])]);
             let (xi, xa) = (v3(pi), v3(pa));
-            let ld = |v: &Vec<f32>| super::bend::load::<I>(v, at);
+            let ld = |v: &Vec<f32>| super::bend::load::<I>(v.as_ptr().add(at));
             let d = xi.sub(xa);
             let wi = W::<I>::new(pi[3]);
             let (s, lam) = tether(
@@ -268,11 +268,10 @@ pub(super) unsafe fn project_range<I: Isa>(job: Job<TetherBatch>) {
             I::store(lambda.add(at), lam.0);
             let [mx, my, mz] = d.scale_add(s.mul(wi), xi).0;
             let out = I::transpose([mx.0, my.0, mz.0, pi[3]]);
-            for (m, &v) in out.iter().enumerate() {
-                I::scatter(v, |q| {
-                    xf.add(4 * *b.i.get_unchecked(base + 4 * (part * pv + q) + m) as usize)
-                });
-            }
+            // Unrolled: a loop over `m` keeps `out` in memory, indexed.
+            arr4!(m => I::scatter(out[m], |q| {
+                xf.add(4 * *b.i.get_unchecked(base + 4 * (part * pv + q) + m) as usize)
+            }));
         }
         base += LANES;
     }
