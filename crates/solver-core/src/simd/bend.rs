@@ -6,11 +6,13 @@
 //! [`crate::constraints::project_generic`], rewritten so that they vectorize:
 //!
 //! - dihedral: with `nA = e × (x2 - x0)`, `nB = (x3 - x0) × e`, the unsigned angle is
-//!   `|θ| = atan2(|(nA × nB) · e|, (nA · nB) |e|)` (the generic path divides the first argument
-//!   by `|e|` instead, the same angle), computed by [`atan2_abs`]: a reduction to `[0, 1]` by
-//!   `min / max` and an odd polynomial of degree 13 ([`ATAN_MAX_ERROR`]), then the quadrant by
-//!   two selects. `C = clamp(|θ| - θ0, ±DIHEDRAL_MAX_STEP)` (the same trust region), and the
-//!   sign of `θ` flips the step instead of the four gradients (the same bits);
+//!   `|θ| = atan2(|e| |nA · b|, nA · nB)` (`b = x3 - x0`; the generic path's
+//!   `atan2((nA × nB) · e / |e|, nA · nB)` is the same angle, as `nA × nB = -e (nA · b)`),
+//!   computed by [`atan2_abs`]: a reduction to `[0, 1]` by `min / max` and an odd polynomial
+//!   of degree 13 ([`ATAN_MAX_ERROR`]), then the quadrant by two selects.
+//!   `C = clamp(|θ| - θ0, ±DIHEDRAL_MAX_STEP)` (the same trust region). The four gradients
+//!   are combinations of `nA` and `nB` with the sign of `θ` in their coefficients, and their
+//!   squared norms come from `|nA|²`, `|nB|²` and `nA · nB` (see [`dihedral`]);
 //! - isometric: `C = |v|`, `v = Σ k_i (x_i - x0)`, `∇_i C = k_i v̂`, with
 //!   `|∇_i C|² = |v̂|² k_i²`.
 //!
@@ -232,8 +234,9 @@ struct Params<L> {
 }
 
 /// The XPBD multiplier step given `C`, the four gradients' squared norms and whether the
-/// stencil is usable (`geom`; else no gradient): returns the new multiplier, `Δλ` (0 in lanes
-/// that must not move) and the lanes where `Δλ` is usable.
+/// stencil is usable (`geom`; else no gradient): returns the new multiplier, `-Δλ` (0 in lanes
+/// that must not move; negated, which saves the negation of `C + α̃λ`) and the lanes where it
+/// is usable.
 #[inline(always)]
 unsafe fn multiplier<L: Lane>(
     value: L,
@@ -249,12 +252,8 @@ unsafe fn multiplier<L: Lane>(
     let full = w[3].fma(q[3], w[2].fma(q[2], w[1].fma(q[1], w[0].fma(q[0], alpha))));
     let denom = L::select(geom, full, alpha);
     let ok = positive_finite(denom, MIN_DENOMINATOR);
-    let dl = value
-        .mul(L::splat(-1.0))
-        .sub(alpha.mul(lam))
-        .mul(denom.recip());
-    let dl = L::select(ok, dl, L::splat(0.0));
-    (L::select(ok, lam.add(dl), lam), dl, ok)
+    let neg_dl = L::select(ok, alpha.fma(lam, value).mul(denom.recip()), L::splat(0.0));
+    (L::select(ok, lam.sub(neg_dl), lam), neg_dl, ok)
 }
 
 /// The dihedral update of one lane (or vector of lanes): stencil positions `p`, inverse
@@ -307,7 +306,9 @@ unsafe fn dihedral<L: Lane>(
     let h2 = h.add(h);
     let q0 = o2.fma(o2.mul(q2), o3.mul(o2.fma(h2, o3.mul(q3))));
     let q1 = s2.fma(s2.mul(q2), s3.mul(s2.fma(h2, s3.mul(q3))));
-    let (k2, k3) = (c.k.mul(c2), c.k.mul(c3));
+    // The coefficients carry -k, as the multiplier step returns -Δλ.
+    let neg_k = zero.sub(c.k);
+    let (k2, k3) = (neg_k.mul(c2), neg_k.mul(c3));
     let f0 = [w[0].mul(o2).mul(k2), w[0].mul(o3).mul(k3)];
     let f1 = [w[1].mul(s2).mul(k2), w[1].mul(s3).mul(k3)];
     let (f2, f3) = (w[2].mul(k2), w[3].mul(k3));
@@ -343,8 +344,8 @@ unsafe fn isometric<L: Lane>(
     let nn = n.dot(n);
     let q = arr4!(k => nn.mul(kw[k].mul(kw[k])));
     let value = L::select(geom, len, L::splat(0.0));
-    let (lam, dl, ok) = multiplier(value, q, w, geom, compliance, lam, c);
-    let (kdl, moving) = (c.k.mul(dl), L::and(ok, geom));
+    let (lam, neg_dl, ok) = multiplier(value, q, w, geom, compliance, lam, c);
+    let (kdl, moving) = (L::splat(0.0).sub(c.k).mul(neg_dl), L::and(ok, geom));
     let s = arr4!(k => kdl.mul(w[k]));
     let moved = arr4!(k => n.scale_add(s[k].mul(kw[k]), p[k]).keep(moving, p[k]));
     (moved, lam)
