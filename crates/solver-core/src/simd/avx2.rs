@@ -94,46 +94,29 @@ impl Isa for Avx2 {
         let b = transpose4(arr4!(k => r[k][1]));
         arr4!(c => [a[c], b[c]])
     }
+    // Particle moves on each half as `Avx2x1`'s.
     #[inline(always)]
     unsafe fn gather(at: impl Fn(usize) -> *const f32) -> Y2 {
-        each(|h| {
-            let lo = _mm256_castps128_ps256(_mm_loadu_ps(at(2 * h)));
-            _mm256_insertf128_ps::<1>(lo, _mm_loadu_ps(at(2 * h + 1)))
-        })
+        each(|h| Avx2x1::gather(|s| at(2 * h + s)))
     }
     #[inline(always)]
     unsafe fn scatter(v: Y2, at: impl Fn(usize) -> *mut f32) {
         for h in 0..2 {
-            _mm_storeu_ps(at(2 * h), _mm256_castps256_ps128(v[h]));
-            _mm_storeu_ps(at(2 * h + 1), _mm256_extractf128_ps::<1>(v[h]));
+            Avx2x1::scatter(v[h], |s| at(2 * h + s));
         }
     }
     #[inline(always)]
     unsafe fn deinterleave(lo: Y2, hi: Y2) -> (Y2, Y2) {
         // lo = [a0 b0 | a1 b1], hi = [a2 b2 | a3 b3], one `Packed4` per 128-bit lane.
-        (
-            [
-                _mm256_permute2f128_ps::<0x20>(lo[0], lo[1]),
-                _mm256_permute2f128_ps::<0x20>(hi[0], hi[1]),
-            ],
-            [
-                _mm256_permute2f128_ps::<0x31>(lo[0], lo[1]),
-                _mm256_permute2f128_ps::<0x31>(hi[0], hi[1]),
-            ],
-        )
+        let (a0, b0) = Avx2x1::deinterleave(lo[0], lo[1]);
+        let (a1, b1) = Avx2x1::deinterleave(hi[0], hi[1]);
+        ([a0, a1], [b0, b1])
     }
     #[inline(always)]
     unsafe fn interleave(a: Y2, b: Y2) -> (Y2, Y2) {
-        (
-            [
-                _mm256_permute2f128_ps::<0x20>(a[0], b[0]),
-                _mm256_permute2f128_ps::<0x31>(a[0], b[0]),
-            ],
-            [
-                _mm256_permute2f128_ps::<0x20>(a[1], b[1]),
-                _mm256_permute2f128_ps::<0x31>(a[1], b[1]),
-            ],
-        )
+        let (l0, h0) = Avx2x1::interleave(a[0], b[0]);
+        let (l1, h1) = Avx2x1::interleave(a[1], b[1]);
+        ([l0, h0], [l1, h1])
     }
 }
 

@@ -148,6 +148,22 @@ macro_rules! wrapped_binary {
     )*};
 }
 
+/// [`Lane`] methods `self * b ∘ c` that are the fused [`Isa`] method named after `=>`, or under
+/// `enhanced-determinism` the rounded product `p` then the unfused expression of `p` and `c`.
+macro_rules! fused {
+    ($($name:ident => $isa:ident: |$p:ident, $c:ident| $unfused:expr),* $(,)?) => {$(
+        #[inline(always)]
+        unsafe fn $name(self, b: Self, c: Self) -> Self {
+            if DETERMINISTIC {
+                let ($p, $c) = (I::mul(self.0, b.0), c.0);
+                W::new($unfused)
+            } else {
+                W::new(I::$isa(self.0, b.0, c.0))
+            }
+        }
+    )*};
+}
+
 impl<I: Isa> Lane for W<I> {
     type M = I::M;
     #[inline(always)]
@@ -159,29 +175,10 @@ impl<I: Isa> Lane for W<I> {
     unsafe fn sqrt(self) -> Self {
         W::new(I::sqrt(self.0))
     }
-    #[inline(always)]
-    unsafe fn fma(self, b: Self, c: Self) -> Self {
-        if DETERMINISTIC {
-            W::new(I::add(I::mul(self.0, b.0), c.0))
-        } else {
-            W::new(I::mul_add(self.0, b.0, c.0))
-        }
-    }
-    #[inline(always)]
-    unsafe fn mul_sub(self, b: Self, c: Self) -> Self {
-        if DETERMINISTIC {
-            W::new(I::sub(I::mul(self.0, b.0), c.0))
-        } else {
-            W::new(I::mul_sub(self.0, b.0, c.0))
-        }
-    }
-    #[inline(always)]
-    unsafe fn neg_mul_add(self, b: Self, c: Self) -> Self {
-        if DETERMINISTIC {
-            W::new(I::sub(c.0, I::mul(self.0, b.0)))
-        } else {
-            W::new(I::neg_mul_add(self.0, b.0, c.0))
-        }
+    fused! {
+        fma => mul_add: |p, c| I::add(p, c),
+        mul_sub => mul_sub: |p, c| I::sub(p, c),
+        neg_mul_add => neg_mul_add: |p, c| I::sub(c, p),
     }
     #[inline(always)]
     unsafe fn abs(self) -> Self {
