@@ -345,6 +345,28 @@ pub fn check_finite(what: &'static str, index: usize, value: f32) -> Result<()> 
     }
 }
 
+/// The one of `all` whose `name` is `s`, or [`WobbleError::UnknownName`] listing every name
+/// (`"a, b or c"`): the parser behind the `FromStr` of the library's named options.
+pub fn parse_named<T: Copy>(
+    what: &'static str,
+    s: &str,
+    all: &[T],
+    name: impl Fn(T) -> &'static str,
+) -> Result<T> {
+    all.iter().copied().find(|&t| name(t) == s).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&t| name(t)).collect();
+        let expected = match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.concat(),
+        };
+        WobbleError::UnknownName {
+            what,
+            name: s.into(),
+            expected,
+        }
+    })
+}
+
 /// Returns an error when `value`, which `what` number `index` holds, is not below `len`.
 pub fn check_index(what: &'static str, index: usize, value: usize, len: usize) -> Result<()> {
     if value < len {

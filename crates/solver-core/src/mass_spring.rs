@@ -124,14 +124,7 @@ impl Integrator {
 impl FromStr for Integrator {
     type Err = WobbleError;
     fn from_str(s: &str) -> Result<Self> {
-        Integrator::ALL
-            .into_iter()
-            .find(|i| i.name() == s)
-            .ok_or_else(|| WobbleError::UnknownName {
-                what: "integrator",
-                name: s.into(),
-                expected: "explicit, semi-implicit, verlet or rk4".into(),
-            })
+        crate::error::parse_named("integrator", s, &Integrator::ALL, Integrator::name)
     }
 }
 

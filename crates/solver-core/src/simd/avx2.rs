@@ -47,15 +47,6 @@ impl Isa for Avx2 {
     type M = Y2;
     const WIDTH: usize = 16;
 
-    #[inline(always)]
-    unsafe fn load(p: *const f32) -> Y2 {
-        each(|h| _mm256_loadu_ps(p.add(8 * h)))
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut f32, v: Y2) {
-        _mm256_storeu_ps(p, v[0]);
-        _mm256_storeu_ps(p.add(8), v[1]);
-    }
     isa_arithmetic!(pair of Avx2x1);
     #[inline(always)]
     unsafe fn neither_le_zero(a: Y2, b: Y2) -> Y2 {
@@ -144,16 +135,9 @@ impl Isa for Avx2x1 {
     type M = __m256;
     const WIDTH: usize = 8;
 
-    #[inline(always)]
-    unsafe fn load(p: *const f32) -> __m256 {
-        _mm256_loadu_ps(p)
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut f32, v: __m256) {
-        _mm256_storeu_ps(p, v)
-    }
     isa_arithmetic! {
         __m256 {
+            load: _mm256_loadu_ps, store: _mm256_storeu_ps,
             splat: _mm256_set1_ps, add: _mm256_add_ps, sub: _mm256_sub_ps, mul: _mm256_mul_ps,
             div: _mm256_div_ps, sqrt: _mm256_sqrt_ps, mul_add: _mm256_fmadd_ps,
             mul_sub: _mm256_fmsub_ps, neg_mul_add: _mm256_fnmadd_ps, abs: abs256,

@@ -17,16 +17,9 @@ impl Isa for Avx512 {
     type M = __mmask16;
     const WIDTH: usize = 16;
 
-    #[inline(always)]
-    unsafe fn load(p: *const f32) -> __m512 {
-        _mm512_loadu_ps(p)
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut f32, v: __m512) {
-        _mm512_storeu_ps(p, v)
-    }
     isa_arithmetic! {
         __m512 {
+            load: _mm512_loadu_ps, store: _mm512_storeu_ps,
             splat: _mm512_set1_ps, add: _mm512_add_ps, sub: _mm512_sub_ps, mul: _mm512_mul_ps,
             div: _mm512_div_ps, sqrt: _mm512_sqrt_ps, mul_add: _mm512_fmadd_ps,
             mul_sub: _mm512_fmsub_ps, neg_mul_add: _mm512_fnmadd_ps, abs: _mm512_abs_ps,

@@ -81,11 +81,14 @@ pub(super) trait Isa {
     unsafe fn interleave(a: Self::V, b: Self::V) -> (Self::V, Self::V);
 }
 
-/// The arithmetic methods of an [`Isa`] implementation (inside its `impl`): on a vector that
-/// is one register of type `$v`, each method the function named; or, `pair of $half`, on a
-/// vector of two registers, each half through the same method of the one-register `$half`.
+/// The loads, stores and arithmetic methods of an [`Isa`] implementation (inside its `impl`):
+/// on a vector that is one register of type `$v`, each method the function named; or,
+/// `pair of $half`, on a vector of two registers, each half through the same method of the
+/// one-register `$half`.
 macro_rules! isa_arithmetic {
     ($v:ty {
+        load: $load:path,
+        store: $store:path,
         splat: $splat:path,
         add: $add:path,
         sub: $sub:path,
@@ -100,6 +103,14 @@ macro_rules! isa_arithmetic {
         recip_estimate: $recip:path $(,)?
     }) => {
         #[inline(always)]
+        unsafe fn load(p: *const f32) -> $v {
+            $load(p)
+        }
+        #[inline(always)]
+        unsafe fn store(p: *mut f32, v: $v) {
+            $store(p, v)
+        }
+        #[inline(always)]
         unsafe fn splat(v: f32) -> $v {
             $splat(v)
         }
@@ -110,6 +121,15 @@ macro_rules! isa_arithmetic {
             mul_add $mul_add, mul_sub $mul_sub, neg_mul_add $neg_mul_add);
     };
     (pair of $half:ty) => {
+        #[inline(always)]
+        unsafe fn load(p: *const f32) -> Self::V {
+            [<$half as Isa>::load(p), <$half as Isa>::load(p.add(<$half as Isa>::WIDTH))]
+        }
+        #[inline(always)]
+        unsafe fn store(p: *mut f32, v: Self::V) {
+            <$half as Isa>::store(p, v[0]);
+            <$half as Isa>::store(p.add(<$half as Isa>::WIDTH), v[1]);
+        }
         #[inline(always)]
         unsafe fn splat(v: f32) -> Self::V {
             let v = <$half as Isa>::splat(v);

@@ -201,14 +201,7 @@ impl fmt::Display for Kernel {
 impl FromStr for Kernel {
     type Err = WobbleError;
     fn from_str(s: &str) -> Result<Self> {
-        Kernel::ALL
-            .into_iter()
-            .find(|k| k.name() == s)
-            .ok_or_else(|| {
-                WobbleError::Unsupported(format!(
-                    "unknown kernel '{s}'; expected auto, scalar, portable, avx2 or avx512"
-                ))
-            })
+        crate::error::parse_named("kernel", s, &Kernel::ALL, Kernel::name)
     }
 }
 

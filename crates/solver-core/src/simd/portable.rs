@@ -5,6 +5,18 @@
 use super::block::{isa_arithmetic, Isa};
 use wide::f32x4;
 
+/// Four floats from `p` (unaligned).
+#[inline(always)]
+unsafe fn load4(p: *const f32) -> f32x4 {
+    f32x4::from(p.cast::<[f32; 4]>().read_unaligned())
+}
+
+/// Four floats to `p` (unaligned).
+#[inline(always)]
+unsafe fn store4(p: *mut f32, v: f32x4) {
+    p.cast::<[f32; 4]>().write_unaligned(v.to_array())
+}
+
 /// `wide::f32x4` registers.
 pub(super) struct Portable;
 
@@ -13,17 +25,10 @@ impl Isa for Portable {
     type M = f32x4;
     const WIDTH: usize = 4;
 
-    #[inline(always)]
-    unsafe fn load(p: *const f32) -> f32x4 {
-        f32x4::from(p.cast::<[f32; 4]>().read_unaligned())
-    }
-    #[inline(always)]
-    unsafe fn store(p: *mut f32, v: f32x4) {
-        p.cast::<[f32; 4]>().write_unaligned(v.to_array())
-    }
     // `wide`'s operators and methods.
     isa_arithmetic! {
         f32x4 {
+            load: load4, store: store4,
             splat: f32x4::splat, add: core::ops::Add::add, sub: core::ops::Sub::sub,
             mul: core::ops::Mul::mul, div: core::ops::Div::div, sqrt: f32x4::sqrt,
             mul_add: f32x4::mul_add, mul_sub: f32x4::mul_sub,
