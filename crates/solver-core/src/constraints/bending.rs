@@ -168,16 +168,19 @@ impl DihedralBending {
     }
 }
 
-/// The columns of a bending table (stencils, per-stencil data, compliances): `compliance`
-/// checked, then each stencil (the `what` table's row `k`) checked against `x` and given the
-/// datum that `datum` computes from its positions (or the error refusing the stencil).
+/// The columns of a bending table: stencils, a datum per stencil, compliances.
+type StencilColumns<T> = (Vec<[u32; 4]>, Vec<T>, Vec<f32>);
+
+/// The columns of a bending table: `compliance` checked, then each stencil (the `what` table's
+/// row `k`) checked against `x` and given the datum that `datum` computes from its positions
+/// (or the error refusing the stencil).
 fn stencil_rows<T>(
     x: &[Packed4],
     stencils: &[[u32; 4]],
     compliance: f32,
     what: &'static str,
     mut datum: impl FnMut(usize, &[u32; 4], [Vec3; 4]) -> Result<T>,
-) -> Result<(Vec<[u32; 4]>, Vec<T>, Vec<f32>)> {
+) -> Result<StencilColumns<T>> {
     check_compliance(compliance)?;
     let mut data = Vec::new();
     for (k, s) in stencils.iter().enumerate() {
