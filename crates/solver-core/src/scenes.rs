@@ -457,7 +457,8 @@ pub fn cube_tets(k: usize, corner: Vec3, size: f32) -> Result<TetMesh> {
             }
         }
     }
-    // Corner b of a cell: bit 0 along x, bit 1 along y, bit 2 along z.
+    // Corner b of a cell: bit 0 along x, bit 1 along y, bit 2 along z. An odd cell takes this
+    // split mirrored in x (bit 0 of every corner flipped).
     const EVEN: [[usize; 4]; 5] = [
         [0, 3, 5, 6],
         [1, 0, 3, 5],
@@ -465,20 +466,16 @@ pub fn cube_tets(k: usize, corner: Vec3, size: f32) -> Result<TetMesh> {
         [4, 0, 5, 6],
         [7, 3, 5, 6],
     ];
-    const ODD: [[usize; 4]; 5] = [
-        [1, 2, 4, 7],
-        [0, 1, 2, 4],
-        [3, 1, 2, 7],
-        [5, 1, 4, 7],
-        [6, 2, 4, 7],
-    ];
     let mut tets = Vec::with_capacity(5 * k * k * k);
     for l in 0..k {
         for j in 0..k {
             for i in 0..k {
-                let c = |b: usize| v(i + (b & 1), j + ((b >> 1) & 1), l + ((b >> 2) & 1));
-                let split = if (i + j + l) % 2 == 0 { &EVEN } else { &ODD };
-                for t in split {
+                let mirror = (i + j + l) % 2;
+                let c = |b: usize| {
+                    let b = b ^ mirror;
+                    v(i + (b & 1), j + ((b >> 1) & 1), l + ((b >> 2) & 1))
+                };
+                for t in &EVEN {
                     tets.push(t.map(c));
                 }
             }

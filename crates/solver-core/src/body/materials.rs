@@ -22,7 +22,7 @@
 //! gives `α = 1 / D`.
 
 use crate::body::Body;
-use crate::constraints::{DistanceConstraints, NeoHookean, TetVolume};
+use crate::constraints::{ConstraintKind, DistanceConstraints, NeoHookean, TetVolume};
 use crate::error::{check_positive, Result, WobbleError};
 use glam::Vec3;
 use std::collections::HashMap;
@@ -194,16 +194,14 @@ pub fn apply_tet_material(
         .zip(&chosen)
         .map(|(t, &c)| (*t, c))
         .collect();
-    for kind in body.constraints.extra.iter_mut() {
-        if let Some(table) = kind.as_any_mut().downcast_mut::<TetVolume>() {
-            for c in 0..table.tets.len() {
-                if tets.get(&table.tets[c]).copied().unwrap_or(false) {
-                    table.compliance[c] = tet_volume_compliance(material, table.rest[c])?;
-                    set += 1;
-                }
-            }
-        }
-    }
+    set += set_chosen_tets(
+        &mut body.constraints.extra,
+        |tet| tets.get(&tet).copied().unwrap_or(false),
+        |table: &mut TetVolume, c| {
+            table.compliance[c] = tet_volume_compliance(material, table.rest[c])?;
+            Ok(())
+        },
+    )?;
     Ok(set)
 }
 
@@ -215,22 +213,48 @@ pub fn apply_neohookean_material(
     region: impl Fn(Vec3) -> bool,
 ) -> Result<usize> {
     material.validate()?;
-    let x = body.particles.x.clone();
-    let mut set = 0;
-    for kind in body.constraints.extra.iter_mut() {
-        if let Some(table) = kind.as_any_mut().downcast_mut::<NeoHookean>() {
-            for t in 0..table.tets.len() {
-                let c = table.tets[t]
-                    .iter()
-                    .map(|&v| x[v as usize].xyz())
-                    .sum::<Vec3>()
-                    * 0.25;
-                if region(c) {
-                    table.set_material(t, material)?;
-                    set += 1;
+    let x = &body.particles.x;
+    set_chosen_tets(
+        &mut body.constraints.extra,
+        |tet| region(tet.iter().map(|&v| x[v as usize].xyz()).sum::<Vec3>() * 0.25),
+        |table: &mut NeoHookean, t| table.set_material(t, material),
+    )
+}
+
+/// The constraint tables with a row per tetrahedron that a material is set on row by row.
+trait TetRows: 'static {
+    fn tets(&self) -> &[[u32; 4]];
+}
+
+impl TetRows for TetVolume {
+    fn tets(&self) -> &[[u32; 4]] {
+        &self.tets
+    }
+}
+
+impl TetRows for NeoHookean {
+    fn tets(&self) -> &[[u32; 4]] {
+        &self.tets
+    }
+}
+
+/// Calls `set` on each row of every `T` table in `extra` whose tetrahedron `chosen` accepts;
+/// returns how many rows were set.
+fn set_chosen_tets<T: TetRows>(
+    extra: &mut [Box<dyn ConstraintKind>],
+    chosen: impl Fn([u32; 4]) -> bool,
+    mut set: impl FnMut(&mut T, usize) -> Result<()>,
+) -> Result<usize> {
+    let mut count = 0;
+    for kind in extra.iter_mut() {
+        if let Some(table) = kind.as_any_mut().downcast_mut::<T>() {
+            for c in 0..table.tets().len() {
+                if chosen(table.tets()[c]) {
+                    set(table, c)?;
+                    count += 1;
                 }
             }
         }
     }
-    Ok(set)
+    Ok(count)
 }

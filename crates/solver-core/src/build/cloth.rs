@@ -1,7 +1,7 @@
 //! [`Cloth`]: a rectangular cloth, a grid of particles in its local XZ plane.
 
 use super::grid::Grid;
-use super::{common_setters, Bending, Common};
+use super::{common_setters, setters, Bending, Common};
 use crate::body::Body;
 use crate::effects::wind::Wind;
 use crate::error::Result;
@@ -56,16 +56,11 @@ impl Cloth {
 
     common_setters!();
 
-    /// Extent along local x and local z (m).
-    pub fn size(mut self, width: f32, depth: f32) -> Self {
-        self.grid.size = [width, depth];
-        self
-    }
-
-    /// Particles along local x (`cols`) and local z (`rows`), each at least 2.
-    pub fn resolution(mut self, cols: usize, rows: usize) -> Self {
-        self.grid.resolution = [cols, rows];
-        self
+    setters! {
+        /// Extent along local x and local z (m).
+        size(width: f32, depth: f32) => grid.size;
+        /// Particles along local x (`cols`) and local z (`rows`), each at least 2.
+        resolution(cols: usize, rows: usize) => grid.resolution;
     }
 
     /// Pins the two corners of the first row (particles 0 and `cols - 1`), as the scene does.

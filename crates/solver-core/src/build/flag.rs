@@ -1,7 +1,7 @@
 //! [`Flag`]: a cloth hanging from a pole in the wind.
 
 use super::grid::Grid;
-use super::{common_setters, Bending, Common};
+use super::{common_setters, setters, Bending, Common};
 use crate::body::Body;
 use crate::effects::wind::Wind;
 use crate::error::Result;
@@ -61,22 +61,13 @@ impl Flag {
 
     common_setters!();
 
-    /// Extent along the fly (local x) and along the pole (local y), in metres.
-    pub fn size(mut self, width: f32, height: f32) -> Self {
-        self.grid.size = [width, height];
-        self
-    }
-
-    /// Particles along the fly (`cols`) and along the pole (`rows`), each at least 2.
-    pub fn resolution(mut self, cols: usize, rows: usize) -> Self {
-        self.grid.resolution = [cols, rows];
-        self
-    }
-
-    /// Whether the column at the pole is pinned (default true).
-    pub fn pole(mut self, pinned: bool) -> Self {
-        self.pole = pinned;
-        self
+    setters! {
+        /// Extent along the fly (local x) and along the pole (local y), in metres.
+        size(width: f32, height: f32) => grid.size;
+        /// Particles along the fly (`cols`) and along the pole (`rows`), each at least 2.
+        resolution(cols: usize, rows: usize) => grid.resolution;
+        /// Whether the column at the pole is pinned (default true).
+        pole(pinned: bool) => pole;
     }
 
     super::grid::grid_setters!(

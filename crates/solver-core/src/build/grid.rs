@@ -26,22 +26,13 @@ pub(super) struct Grid {
 /// documented with the builder's own default.
 macro_rules! grid_setters {
     (bending: $bending_doc:literal, wind: $wind_doc:literal) => {
-        /// Compliance of the diagonal (shear) constraints (m/N; default 0).
-        pub fn shear(mut self, compliance: f32) -> Self {
-            self.grid.shear = compliance;
-            self
-        }
-
-        #[doc = $bending_doc]
-        pub fn bending(mut self, bending: Bending) -> Self {
-            self.grid.bending = bending;
-            self
-        }
-
-        #[doc = $wind_doc]
-        pub fn wind(mut self, wind: Option<Wind>) -> Self {
-            self.grid.wind = wind;
-            self
+        super::setters! {
+            /// Compliance of the diagonal (shear) constraints (m/N; default 0).
+            shear(compliance: f32) => grid.shear;
+            #[doc = $bending_doc]
+            bending(bending: Bending) => grid.bending;
+            #[doc = $wind_doc]
+            wind(wind: Option<Wind>) => grid.wind;
         }
     };
 }
@@ -94,9 +85,7 @@ impl Grid {
         };
         add_bending(&mut body, self.bending)?;
         body.wind = self.wind;
-        common.add_colliders(&mut body)?;
-        body.validate()?;
-        Ok(body)
+        common.finish(body)
     }
 }
 

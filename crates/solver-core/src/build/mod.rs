@@ -153,13 +153,14 @@ impl Common {
         Ok(())
     }
 
-    /// Checks and adds the colliders.
-    fn add_colliders(&self, body: &mut Body) -> Result<()> {
+    /// The last step of every build: checks and adds the colliders, then validates the body.
+    fn finish(&self, mut body: Body) -> Result<Body> {
         for (k, c) in self.colliders.iter().enumerate() {
             c.validate(k)?;
             body.add_collider(*c);
         }
-        Ok(())
+        body.validate()?;
+        Ok(body)
     }
 }
 
@@ -199,6 +200,27 @@ fn add_bending(body: &mut Body, bending: Bending) -> Result<()> {
 }
 
 /// The setters every builder has (placement, mass, pins, stretch, colliders), written once.
+/// Builder-style setters that store their arguments in a field of the builder:
+/// `name(arg: Type) => field;`, or with several arguments, stored as an array.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $name:ident($($arg:ident: $ty:ty),+) => $($field:ident).+;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(mut self, $($arg: $ty),+) -> Self {
+                self.$($field).+ = setters!(@value $($arg),+);
+                self
+            }
+        )*
+    };
+    (@value $arg:ident) => {
+        $arg
+    };
+    (@value $($arg:ident),+) => {
+        [$($arg),+]
+    };
+}
+use setters;
+
 macro_rules! common_setters {
     () => {
         /// Places the body: local coordinates go through `transform` (default: identity).

@@ -1,6 +1,6 @@
 //! [`Rope`]: a chain of particles linked to their neighbours.
 
-use super::{add_bending, check_length, common_setters, Bending, Common};
+use super::{add_bending, check_length, common_setters, setters, Bending, Common};
 use crate::body::particles::Particles;
 use crate::body::{Body, Topology};
 use crate::constraints::{Constraints, DistanceConstraints};
@@ -60,16 +60,13 @@ impl Rope {
 
     common_setters!();
 
-    /// Length along local x (m).
-    pub fn length(mut self, metres: f32) -> Self {
-        self.length = metres;
-        self
-    }
-
-    /// Number of particles (at least 2).
-    pub fn particles(mut self, count: usize) -> Self {
-        self.particles = count;
-        self
+    setters! {
+        /// Length along local x (m).
+        length(metres: f32) => length;
+        /// Number of particles (at least 2).
+        particles(count: usize) => particles;
+        /// Bending resistance: [`Bending::Links`] or none (a rope has no triangles to bend).
+        bending(bending: Bending) => bending;
     }
 
     /// Pins the first particle (at the local origin).
@@ -84,12 +81,6 @@ impl Rope {
         self.common
             .pins
             .push(u32::try_from(last).unwrap_or(u32::MAX));
-        self
-    }
-
-    /// Bending resistance: [`Bending::Links`] or none (a rope has no triangles to bend).
-    pub fn bending(mut self, bending: Bending) -> Self {
-        self.bending = bending;
         self
     }
 
@@ -130,8 +121,6 @@ impl Rope {
         body.topology.structural = distance.len();
         body.constraints.distance = distance;
         add_bending(&mut body, self.bending)?;
-        self.common.add_colliders(&mut body)?;
-        body.validate()?;
-        Ok(body)
+        self.common.finish(body)
     }
 }

@@ -1,6 +1,6 @@
 //! [`SoftBody`]: a closed surface that keeps its volume (a jelly, a ball, a cushion).
 
-use super::{add_bending, check_compliance, common_setters, Bending, Common};
+use super::{add_bending, check_compliance, common_setters, setters, Bending, Common};
 use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::constraints::SurfaceVolume;
@@ -72,22 +72,13 @@ impl SoftBody {
 
     common_setters!();
 
-    /// Compliance of the volume constraint (inverse stiffness; default 0 = incompressible).
-    pub fn volume(mut self, compliance: f32) -> Self {
-        self.volume = compliance;
-        self
-    }
-
-    /// The volume kept, as a factor of the rest volume (> 0; default 1; above 1 inflates).
-    pub fn pressure(mut self, factor: f32) -> Self {
-        self.pressure = factor;
-        self
-    }
-
-    /// Bending resistance of the surface (default none).
-    pub fn bending(mut self, bending: Bending) -> Self {
-        self.bending = bending;
-        self
+    setters! {
+        /// Compliance of the volume constraint (inverse stiffness; default 0 = incompressible).
+        volume(compliance: f32) => volume;
+        /// The volume kept, as a factor of the rest volume (> 0; default 1; above 1 inflates).
+        pressure(factor: f32) => pressure;
+        /// Bending resistance of the surface (default none).
+        bending(bending: Bending) => bending;
     }
 
     /// Checks every setting and builds the body.
@@ -124,8 +115,6 @@ impl SoftBody {
             .with_pressure(self.pressure)?;
         body.constraints.push_kind(Box::new(volume));
         add_bending(&mut body, self.bending)?;
-        self.common.add_colliders(&mut body)?;
-        body.validate()?;
-        Ok(body)
+        self.common.finish(body)
     }
 }

@@ -1,6 +1,6 @@
 //! [`TetBody`]: a solid body of tetrahedra.
 
-use super::{check_compliance, check_length, common_setters, Common};
+use super::{check_compliance, check_length, common_setters, setters, Common};
 use crate::body::Body;
 use crate::error::Result;
 use crate::mesh::tetgen::TetMesh;
@@ -62,10 +62,9 @@ impl TetBody {
 
     common_setters!();
 
-    /// Compliance of the per-tetrahedron volume constraints (default 0).
-    pub fn volume(mut self, compliance: f32) -> Self {
-        self.volume = compliance;
-        self
+    setters! {
+        /// Compliance of the per-tetrahedron volume constraints (default 0).
+        volume(compliance: f32) => volume;
     }
 
     /// Checks every setting and builds the body.
@@ -87,8 +86,6 @@ impl TetBody {
             body_from_tetmesh(&mesh, self.common.mass, self.common.stretch, self.volume)?;
         body.topology.structural = body.constraints.distance.len();
         self.common.apply_pins(&mut body)?;
-        self.common.add_colliders(&mut body)?;
-        body.validate()?;
-        Ok(body)
+        self.common.finish(body)
     }
 }

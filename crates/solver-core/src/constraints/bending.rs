@@ -145,28 +145,49 @@ impl DihedralBending {
 
     /// One constraint per stencil, rest angles taken from `x`.
     pub fn from_stencils(x: &[Packed4], stencils: &[[u32; 4]], compliance: f32) -> Result<Self> {
-        check_compliance(compliance)?;
-        let mut b = DihedralBending::default();
         let mut grad = [Vec3::ZERO; MAX_ARITY];
-        for (k, s) in stencils.iter().enumerate() {
-            check_particles("dihedral bending", k, s, x.len())?;
-            let p = positions(x, s);
-            if (p[1] - p[0]).cross(p[2] - p[0]).length_squared() == 0.0
-                || (p[1] - p[0]).cross(p[3] - p[0]).length_squared() == 0.0
-            {
-                return Err(WobbleError::DegenerateTriangle {
-                    index: k,
-                    a: s[0],
-                    b: s[1],
-                    c: s[2],
-                });
-            }
-            b.rest.push(dihedral_angle_and_grad(p, &mut grad).abs());
-            b.stencils.push(*s);
-            b.compliance.push(compliance);
-        }
-        Ok(b)
+        let (stencils, rest, compliance) =
+            stencil_rows(x, stencils, compliance, "dihedral bending", |k, s, p| {
+                if (p[1] - p[0]).cross(p[2] - p[0]).length_squared() == 0.0
+                    || (p[1] - p[0]).cross(p[3] - p[0]).length_squared() == 0.0
+                {
+                    return Err(WobbleError::DegenerateTriangle {
+                        index: k,
+                        a: s[0],
+                        b: s[1],
+                        c: s[2],
+                    });
+                }
+                Ok(dihedral_angle_and_grad(p, &mut grad).abs())
+            })?;
+        Ok(DihedralBending {
+            stencils,
+            rest,
+            compliance,
+        })
     }
+}
+
+/// The columns of a bending table: stencils, a datum per stencil, compliances.
+type StencilColumns<T> = (Vec<[u32; 4]>, Vec<T>, Vec<f32>);
+
+/// The columns of a bending table: `compliance` checked, then each stencil (the `what` table's
+/// row `k`) checked against `x` and given the datum that `datum` computes from its positions
+/// (or the error refusing the stencil).
+fn stencil_rows<T>(
+    x: &[Packed4],
+    stencils: &[[u32; 4]],
+    compliance: f32,
+    what: &'static str,
+    mut datum: impl FnMut(usize, &[u32; 4], [Vec3; 4]) -> Result<T>,
+) -> Result<StencilColumns<T>> {
+    check_compliance(compliance)?;
+    let mut data = Vec::new();
+    for (k, s) in stencils.iter().enumerate() {
+        check_particles(what, k, s, x.len())?;
+        data.push(datum(k, s, positions(x, s))?);
+    }
+    Ok((stencils.to_vec(), data, vec![compliance; stencils.len()]))
 }
 
 impl ConstraintKind for DihedralBending {
@@ -209,37 +230,37 @@ impl IsometricBending {
 
     /// One constraint per stencil, weights from the rest pose `x`.
     pub fn from_stencils(x: &[Packed4], stencils: &[[u32; 4]], compliance: f32) -> Result<Self> {
-        check_compliance(compliance)?;
-        let mut b = IsometricBending::default();
-        for (k, s) in stencils.iter().enumerate() {
-            check_particles("isometric bending", k, s, x.len())?;
-            let [x0, x1, x2, x3] = positions(x, s);
-            let (e0, e1, e2) = (x1 - x0, x2 - x0, x3 - x0);
-            let (e3, e4) = (x2 - x1, x3 - x1);
-            let a0 = 0.5 * e0.cross(e1).length();
-            let a1 = 0.5 * e0.cross(e2).length();
-            let scale = e0.length_squared();
-            if !(a0 > 1e-9 * scale && a1 > 1e-9 * scale) {
-                return Err(WobbleError::DegenerateTriangle {
-                    index: k,
-                    a: s[0],
-                    b: s[1],
-                    c: if a0 > 1e-9 * scale { s[3] } else { s[2] },
-                });
-            }
-            let (c01, c02) = (cot(e0, e1), cot(e0, e2));
-            let (c03, c04) = (cot(-e0, e3), cot(-e0, e4));
-            let f = (3.0 / (a0 + a1)).sqrt();
-            b.weights.push([
-                f * (c03 + c04),
-                f * (c01 + c02),
-                -f * (c01 + c03),
-                -f * (c02 + c04),
-            ]);
-            b.stencils.push(*s);
-            b.compliance.push(compliance);
-        }
-        Ok(b)
+        let (stencils, weights, compliance) =
+            stencil_rows(x, stencils, compliance, "isometric bending", |k, s, p| {
+                let [x0, x1, x2, x3] = p;
+                let (e0, e1, e2) = (x1 - x0, x2 - x0, x3 - x0);
+                let (e3, e4) = (x2 - x1, x3 - x1);
+                let a0 = 0.5 * e0.cross(e1).length();
+                let a1 = 0.5 * e0.cross(e2).length();
+                let scale = e0.length_squared();
+                if !(a0 > 1e-9 * scale && a1 > 1e-9 * scale) {
+                    return Err(WobbleError::DegenerateTriangle {
+                        index: k,
+                        a: s[0],
+                        b: s[1],
+                        c: if a0 > 1e-9 * scale { s[3] } else { s[2] },
+                    });
+                }
+                let (c01, c02) = (cot(e0, e1), cot(e0, e2));
+                let (c03, c04) = (cot(-e0, e3), cot(-e0, e4));
+                let f = (3.0 / (a0 + a1)).sqrt();
+                Ok([
+                    f * (c03 + c04),
+                    f * (c01 + c02),
+                    -f * (c01 + c03),
+                    -f * (c02 + c04),
+                ])
+            })?;
+        Ok(IsometricBending {
+            stencils,
+            weights,
+            compliance,
+        })
     }
 }
 

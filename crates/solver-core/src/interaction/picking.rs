@@ -284,28 +284,21 @@ impl TriangleBvh {
         dir: Vec3,
         max_distance: f32,
     ) -> Result<Option<Hit>> {
-        let dir = check_ray(origin, dir, max_distance)?;
-        let inv = Vec3A::from(dir.recip());
+        let mut nearest = Nearest::new(origin, dir, max_distance)?;
+        let inv = Vec3A::from(nearest.dir.recip());
         let origin_a = Vec3A::from(origin);
-        let mut best: Option<Hit> = None;
-        let mut limit = max_distance;
         let mut stack = [0u32; 64];
         let mut top = 1;
         while top > 0 {
             top -= 1;
             let n = self.nodes[stack[top] as usize];
+            let limit = nearest.limit;
             if slab(n.lo, n.hi, origin_a, inv, limit).is_none() {
                 continue;
             }
             if n.count > 0 {
                 for k in n.start as usize..(n.start + n.count) as usize {
-                    if let Some(h) = ray_triangle(x, self.triangles[k], origin, dir, limit) {
-                        limit = h.distance;
-                        best = Some(Hit {
-                            triangle: self.order[k],
-                            ..h
-                        });
-                    }
+                    nearest.test(x, self.triangles[k], self.order[k]);
                 }
             } else {
                 let (l, r) = (n.start, n.start + 1);
@@ -345,7 +338,38 @@ impl TriangleBvh {
                 }
             }
         }
-        Ok(best)
+        Ok(nearest.best)
+    }
+}
+
+/// The nearest hit so far along a checked ray; a triangle tested later counts only where the
+/// ray hits it nearer.
+struct Nearest {
+    origin: Vec3,
+    /// The normalised direction.
+    dir: Vec3,
+    /// The distance of the nearest hit so far (the ray's length before the first).
+    limit: f32,
+    best: Option<Hit>,
+}
+
+impl Nearest {
+    fn new(origin: Vec3, dir: Vec3, max_distance: f32) -> Result<Self> {
+        Ok(Nearest {
+            origin,
+            dir: check_ray(origin, dir, max_distance)?,
+            limit: max_distance,
+            best: None,
+        })
+    }
+
+    /// Tests the triangle of `corners` (numbered `triangle` in the hit it may give).
+    #[inline(always)]
+    fn test(&mut self, x: &[Packed4], corners: [u32; 3], triangle: u32) {
+        if let Some(h) = ray_triangle(x, corners, self.origin, self.dir, self.limit) {
+            self.limit = h.distance;
+            self.best = Some(Hit { triangle, ..h });
+        }
     }
 }
 
@@ -431,9 +455,7 @@ pub fn raycast_brute_force(
     dir: Vec3,
     max_distance: f32,
 ) -> Result<Option<Hit>> {
-    let dir = check_ray(origin, dir, max_distance)?;
-    let mut best: Option<Hit> = None;
-    let mut limit = max_distance;
+    let mut nearest = Nearest::new(origin, dir, max_distance)?;
     for (t, &corners) in triangles.iter().enumerate() {
         if corners.iter().any(|&v| v as usize >= x.len()) {
             return Err(WobbleError::IndexOutOfRange {
@@ -443,15 +465,9 @@ pub fn raycast_brute_force(
                 len: x.len(),
             });
         }
-        if let Some(h) = ray_triangle(x, corners, origin, dir, limit) {
-            limit = h.distance;
-            best = Some(Hit {
-                triangle: t as u32,
-                ..h
-            });
-        }
+        nearest.test(x, corners, t as u32);
     }
-    Ok(best)
+    Ok(nearest.best)
 }
 
 static NEXT_GRAB: AtomicU64 = AtomicU64::new(1);

@@ -113,49 +113,43 @@ impl fmt::Display for RepairReport {
                 format!("{n} {many}")
             }
         };
-        let mut parts = Vec::new();
-        if self.welded_vertices > 0 {
-            parts.push(plural(
+        let counts = [
+            (
                 self.welded_vertices,
                 "duplicate vertex welded",
                 "duplicate vertices welded",
-            ));
-        }
-        if self.degenerate_triangles > 0 {
-            parts.push(plural(
+            ),
+            (
                 self.degenerate_triangles,
                 "zero-area triangle dropped",
                 "zero-area triangles dropped",
-            ));
-        }
-        if self.duplicate_triangles > 0 {
-            parts.push(plural(
+            ),
+            (
                 self.duplicate_triangles,
                 "duplicate triangle dropped",
                 "duplicate triangles dropped",
-            ));
-        }
-        if self.unused_vertices > 0 {
-            parts.push(plural(
+            ),
+            (
                 self.unused_vertices,
                 "unused vertex dropped",
                 "unused vertices dropped",
-            ));
-        }
-        if !self.non_manifold_edges.is_empty() {
-            parts.push(plural(
+            ),
+            (
                 self.non_manifold_edges.len(),
                 "non-manifold edge left out of bending",
                 "non-manifold edges left out of bending",
-            ));
-        }
-        if self.tets_turned_over > 0 {
-            parts.push(plural(
+            ),
+            (
                 self.tets_turned_over,
                 "inverted tetrahedron turned over",
                 "inverted tetrahedra turned over",
-            ));
-        }
+            ),
+        ];
+        let parts: Vec<String> = counts
+            .into_iter()
+            .filter(|&(n, _, _)| n > 0)
+            .map(|(n, one, many)| plural(n, one, many))
+            .collect();
         write!(f, "mesh repaired: {}", parts.join(", "))
     }
 }

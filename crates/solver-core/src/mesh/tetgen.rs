@@ -196,26 +196,48 @@ fn parse_num<T: std::str::FromStr>(tok: &str, path: &Path, line: usize, what: &s
     })
 }
 
-/// The header of a TetGen file (its first data line, in the form `usage`): its line and its
-/// first two numbers, `what` naming them in errors.
+/// The header of a TetGen file (its first data line, in the form `usage`): its first two
+/// numbers, `what` naming them in errors. `second_error` says what, if anything, is wrong with
+/// the second; then the first, the count of records, must not be 0.
 fn header<'a>(
     lines: &mut impl Iterator<Item = (usize, Vec<&'a str>)>,
     path: &Path,
     usage: &str,
     what: [&str; 2],
-) -> Result<(usize, [usize; 2])> {
-    let (line, head) = lines
-        .next()
-        .ok_or_else(|| WobbleError::EmptyMesh(path.display().to_string()))?;
+    second_error: impl Fn(usize) -> Option<String>,
+) -> Result<[usize; 2]> {
+    let empty = || WobbleError::EmptyMesh(path.display().to_string());
+    let (line, head) = lines.next().ok_or_else(empty)?;
+    let parse_error = |message| WobbleError::Parse {
+        path: path.to_path_buf(),
+        line,
+        message,
+    };
     if head.len() < 2 {
-        return Err(WobbleError::Parse {
-            path: path.to_path_buf(),
-            line,
-            message: format!("header needs {usage}"),
-        });
+        return Err(parse_error(format!("header needs {usage}")));
     }
-    let first = parse_num(head[0], path, line, what[0])?;
-    Ok((line, [first, parse_num(head[1], path, line, what[1])?]))
+    let count = parse_num(head[0], path, line, what[0])?;
+    let second = parse_num(head[1], path, line, what[1])?;
+    if let Some(message) = second_error(second) {
+        return Err(parse_error(message));
+    }
+    if count == 0 {
+        return Err(empty());
+    }
+    Ok([count, second])
+}
+
+/// Checks that a file holds the count of `records` its header promises (`found` of
+/// `promised`); the error names no line, as it concerns the whole file.
+fn check_record_count(path: &Path, promised: usize, found: usize, records: &str) -> Result<()> {
+    if found == promised {
+        return Ok(());
+    }
+    Err(WobbleError::Parse {
+        path: path.to_path_buf(),
+        line: 0,
+        message: format!("header promises {promised} {records}, the file has {found}"),
+    })
 }
 
 /// Parses TetGen `.node` and `.ele` text (the paths only name the sources in errors).
@@ -227,22 +249,13 @@ pub fn parse_tetgen(node: &[u8], node_path: &Path, ele: &[u8], ele_path: &Path) 
     };
     // .node
     let mut lines = data_lines(node, node_path)?;
-    let (line, [count, dim]) = header(
+    let [count, _] = header(
         &mut lines,
         node_path,
         "'<points> <dimension> [attributes] [markers]'",
         ["a point count", "a dimension"],
+        |dim| (dim != 3).then(|| format!("dimension {dim}; only 3 is supported")),
     )?;
-    if dim != 3 {
-        return Err(perr(
-            node_path,
-            line,
-            format!("dimension {dim}; only 3 is supported"),
-        ));
-    }
-    if count == 0 {
-        return Err(WobbleError::EmptyMesh(node_path.display().to_string()));
-    }
     let mut positions = Vec::with_capacity(count.min(1 << 24));
     let mut base = None;
     for (line, tok) in lines.by_ref().take(count) {
@@ -279,35 +292,20 @@ pub fn parse_tetgen(node: &[u8], node_path: &Path, ele: &[u8], ele_path: &Path) 
         }
         positions.push(Vec3::from_array(p));
     }
-    if positions.len() != count {
-        return Err(perr(
-            node_path,
-            0,
-            format!(
-                "header promises {count} points, the file has {}",
-                positions.len()
-            ),
-        ));
-    }
+    check_record_count(node_path, count, positions.len(), "points")?;
     let base = base.unwrap_or(0);
     // .ele
     let mut lines = data_lines(ele, ele_path)?;
-    let (line, [tet_count, per]) = header(
+    let [tet_count, per] = header(
         &mut lines,
         ele_path,
         "'<tetrahedra> <nodes per tetrahedron> [attribute]'",
         ["a tetrahedron count", "nodes per tetrahedron"],
+        |per| {
+            (per != 4 && per != 10)
+                .then(|| format!("{per} nodes per tetrahedron; TetGen writes 4 or 10"))
+        },
     )?;
-    if per != 4 && per != 10 {
-        return Err(perr(
-            ele_path,
-            line,
-            format!("{per} nodes per tetrahedron; TetGen writes 4 or 10"),
-        ));
-    }
-    if tet_count == 0 {
-        return Err(WobbleError::EmptyMesh(ele_path.display().to_string()));
-    }
     let mut tets = Vec::with_capacity(tet_count.min(1 << 24));
     for (line, tok) in lines.take(tet_count) {
         if tok.len() < 1 + per {
@@ -333,15 +331,6 @@ pub fn parse_tetgen(node: &[u8], node_path: &Path, ele: &[u8], ele_path: &Path) 
         }
         tets.push(t);
     }
-    if tets.len() != tet_count {
-        return Err(perr(
-            ele_path,
-            0,
-            format!(
-                "header promises {tet_count} tetrahedra, the file has {}",
-                tets.len()
-            ),
-        ));
-    }
+    check_record_count(ele_path, tet_count, tets.len(), "tetrahedra")?;
     TetMesh::new(positions, tets)
 }
