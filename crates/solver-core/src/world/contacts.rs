@@ -33,20 +33,28 @@ pub struct WorldContacts {
     ids: Vec<u32>,
     /// Start of each contact's particles in `ids`, plus the end.
     start: Vec<u32>,
-    /// Plane contacts: the normal of the free half-space; pair contacts: unused (zero).
-    normal: Vec<Vec3>,
     /// Plane contacts: the offset `o` of `n · x >= o`; pair contacts: the least distance.
     offset: Vec<f32>,
-    /// Coulomb friction coefficient of each contact.
-    friction: Vec<f32>,
-    /// Each contact surface's displacement over the substep (zero for a static one).
-    surface_motion: Vec<Vec3>,
-    /// XPBD compliance α of each contact (m/N).
-    compliance: Vec<f32>,
-    /// Triangle contacts: the barycentric coordinates of the contact point; others: unused.
-    bary: Vec<Vec3>,
+    /// What a contact with a surface holds besides its offset (zero for pair contacts): one
+    /// item per contact, so that a pair costs one write for all of it.
+    surface: Vec<SurfaceTerms>,
     /// The mean rest distance, the scale of the residual.
     scale: f32,
+}
+
+/// The terms of a contact with a surface.
+#[derive(Clone, Copy, Debug, Default)]
+struct SurfaceTerms {
+    /// Plane and triangle contacts: the normal of the free half-space.
+    normal: Vec3,
+    /// Coulomb friction coefficient.
+    friction: f32,
+    /// The contact surface's displacement over the substep (zero for a static one).
+    motion: Vec3,
+    /// XPBD compliance α (m/N).
+    compliance: f32,
+    /// Triangle contacts: the barycentric coordinates of the contact point.
+    bary: Vec3,
 }
 
 impl WorldContacts {
@@ -55,24 +63,12 @@ impl WorldContacts {
         self.ids.clear();
         self.start.clear();
         self.start.push(0);
-        self.normal.clear();
         self.offset.clear();
-        self.friction.clear();
-        self.surface_motion.clear();
-        self.compliance.clear();
-        self.bary.clear();
+        self.surface.clear();
         self.scale = scale;
     }
 
-    fn push(
-        &mut self,
-        ids: &[u32],
-        normal: Vec3,
-        offset: f32,
-        friction: f32,
-        motion: Vec3,
-        alpha: f32,
-    ) {
+    fn push(&mut self, ids: &[u32], offset: f32, surface: SurfaceTerms) {
         if self.start.is_empty() {
             self.start.push(0);
         }
@@ -81,12 +77,8 @@ impl WorldContacts {
             self.ids.push(i);
         }
         self.start.push(self.ids.len() as u32);
-        self.normal.push(normal);
         self.offset.push(offset);
-        self.friction.push(friction);
-        self.surface_motion.push(motion);
-        self.compliance.push(alpha);
-        self.bary.push(Vec3::ZERO);
+        self.surface.push(surface);
     }
 
     /// Adds the plane contact `n · x_particle >= offset` (`n` unit length) with friction `mu`
@@ -100,22 +92,32 @@ impl WorldContacts {
         motion: Vec3,
         alpha: f32,
     ) {
-        self.push(&[particle], n, offset, mu, motion, alpha);
+        let surface = SurfaceTerms {
+            normal: n,
+            friction: mu,
+            motion,
+            compliance: alpha,
+            bary: Vec3::ZERO,
+        };
+        self.push(&[particle], offset, surface);
     }
 
     /// Adds the triangle contact `n · (b₀ x_a + b₁ x_b + b₂ x_c) <= offset` for this body's
     /// triangle `tri` at barycentric coordinates `bary` (`n` its outward unit normal): the
     /// triangle kept behind a fixed point of another body, rigidly.
     pub fn push_triangle(&mut self, tri: [u32; 3], bary: Vec3, n: Vec3, offset: f32) {
-        self.push(&tri, n, offset, 0.0, Vec3::ZERO, 0.0);
-        if let Some(b) = self.bary.last_mut() {
-            *b = bary;
-        }
+        let surface = SurfaceTerms {
+            normal: n,
+            bary,
+            ..SurfaceTerms::default()
+        };
+        self.push(&tri, offset, surface);
     }
 
     /// Adds the pair contact `|x_i - x_j| >= distance` (`i != j`).
+    #[inline]
     pub fn push_pair(&mut self, i: u32, j: u32, distance: f32) {
-        self.push(&[i, j], Vec3::ZERO, distance, 0.0, Vec3::ZERO, 0.0);
+        self.push(&[i, j], distance, SurfaceTerms::default());
     }
 
     /// Number of contacts with surfaces (plane and triangle contacts) and of pair contacts.
@@ -138,7 +140,12 @@ impl WorldContacts {
     ) {
         for (c, &l) in lambda.iter().enumerate().take(self.len()) {
             let ids = self.particles(c);
-            let mu = self.friction[c];
+            let SurfaceTerms {
+                normal: n,
+                friction: mu,
+                motion,
+                ..
+            } = self.surface[c];
             if ids.len() != 1 || mu <= 0.0 {
                 continue;
             }
@@ -147,8 +154,7 @@ impl WorldContacts {
             if pushed <= 0.0 {
                 continue;
             }
-            let n = self.normal[c];
-            let dx = x[i].xyz() - x_prev[i].xyz() - self.surface_motion[c];
+            let dx = x[i].xyz() - x_prev[i].xyz() - motion;
             let tangential = dx - n * dx.dot(n);
             let t_len = tangential.length();
             if t_len <= 0.0 {
@@ -171,16 +177,17 @@ impl ConstraintKind for WorldContacts {
         "contact"
     }
     fn project_all(&self, x: &mut [Packed4], lambda: &mut [f32], inv_dt2: f32, k: f32) {
-        for (c, l) in lambda.iter_mut().enumerate().take(self.len()) {
-            let ids = self.particles(c);
-            if let [i, j] = *ids {
-                let d = x[i as usize].xyz() - x[j as usize].xyz();
-                let bound = self.offset[c];
+        let contacts = self.start.windows(2).zip(&self.offset).zip(lambda);
+        for (c, ((range, &bound), l)) in contacts.enumerate() {
+            let s = range[0] as usize;
+            if range[1] as usize - s == 2 {
+                let (i, j) = (self.ids[s] as usize, self.ids[s + 1] as usize);
+                let d = x[i].xyz() - x[j].xyz();
                 if d.length_squared() > bound * bound * CLEARLY_APART {
                     continue;
                 }
             }
-            project_generic(self, c, x, l, self.compliance[c] * inv_dt2, k);
+            project_generic(self, c, x, l, self.surface[c].compliance * inv_dt2, k);
         }
     }
     fn len(&self) -> usize {
@@ -190,17 +197,19 @@ impl ConstraintKind for WorldContacts {
         &self.ids[self.start[c] as usize..self.start[c + 1] as usize]
     }
     fn compliance(&self, c: usize) -> f32 {
-        self.compliance[c]
+        self.surface[c].compliance
     }
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         let ids = self.particles(c);
         if ids.len() == 1 {
-            let n = self.normal[c];
+            let n = self.surface[c].normal;
             grad[0] = -n;
             return self.offset[c] - n.dot(x[ids[0] as usize].xyz());
         }
         if ids.len() == 3 {
-            let (n, b) = (self.normal[c], self.bary[c]);
+            let SurfaceTerms {
+                normal: n, bary: b, ..
+            } = self.surface[c];
             grad[0] = n * b.x;
             grad[1] = n * b.y;
             grad[2] = n * b.z;
