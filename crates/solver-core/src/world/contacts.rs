@@ -22,8 +22,8 @@
 //! restitution (they are inelastic).
 
 use crate::body::particles::Packed4;
-use crate::constraints::{project_generic, ConstraintKind, MAX_ARITY};
-use glam::Vec3;
+use crate::constraints::{project_generic, xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
+use glam::{Vec3, Vec3A, Vec4};
 
 /// The contacts of one body for one substep: plane contacts (one particle) and pair contacts
 /// (two particles of the same body).
@@ -40,6 +40,9 @@ pub struct WorldContacts {
     surface: Vec<SurfaceTerms>,
     /// The mean rest distance, the scale of the residual.
     scale: f32,
+    /// The first of the pair contacts that end the table (the contacts after the last contact
+    /// with a surface): [`WorldContacts::project_all`] reads their particles two by two.
+    pairs_from: usize,
 }
 
 /// The terms of a contact with a surface.
@@ -66,8 +69,10 @@ impl WorldContacts {
         self.offset.clear();
         self.surface.clear();
         self.scale = scale;
+        self.pairs_from = 0;
     }
 
+    /// Adds a contact with a surface.
     fn push(&mut self, ids: &[u32], offset: f32, surface: SurfaceTerms) {
         if self.start.is_empty() {
             self.start.push(0);
@@ -79,6 +84,7 @@ impl WorldContacts {
         self.start.push(self.ids.len() as u32);
         self.offset.push(offset);
         self.surface.push(surface);
+        self.pairs_from = self.len();
     }
 
     /// Adds the plane contact `n · x_particle >= offset` (`n` unit length) with friction `mu`
@@ -117,7 +123,14 @@ impl WorldContacts {
     /// Adds the pair contact `|x_i - x_j| >= distance` (`i != j`).
     #[inline]
     pub fn push_pair(&mut self, i: u32, j: u32, distance: f32) {
-        self.push(&[i, j], distance, SurfaceTerms::default());
+        if self.start.is_empty() {
+            self.start.push(0);
+        }
+        self.ids.push(i);
+        self.ids.push(j);
+        self.start.push(self.ids.len() as u32);
+        self.offset.push(distance);
+        self.surface.push(SurfaceTerms::default());
     }
 
     /// Number of contacts with surfaces (plane and triangle contacts) and of pair contacts.
@@ -169,25 +182,85 @@ impl WorldContacts {
 
 /// A pair contact whose squared distance exceeds its bound squared by this factor is
 /// inactive beyond any rounding of the square root, so [`WorldContacts::project_all`] skips it
-/// without the square root and the division the generic update would spend to find that out.
+/// without the square root.
 const CLEARLY_APART: f32 = 1.0 + 1e-5;
+
+/// True when particles `i` and `j` are clearly farther apart than `bound` ([`CLEARLY_APART`]).
+#[inline(always)]
+fn clearly_apart(x: &[Packed4], [i, j]: [usize; 2], bound: f32) -> bool {
+    // Whole registers (the same sum, (x² + y²) + z², as `Vec3`'s): one load a particle.
+    let lanes = |p: Packed4| Vec3A::from_vec4(Vec4::new(p.x, p.y, p.z, p.w));
+    (lanes(x[i]) - lanes(x[j])).length_squared() > bound * bound * CLEARLY_APART
+}
+
+/// The pair contact `|x_i - x_j| >= bound` projected as [`project_generic`] projects it
+/// through [`WorldContacts::evaluate`], bit for bit, with the work an inactive pair needs
+/// cut: one apart skips the division (and, through [`clearly_apart`] first, the square root).
+#[inline(never)]
+fn project_pair(
+    x: &mut [Packed4],
+    [i, j]: [usize; 2],
+    bound: f32,
+    lambda: &mut f32,
+    alpha_tilde: f32,
+    k: f32,
+) {
+    let d = x[i].xyz() - x[j].xyz();
+    let len = d.length();
+    let value = bound - len;
+    if value <= 0.0 {
+        return;
+    }
+    let u = if len > 0.0 { d / len } else { Vec3::ZERO };
+    let (wi, wj) = (x[i].w, x[j].w);
+    let mut denom = alpha_tilde;
+    denom += wi * (-u).length_squared();
+    denom += wj * u.length_squared();
+    let Some(dl) = xpbd_delta_lambda(value, *lambda, alpha_tilde, denom) else {
+        return;
+    };
+    *lambda += dl;
+    for (p, w, g) in [(i, wi, -u), (j, wj, u)] {
+        let q = &mut x[p];
+        let s = k * w * dl;
+        q.x += s * g.x;
+        q.y += s * g.y;
+        q.z += s * g.z;
+    }
+}
 
 impl ConstraintKind for WorldContacts {
     fn name(&self) -> &'static str {
         "contact"
     }
     fn project_all(&self, x: &mut [Packed4], lambda: &mut [f32], inv_dt2: f32, k: f32) {
-        let contacts = self.start.windows(2).zip(&self.offset).zip(lambda);
+        let p0 = self.pairs_from.min(lambda.len());
+        let (mixed, pairs) = lambda.split_at_mut(p0);
+        let contacts = self.start.windows(2).zip(&self.offset).zip(mixed);
         for (c, ((range, &bound), l)) in contacts.enumerate() {
             let s = range[0] as usize;
+            let alpha_tilde = self.surface[c].compliance * inv_dt2;
             if range[1] as usize - s == 2 {
                 let (i, j) = (self.ids[s] as usize, self.ids[s + 1] as usize);
-                let d = x[i].xyz() - x[j].xyz();
-                if d.length_squared() > bound * bound * CLEARLY_APART {
-                    continue;
+                if !clearly_apart(x, [i, j], bound) {
+                    project_pair(x, [i, j], bound, l, alpha_tilde, k);
                 }
+            } else {
+                project_generic(self, c, x, l, alpha_tilde, k);
             }
-            project_generic(self, c, x, l, self.surface[c].compliance * inv_dt2, k);
+        }
+        // The closing pairs without their starts: two particles each, in order (an index loop:
+        // the zipped iterators kept their state on the stack).
+        let ids = &self.ids[self.start.get(p0).map_or(0, |&s| s as usize)..];
+        let bounds = &self.offset[p0..];
+        let count = pairs.len().min(bounds.len()).min(ids.len() / 2);
+        let (ids, bounds) = (&ids[..2 * count], &bounds[..count]);
+        for c in 0..count {
+            let (ij, bound) = ([ids[2 * c] as usize, ids[2 * c + 1] as usize], bounds[c]);
+            if !clearly_apart(x, ij, bound) {
+                let alpha_tilde = self.surface[p0 + c].compliance * inv_dt2;
+                project_pair(x, ij, bound, &mut pairs[c], alpha_tilde, k);
+            }
         }
     }
     fn len(&self) -> usize {
