@@ -300,3 +300,48 @@ impl ConstraintKind for WorldContacts {
     }
     crate::constraints::step_loop_contact_accessors!(ids);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `project_all`'s pair update, in the mixed part of the table and in its closing pairs,
+    /// gives the bits `project_generic` gives on each contact in order.
+    #[test]
+    fn project_all_gives_the_bits_of_project_generic_on_each_contact_in_order() {
+        let x: Vec<Packed4> = (0..6)
+            .map(|i| {
+                let p = Vec3::new(i as f32 * 0.03, (i % 2) as f32 * 0.01, 0.0);
+                Packed4::new(p, if i == 0 { 0.0 } else { 1.0 })
+            })
+            .collect();
+        let mut table = WorldContacts::default();
+        table.clear(1.0);
+        table.push_pair(0, 1, 0.05);
+        table.push_plane(2, Vec3::Y, 0.02, 0.5, Vec3::ZERO, 1e-6);
+        table.push_pair(2, 3, 0.05);
+        table.push_pair(3, 4, 0.01);
+        table.push_pair(4, 5, 0.05);
+        let (inv_dt2, k) = (1e4, 1.0);
+        let (mut xa, mut la) = (x.clone(), vec![0.0; table.len()]);
+        table.project_all(&mut xa, &mut la, inv_dt2, k);
+        let (mut xb, mut lb) = (x.clone(), vec![0.0; table.len()]);
+        for (c, l) in lb.iter_mut().enumerate() {
+            project_generic(&table, c, &mut xb, l, table.compliance(c) * inv_dt2, k);
+        }
+        let bits = |x: &[Packed4]| -> Vec<[u32; 3]> {
+            x.iter()
+                .map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()])
+                .collect()
+        };
+        assert_eq!(bits(&xa), bits(&xb));
+        let lambda_bits = |l: &[f32]| l.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(lambda_bits(&la), lambda_bits(&lb));
+        let pushed = [0, 1, 2, 4].map(|c| la[c] != 0.0);
+        assert_eq!(
+            pushed, [true; 4],
+            "the close pairs and the plane act: {la:?}"
+        );
+        assert_eq!(la[3], 0.0, "the pair apart does not");
+    }
+}
