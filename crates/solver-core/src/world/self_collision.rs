@@ -1,5 +1,6 @@
 //! Self-collision of cloth and open surfaces: particles of one body kept a thickness apart
-//! (Müller, Ten Minute Physics 15, "Self-collision of cloth"), found with a dense spatial hash.
+//! (Müller, Ten Minute Physics 15, "Self-collision of cloth"), found with a grid of cells (an
+//! array over the body's box, or a dense spatial hash where that box is too large).
 //!
 //! Theory. Each particle is a sphere of diameter `r` (the thickness, about the cloth's edge
 //! length so that the spheres cover the sheet); a pair closer than `r` gets the contact
@@ -7,7 +8,8 @@
 //! neighbours that start closer than `r`). Bounded travel: every velocity is clamped to
 //! `max_travel / h` before the substep, so a particle moves at most `max_travel` in it; two
 //! particles that end a substep closer than `r` were therefore within `r + 2 max_travel` at
-//! its start, which is the query distance of the hash (cell size the same, each pair sought in 14 of the 27 cells around a particle).
+//! its start, which is the query distance of the grid (cell size the same, each pair sought in
+//! 14 of the 27 cells around a particle).
 //! Two particles joined by a distance constraint get no pair contact
 //! ([`SelfCollision::skip_linked`], which [`crate::world::World::enable_self_collision`] applies
 //! to the body's distance table): the constraint already holds them at their rest distance,
@@ -26,7 +28,7 @@
 use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
 use crate::world::contacts::WorldContacts;
-use glam::Vec3;
+use glam::{IVec3, Vec3, Vec3A, Vec4};
 
 /// The cell itself and the 13 of its 26 neighbours that come after it in (z, y, x) order, as
 /// (dz, dy, dx).
@@ -55,16 +57,56 @@ pub struct SelfCollision {
     /// Most a particle moves in one substep (m): velocities are clamped to `max_travel / h`.
     pub max_travel: f32,
     rest: Vec<Vec3>,
-    cell_start: Vec<u32>,
-    cell_entries: Vec<u32>,
     /// The particles each particle is joined to and gets no pair contact with, as a sorted
     /// list per particle: particle `i`'s are `linked[linked_start[i]..linked_start[i + 1]]`
     /// (empty `linked_start`: none).
     linked_start: Vec<u32>,
     linked: Vec<u32>,
-    /// Each particle's cell.
-    cells: Vec<glam::IVec3>,
+    grid: CellGrid,
+    /// `marks[j] == i` while `find_pairs` tests the candidates of a particle `i` that `j` is
+    /// linked to.
+    marks: Vec<u32>,
 }
+
+/// The particles sorted by cell for one substep, each cell's entries in descending particle
+/// order, and their positions copied into that order so that a cell's scan reads contiguous
+/// memory. The buckets are the cells of a dense array over the particles' box
+/// ([`CellGrid::build_dense`]) or, for a box too large, those of a spatial hash, where a
+/// bucket holds one run of entries per cell that hashes to it.
+#[derive(Clone, Debug, Default)]
+struct CellGrid {
+    /// Each particle's cell.
+    cells: Vec<IVec3>,
+    /// Each particle's bucket.
+    buckets: Vec<u32>,
+    /// Start of each bucket's entries, plus the end.
+    bucket_start: Vec<u32>,
+    /// Particle indices in bucket order, then cell order within a bucket.
+    entries: Vec<u32>,
+    /// The positions of `entries` (w the inverse mass), in the same order.
+    sorted: Vec<Vec4>,
+    /// Hash only: for each entry, the end of its cell's run.
+    run_end: Vec<u32>,
+    /// For each particle, its run (hash only) and its place in `entries`.
+    run_of: Vec<u32>,
+    place: Vec<u32>,
+    /// Hash only: each run's cell and first entry.
+    run_cells: Vec<IVec3>,
+    run_start: Vec<u32>,
+    /// Hash only: the entry ranges of the occupied cells of [`FORWARD_CELLS`] after the first (the run's
+    /// own), in that order: run `r`'s are `forward[forward_start[r]..forward_start[r + 1]]`.
+    forward: Vec<(u32, u32)>,
+    forward_start: Vec<u32>,
+    /// Scratch for grouping a bucket that holds several cells.
+    scratch: Vec<u32>,
+    /// The row length and layer size of the dense grid (`CellGrid::build_dense`) while it
+    /// is used; the buckets are then its cells, in (z, y, x) order.
+    dense: Option<(usize, usize)>,
+}
+
+/// Most cells per particle the dense grid may have (a memset and a prefix sum over them each
+/// substep); a larger box uses the hash.
+const DENSE_CELLS_PER_PARTICLE: usize = 8;
 
 impl SelfCollision {
     /// Self-collision at `thickness` for a body whose rest positions are `rest` (with
@@ -81,11 +123,10 @@ impl SelfCollision {
             thickness,
             max_travel: thickness,
             rest: rest.iter().map(|p| p.xyz()).collect(),
-            cell_start: Vec::new(),
-            cell_entries: Vec::new(),
             linked_start: Vec::new(),
             linked: Vec::new(),
-            cells: Vec::new(),
+            grid: CellGrid::default(),
+            marks: Vec::new(),
         })
     }
 
@@ -124,14 +165,6 @@ impl SelfCollision {
         Ok(())
     }
 
-    /// True when particles `i` and `j` are joined ([`SelfCollision::skip_linked`]).
-    fn linked(&self, i: usize, j: u32) -> bool {
-        self.linked_start.len() > i + 1
-            && self.linked[self.linked_start[i] as usize..self.linked_start[i + 1] as usize]
-                .binary_search(&j)
-                .is_ok()
-    }
-
     /// Clamps every velocity to `max_travel / h`.
     pub fn clamp_velocities(&self, v: &mut [Packed4], h: f32) {
         let max = self.max_travel / h;
@@ -157,56 +190,42 @@ impl SelfCollision {
         }
         let query = self.thickness + 2.0 * self.max_travel;
         let (q2, inv) = (query * query, 1.0 / query);
-        // A power of two at least 2n, so that a bucket is a mask of the hash.
-        let mask = (2 * n).next_power_of_two() - 1;
-        let cell = |p: Vec3| (p * inv).floor().as_ivec3();
-        let hash = |c: glam::IVec3| {
-            let h = (c.x.wrapping_mul(92_837_111))
-                ^ (c.y.wrapping_mul(689_287_499))
-                ^ (c.z.wrapping_mul(283_923_481));
-            h as u32 as usize & mask
-        };
-        self.cells.clear();
-        self.cells.extend(x.iter().map(|p| cell(p.xyz())));
-        self.cell_start.clear();
-        self.cell_start.resize(mask + 2, 0);
-        for &c in &self.cells {
-            self.cell_start[hash(c)] += 1;
-        }
-        let mut total = 0;
-        for s in self.cell_start.iter_mut() {
-            total += *s;
-            *s = total;
-        }
-        self.cell_entries.clear();
-        self.cell_entries.resize(n, 0);
-        for (i, &c) in self.cells.iter().enumerate() {
-            let h = hash(c);
-            self.cell_start[h] -= 1;
-            self.cell_entries[self.cell_start[h] as usize] = i as u32;
-        }
-        // Each pair once: a particle's own cell (partners after it) and the 13 neighbour cells
-        // after it in (z, y, x) order; a bucket may hold other cells too, so every partner's
-        // cell is compared.
-        let (cells, entries, starts) = (&self.cells, &self.cell_entries, &self.cell_start);
+        self.grid.build(x, inv);
+        // Each particle's linked partners marked with its index while its candidates are
+        // tested: one load per candidate instead of a search of its list.
+        self.marks.clear();
+        self.marks.resize(n, u32::MAX);
+        let has_links = self.linked_start.len() == n + 1;
+        // Each pair once: a particle's own cell (partners after it, which come before it in
+        // the run's descending order) and the 13 neighbour cells after it in (z, y, x) order.
+        let g = &self.grid;
         for (i, p) in x.iter().enumerate() {
-            let (pi, c) = (p.xyz(), cells[i]);
-            for &(dz, dy, dx) in &FORWARD_CELLS {
-                let target = c + glam::IVec3::new(dx, dy, dz);
-                let own = (dz, dy, dx) == (0, 0, 0);
-                let h = hash(target);
-                for &j in &entries[starts[h] as usize..starts[h + 1] as usize] {
+            if has_links {
+                let (s, e) = (
+                    self.linked_start[i] as usize,
+                    self.linked_start[i + 1] as usize,
+                );
+                for &j in &self.linked[s..e] {
+                    self.marks[j as usize] = i as u32;
+                }
+            }
+            let pi = Vec3A::new(p.x, p.y, p.z);
+            let mut ranges = [(0u32, 0u32); 14];
+            let count = g.forward_ranges(i, &mut ranges);
+            for &(s, e) in &ranges[..count] {
+                let (s, e) = (s as usize, e as usize);
+                // SAFETY: every range lies within the n entries (`CellGrid::build`), and
+                // `sorted` and `entries` hold n items.
+                let range = unsafe { g.sorted.get_unchecked(s..e) };
+                for (k, &xj) in range.iter().enumerate() {
+                    if (Vec3A::from_vec4(xj) - pi).length_squared() >= q2
+                        || (p.w == 0.0 && xj.w == 0.0)
+                    {
+                        continue;
+                    }
+                    let j = unsafe { *g.entries.get_unchecked(s + k) };
                     let ju = j as usize;
-                    // SAFETY: every entry is a particle index below n (the fill above), and
-                    // `cells` and `x` hold n items.
-                    let (cj, xj) = unsafe { (*cells.get_unchecked(ju), *x.get_unchecked(ju)) };
-                    if (own && ju <= i) || cj != target {
-                        continue;
-                    }
-                    if (p.w == 0.0 && xj.w == 0.0) || (xj.xyz() - pi).length_squared() >= q2 {
-                        continue;
-                    }
-                    if !self.linked(i, j) {
+                    if self.marks[ju] != i as u32 {
                         let rest = (self.rest[ju] - self.rest[i]).length();
                         let (a, b) = (i.min(ju) as u32, i.max(ju) as u32);
                         out.push_pair(a, b, self.thickness.min(rest));
@@ -218,15 +237,233 @@ impl SelfCollision {
     }
 }
 
+/// `v.floor() as i32` (saturating, NaN to 0) without the library call `floor` is on targets
+/// without SSE4.1: a truncation moved down where it rounded up.
+#[inline]
+fn floor_to_i32(v: f32) -> i32 {
+    let t = v as i32;
+    t - ((t as f32) > v) as i32
+}
+
+impl CellGrid {
+    /// The grid as an array of cells over the particles' box (one cell of margin where
+    /// [`FORWARD_CELLS`] reach), when that array holds at most [`DENSE_CELLS_PER_PARTICLE`]
+    /// cells per particle: a counting sort by cell index in (z, y, x) order then puts the
+    /// three cells of a forward row next to each other. Returns false (nothing built) for a
+    /// box too large.
+    fn build_dense(&mut self, x: &[Packed4]) -> bool {
+        let n = x.len();
+        let Some((&first, rest)) = self.cells.split_first() else {
+            return false;
+        };
+        let (lo, hi) = rest
+            .iter()
+            .fold((first, first), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+        let span = |l: i32, h: i32, pad: i64| h as i64 - l as i64 + 1 + pad;
+        let (nx, ny, nz) = (
+            span(lo.x, hi.x, 2),
+            span(lo.y, hi.y, 2),
+            span(lo.z, hi.z, 1),
+        );
+        let total = nx * ny * nz;
+        if total > (DENSE_CELLS_PER_PARTICLE * n.max(64)) as i64 {
+            return false;
+        }
+        let (nx, ny, total) = (nx as usize, ny as usize, total as usize);
+        let origin = lo.wrapping_sub(IVec3::new(1, 1, 0));
+        self.buckets.clear();
+        self.buckets.extend(self.cells.iter().map(|&c| {
+            let d = c.wrapping_sub(origin).as_uvec3();
+            ((d.z as usize * ny + d.y as usize) * nx + d.x as usize) as u32
+        }));
+        self.bucket_start.clear();
+        self.bucket_start.resize(total + 1, 0);
+        for &b in &self.buckets {
+            self.bucket_start[b as usize] += 1;
+        }
+        let mut sum = 0;
+        for s in self.bucket_start.iter_mut() {
+            sum += *s;
+            *s = sum;
+        }
+        // Filled from each cell's end in ascending particle order: descending in the cell.
+        self.entries.clear();
+        self.entries.resize(n, 0);
+        self.place.clear();
+        self.place.resize(n, 0);
+        for (i, &b) in self.buckets.iter().enumerate() {
+            let s = &mut self.bucket_start[b as usize];
+            *s -= 1;
+            self.entries[*s as usize] = i as u32;
+            self.place[i] = *s;
+        }
+        self.sorted.clear();
+        self.sorted.extend(self.entries.iter().map(|&j| {
+            let p = x[j as usize];
+            Vec4::new(p.x, p.y, p.z, p.w)
+        }));
+        self.dense = Some((nx, nx * ny));
+        true
+    }
+
+    /// Writes the entry ranges particle `i` is tested against, in [`FORWARD_CELLS`] order
+    /// (its own cell's part holding the particles after it), into `ranges`; returns how many.
+    #[inline]
+    fn forward_ranges(&self, i: usize, ranges: &mut [(u32, u32); 14]) -> usize {
+        if let Some((nx, layer)) = self.dense {
+            let cs = &self.bucket_start;
+            let k = self.buckets[i] as usize;
+            let row = |first: usize| (cs[first - 1], cs[first + 2]);
+            ranges[0] = (cs[k], self.place[i]);
+            ranges[1] = (cs[k + 1], cs[k + 2]);
+            ranges[2] = row(k + nx);
+            ranges[3] = row(k + layer - nx);
+            ranges[4] = row(k + layer);
+            ranges[5] = row(k + layer + nx);
+            return 6;
+        }
+        let run = self.run_of[i] as usize;
+        ranges[0] = (self.run_start[run], self.place[i]);
+        let forward =
+            &self.forward[self.forward_start[run] as usize..self.forward_start[run + 1] as usize];
+        ranges[1..1 + forward.len()].copy_from_slice(forward);
+        1 + forward.len()
+    }
+
+    /// Sorts the particles at `x` into cells of size `1 / inv`.
+    fn build(&mut self, x: &[Packed4], inv: f32) {
+        let n = x.len();
+        self.cells.clear();
+        self.cells.extend(x.iter().map(|p| {
+            let f = |v: f32| floor_to_i32(v * inv);
+            IVec3::new(f(p.x), f(p.y), f(p.z))
+        }));
+        if self.build_dense(x) {
+            return;
+        }
+        self.dense = None;
+        // A power of two at least 2n, so that a bucket is a mask of the hash.
+        let mask = (2 * n).next_power_of_two() - 1;
+        let hash = |c: IVec3| {
+            let h = (c.x.wrapping_mul(92_837_111))
+                ^ (c.y.wrapping_mul(689_287_499))
+                ^ (c.z.wrapping_mul(283_923_481));
+            h as u32 & mask as u32
+        };
+        self.buckets.clear();
+        self.buckets.extend(self.cells.iter().map(|&c| hash(c)));
+        self.bucket_start.clear();
+        self.bucket_start.resize(mask + 2, 0);
+        for &b in &self.buckets {
+            self.bucket_start[b as usize] += 1;
+        }
+        let mut total = 0;
+        for s in self.bucket_start.iter_mut() {
+            total += *s;
+            *s = total;
+        }
+        // Filled from each bucket's end in ascending particle order: descending in the bucket.
+        self.entries.clear();
+        self.entries.resize(n, 0);
+        for (i, &b) in self.buckets.iter().enumerate() {
+            let s = &mut self.bucket_start[b as usize];
+            *s -= 1;
+            self.entries[*s as usize] = i as u32;
+        }
+        // Runs: a bucket that holds several cells is grouped by cell, stably, so that each run
+        // keeps the descending order.
+        self.run_end.clear();
+        self.run_end.resize(n, 0);
+        self.run_of.clear();
+        self.run_of.resize(n, 0);
+        self.place.clear();
+        self.place.resize(n, 0);
+        self.run_cells.clear();
+        self.run_start.clear();
+        for h in 0..=mask {
+            let (a, b) = (
+                self.bucket_start[h] as usize,
+                self.bucket_start[h + 1] as usize,
+            );
+            if a == b {
+                continue;
+            }
+            let c0 = self.cells[self.entries[a] as usize];
+            let mixed = self.entries[a + 1..b]
+                .iter()
+                .any(|&j| self.cells[j as usize] != c0);
+            if mixed {
+                self.scratch.clear();
+                self.scratch.extend_from_slice(&self.entries[a..b]);
+                let mut w = a;
+                while w < b {
+                    let first = self.scratch.iter().position(|&j| j != u32::MAX).unwrap();
+                    let c = self.cells[self.scratch[first] as usize];
+                    for j in self.scratch[first..].iter_mut() {
+                        if *j != u32::MAX && self.cells[*j as usize] == c {
+                            self.entries[w] = *j;
+                            w += 1;
+                            *j = u32::MAX;
+                        }
+                    }
+                }
+            }
+            let mut r = a;
+            while r < b {
+                let c = self.cells[self.entries[r] as usize];
+                let mut e = r + 1;
+                while e < b && self.cells[self.entries[e] as usize] == c {
+                    e += 1;
+                }
+                let run = self.run_cells.len() as u32;
+                self.run_cells.push(c);
+                self.run_start.push(r as u32);
+                for pos in r..e {
+                    let j = self.entries[pos] as usize;
+                    self.run_end[pos] = e as u32;
+                    self.run_of[j] = run;
+                    self.place[j] = pos as u32;
+                }
+                r = e;
+            }
+        }
+        self.sorted.clear();
+        self.sorted.extend(self.entries.iter().map(|&j| {
+            let p = x[j as usize];
+            Vec4::new(p.x, p.y, p.z, p.w)
+        }));
+        self.forward.clear();
+        self.forward_start.clear();
+        self.forward_start.push(0);
+        for &c in &self.run_cells {
+            for &(dz, dy, dx) in &FORWARD_CELLS[1..] {
+                let target = c + IVec3::new(dx, dy, dz);
+                let h = hash(target) as usize;
+                let (mut s, e) = (
+                    self.bucket_start[h] as usize,
+                    self.bucket_start[h + 1] as usize,
+                );
+                while s < e {
+                    let end = self.run_end[s] as usize;
+                    if self.cells[self.entries[s] as usize] == target {
+                        self.forward.push((s as u32, end as u32));
+                        break;
+                    }
+                    s = end;
+                }
+            }
+            self.forward_start.push(self.forward.len() as u32);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::constraints::ConstraintKind;
 
-    /// The hash's pairs are exactly those a test of every pair finds: within the query
-    /// distance, not both pinned, not linked; each once.
-    #[test]
-    fn find_pairs_gives_each_close_pair_once_as_every_pair_tested_does() {
+    /// A cloud of 600 particles in a box, one in seven pinned, every third pair linked.
+    fn cloud() -> (Vec<Packed4>, Vec<[u32; 2]>) {
         // A small generator, so that the cloud is the same on every run.
         let mut seed = 0x2545_f491_u32;
         let mut next = || {
@@ -242,17 +479,30 @@ mod tests {
             })
             .collect();
         let linked: Vec<[u32; 2]> = (0..599).step_by(3).map(|i| [i, i + 1]).collect();
-        let mut sc = SelfCollision::new(&x, 0.05).unwrap();
+        (x, linked)
+    }
+
+    /// The pairs `find_pairs` gives for `x`, in its order.
+    fn pairs_found(x: &[Packed4], linked: &[[u32; 2]]) -> (Vec<[u32; 2]>, f32) {
+        let mut sc = SelfCollision::new(x, 0.05).unwrap();
         sc.max_travel = 0.01;
-        sc.skip_linked(&linked).unwrap();
+        sc.skip_linked(linked).unwrap();
         let mut table = WorldContacts::default();
         table.clear(1.0);
-        sc.find_pairs(&x, &mut table).unwrap();
-        let mut found: Vec<[u32; 2]> = (0..table.len())
+        sc.find_pairs(x, &mut table).unwrap();
+        let found = (0..table.len())
             .map(|c| [table.particles(c)[0], table.particles(c)[1]])
             .collect();
+        (found, sc.thickness + 2.0 * sc.max_travel)
+    }
+
+    /// The hash's pairs are exactly those a test of every pair finds: within the query
+    /// distance, not both pinned, not linked; each once.
+    #[test]
+    fn find_pairs_gives_each_close_pair_once_as_every_pair_tested_does() {
+        let (x, linked) = cloud();
+        let (mut found, q) = pairs_found(&x, &linked);
         found.sort_unstable();
-        let q = sc.thickness + 2.0 * sc.max_travel;
         let mut expected = Vec::new();
         for i in 0..x.len() {
             for j in i + 1..x.len() {
@@ -270,5 +520,17 @@ mod tests {
             expected.len()
         );
         assert_eq!(found, expected);
+    }
+
+    /// A particle far from the others makes the box too large for the dense grid, so the
+    /// hash is used; it gives the same pairs in the same order (the far particle has none).
+    #[test]
+    fn find_pairs_gives_the_same_pairs_in_the_same_order_through_the_hash() {
+        let (mut x, linked) = cloud();
+        let (dense, _) = pairs_found(&x, &linked);
+        x.push(Packed4::new(Vec3::splat(1e4), 1.0));
+        let (hashed, _) = pairs_found(&x, &linked);
+        assert!(dense.len() > 100, "pairs to compare: {}", dense.len());
+        assert_eq!(hashed, dense);
     }
 }
