@@ -276,27 +276,7 @@ impl CellGrid {
             let d = c.wrapping_sub(origin).as_uvec3();
             ((d.z as usize * ny + d.y as usize) * nx + d.x as usize) as u32
         }));
-        self.bucket_start.clear();
-        self.bucket_start.resize(total + 1, 0);
-        for &b in &self.buckets {
-            self.bucket_start[b as usize] += 1;
-        }
-        let mut sum = 0;
-        for s in self.bucket_start.iter_mut() {
-            sum += *s;
-            *s = sum;
-        }
-        // Filled from each cell's end in ascending particle order: descending in the cell.
-        self.entries.clear();
-        self.entries.resize(n, 0);
-        self.place.clear();
-        self.place.resize(n, 0);
-        for (i, &b) in self.buckets.iter().enumerate() {
-            let s = &mut self.bucket_start[b as usize];
-            *s -= 1;
-            self.entries[*s as usize] = i as u32;
-            self.place[i] = *s;
-        }
+        self.sort_by_bucket(total);
         self.sorted.clear();
         self.sorted.extend(self.entries.iter().map(|&j| {
             let p = x[j as usize];
@@ -330,6 +310,34 @@ impl CellGrid {
         1 + forward.len()
     }
 
+    /// Counting sort of the particles by `buckets` (each below `slots`): afterwards bucket `b`'s
+    /// particles are `entries[bucket_start[b]..bucket_start[b + 1]]`, in descending order (each
+    /// bucket is filled from its end in ascending particle order), and `place[i]` is where
+    /// particle `i` stands in `entries`.
+    fn sort_by_bucket(&mut self, slots: usize) {
+        let n = self.buckets.len();
+        self.bucket_start.clear();
+        self.bucket_start.resize(slots + 1, 0);
+        for &b in &self.buckets {
+            self.bucket_start[b as usize] += 1;
+        }
+        let mut sum = 0;
+        for s in self.bucket_start.iter_mut() {
+            sum += *s;
+            *s = sum;
+        }
+        self.entries.clear();
+        self.entries.resize(n, 0);
+        self.place.clear();
+        self.place.resize(n, 0);
+        for (i, &b) in self.buckets.iter().enumerate() {
+            let s = &mut self.bucket_start[b as usize];
+            *s -= 1;
+            self.entries[*s as usize] = i as u32;
+            self.place[i] = *s;
+        }
+    }
+
     /// Sorts the particles at `x` into cells of size `1 / inv`.
     fn build(&mut self, x: &[Packed4], inv: f32) {
         let n = x.len();
@@ -352,32 +360,13 @@ impl CellGrid {
         };
         self.buckets.clear();
         self.buckets.extend(self.cells.iter().map(|&c| hash(c)));
-        self.bucket_start.clear();
-        self.bucket_start.resize(mask + 2, 0);
-        for &b in &self.buckets {
-            self.bucket_start[b as usize] += 1;
-        }
-        let mut total = 0;
-        for s in self.bucket_start.iter_mut() {
-            total += *s;
-            *s = total;
-        }
-        // Filled from each bucket's end in ascending particle order: descending in the bucket.
-        self.entries.clear();
-        self.entries.resize(n, 0);
-        for (i, &b) in self.buckets.iter().enumerate() {
-            let s = &mut self.bucket_start[b as usize];
-            *s -= 1;
-            self.entries[*s as usize] = i as u32;
-        }
+        self.sort_by_bucket(mask + 1);
         // Runs: a bucket that holds several cells is grouped by cell, stably, so that each run
         // keeps the descending order.
         self.run_end.clear();
         self.run_end.resize(n, 0);
         self.run_of.clear();
         self.run_of.resize(n, 0);
-        self.place.clear();
-        self.place.resize(n, 0);
         self.run_cells.clear();
         self.run_start.clear();
         for h in 0..=mask {
