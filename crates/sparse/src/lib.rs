@@ -216,17 +216,21 @@ impl SolverOptions {
     }
 }
 
-/// The solver names [`make_solver`] accepts.
+/// The solver names [`make_solver`] accepts: the project's comparison set
+/// ([`COMPARED_SOLVERS`] of them), then the variants.
 pub const SOLVER_NAMES: &[&str] = &[
     "gs",
-    "gs-shuffled",
     "colored",
     "jacobi",
     "chebyshev",
     "newton-gs",
     "newton-jacobi",
     "newton-direct",
+    "gs-shuffled",
 ];
+
+/// How many of [`SOLVER_NAMES`], from the first, are the solvers the project compares.
+pub const COMPARED_SOLVERS: usize = 7;
 
 /// Builds the solver called `name` (one of [`SOLVER_NAMES`]).
 ///
