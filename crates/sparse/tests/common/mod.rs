@@ -40,40 +40,38 @@ impl TriangleArea {
     }
 }
 
-/// `impl ConstraintKind` for a rigid kind (compliance 0) whose constraints are the fixed-size
-/// particle tuples of its field `$tuples`; the kind's own methods (`evaluate`, `scale`, ...)
-/// follow in the braces.
-macro_rules! rigid_tuple_kind {
-    ($kind:ty, $name:literal, $tuples:ident, { $($methods:tt)* }) => {
-        impl ConstraintKind for $kind {
-            fn name(&self) -> &'static str {
-                $name
-            }
-            fn len(&self) -> usize {
-                self.$tuples.len()
-            }
-            fn particles(&self, c: usize) -> &[u32] {
-                &self.$tuples[c]
-            }
-            fn compliance(&self, _c: usize) -> f32 {
-                0.0
-            }
-            fn particle_indices_mut(&mut self) -> &mut [u32] {
-                self.$tuples.as_flattened_mut()
-            }
-            $($methods)*
+/// The [`ConstraintKind`] methods of a rigid table (compliance 0) named `$name` whose
+/// constraints are the fixed-size particle tuples of its field `$tuples`: `name`, `len`,
+/// `particles`, `compliance` and `particle_indices_mut` (as solver-core's kinds have theirs).
+macro_rules! rigid_table_accessors {
+    ($name:literal, $tuples:ident) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+        fn len(&self) -> usize {
+            self.$tuples.len()
+        }
+        fn particles(&self, c: usize) -> &[u32] {
+            &self.$tuples[c]
+        }
+        fn compliance(&self, _c: usize) -> f32 {
+            0.0
+        }
+        fn particle_indices_mut(&mut self) -> &mut [u32] {
+            self.$tuples.as_flattened_mut()
         }
     };
 }
 
-rigid_tuple_kind!(TriangleArea, "test-area", tris, {
+impl ConstraintKind for TriangleArea {
+    rigid_table_accessors!("test-area", tris);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         area_and_grad(x, self.tris[c], grad) - self.rest[c]
     }
     fn scale(&self) -> f32 {
         self.rest.iter().sum::<f32>() / self.rest.len().max(1) as f32
     }
-});
+}
 
 /// A floor `y >= height` for some particles (arity 1, unilateral: `C = height - y`).
 #[derive(Clone, Debug, Default)]
@@ -82,7 +80,8 @@ pub struct Floor {
     pub height: f32,
 }
 
-rigid_tuple_kind!(Floor, "test-floor", ids, {
+impl ConstraintKind for Floor {
+    rigid_table_accessors!("test-floor", ids);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         grad[0] = Vec3::new(0.0, -1.0, 0.0);
         self.height - x[self.ids[c][0] as usize].y
@@ -93,7 +92,7 @@ rigid_tuple_kind!(Floor, "test-floor", ids, {
     fn unilateral(&self) -> bool {
         true
     }
-});
+}
 
 /// Any particles, any arity 1..=4, `C = 0` everywhere: for coloring tests.
 #[derive(Clone, Debug, Default)]
