@@ -17,17 +17,16 @@
 
 mod common;
 
+use common::INV_DT2;
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput};
 use solver_core::constraints::{
-    project_tethers, ConstraintKind, DihedralBending, IsometricBending,
-    TetherDistance, Tethers,
+    project_tethers, ConstraintKind, DihedralBending, IsometricBending, TetherDistance, Tethers,
 };
 use solver_core::glam::Vec3;
 use solver_core::simd::{project_batch_with, BendBatch, Kernel, LaneBatch, TetherBatch};
 use solver_core::{scenes, step, Body, GaussSeidel, Packed4, StepParams};
 use sparse::{make_solver, Coloring, Incidence, SolverOptions};
-use common::INV_DT2;
 use std::hint::black_box;
 
 /// `body` after 30 Gauss-Seidel steps.

@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::INV_DT2;
 use criterion::{BatchSize, Criterion, Throughput};
 use solver_core::constraints::{
     project_generic, project_range, project_tet_volumes, project_tethers, ConstraintKind,
@@ -18,7 +19,6 @@ use solver_core::glam::Vec3;
 use solver_core::interaction::deformer::{Deformer, Falloff, Push};
 use solver_core::interaction::picking::{raycast_brute_force, TriangleBvh};
 use solver_core::{scenes, Material, Packed4};
-use common::INV_DT2;
 use std::hint::black_box;
 use std::ops::Range;
 
