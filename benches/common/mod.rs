@@ -67,9 +67,8 @@ pub fn simd_kernels(name: impl Fn(Kernel) -> String) -> Vec<Kernel> {
 
 /// The benchmark group `name` over `kind`'s constraints (throughput: constraints per sweep),
 /// with its benchmark `generic`: every constraint projected once in storage order by the
-/// scalar update through `dyn ConstraintKind`. Returns the
-/// group, for the kind's other paths, and the state each of their sweeps starts from (a copy
-/// of `x0` and zeroed multipliers).
+/// scalar update through `dyn ConstraintKind`. Returns the group, for the kind's other paths,
+/// and the state each of their sweeps starts from (a copy of `x0` and zeroed multipliers).
 pub fn projection_group<'a>(
     c: &'a mut Criterion,
     name: String,
