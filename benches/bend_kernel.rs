@@ -17,19 +17,17 @@
 
 mod common;
 
+use common::INV_DT2;
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput};
 use solver_core::constraints::{
-    project_generic, project_tethers, ConstraintKind, DihedralBending, IsometricBending,
-    TetherDistance, Tethers,
+    project_tethers, ConstraintKind, DihedralBending, IsometricBending, TetherDistance, Tethers,
 };
 use solver_core::glam::Vec3;
 use solver_core::simd::{project_batch_with, BendBatch, Kernel, LaneBatch, TetherBatch};
 use solver_core::{scenes, step, Body, GaussSeidel, Packed4, StepParams};
 use sparse::{make_solver, Coloring, Incidence, SolverOptions};
 use std::hint::black_box;
-
-const INV_DT2: f32 = 3600.0;
 
 /// `body` after 30 Gauss-Seidel steps.
 fn hung(mut body: Body) -> Body {
@@ -89,20 +87,7 @@ fn bench_bends(
     batches: &[BendBatch],
     x0: &[Packed4],
 ) {
-    let mut g = c.benchmark_group(format!("bend/{name}"));
-    g.throughput(Throughput::Elements(kind.len() as u64));
-    let fresh = || (x0.to_vec(), vec![0.0f32; kind.len()]);
-    g.bench_function("generic", |b| {
-        b.iter_batched_ref(
-            fresh,
-            |(x, l)| {
-                for (c, l) in l.iter_mut().enumerate() {
-                    project_generic(black_box(kind), c, x, l, kind.compliance(c) * INV_DT2, 1.0);
-                }
-            },
-            BatchSize::LargeInput,
-        )
-    });
+    let (mut g, fresh) = common::projection_group(c, format!("bend/{name}"), kind, x0);
     bench_kernels(&mut g, fresh, batches);
     g.finish();
 }

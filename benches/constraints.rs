@@ -8,6 +8,7 @@
 
 mod common;
 
+use common::INV_DT2;
 use criterion::{BatchSize, Criterion, Throughput};
 use solver_core::constraints::{
     project_generic, project_range, project_tet_volumes, project_tethers, ConstraintKind,
@@ -19,8 +20,7 @@ use solver_core::interaction::deformer::{Deformer, Falloff, Push};
 use solver_core::interaction::picking::{raycast_brute_force, TriangleBvh};
 use solver_core::{scenes, Material, Packed4};
 use std::hint::black_box;
-
-const INV_DT2: f32 = 3600.0;
+use std::ops::Range;
 
 /// Deterministic pseudo-random offsets in [-a, a]³.
 fn jitter(x: &[Packed4], a: f32, seed: u64) -> Vec<Packed4> {
@@ -36,29 +36,17 @@ fn jitter(x: &[Packed4], a: f32, seed: u64) -> Vec<Packed4> {
         .collect()
 }
 
-fn sweep_generic(kind: &dyn ConstraintKind, x: &mut [Packed4], lambda: &mut [f32]) {
-    for (c, l) in lambda.iter_mut().enumerate() {
-        project_generic(kind, c, x, l, kind.compliance(c) * INV_DT2, 1.0);
-    }
-}
+/// A kind's specialised sweep: `project_tethers`, `project_tet_volumes`.
+type Specialised<K> = fn(&mut [Packed4], &K, Range<usize>, &mut [f32], f32, f32);
 
 fn bench_kind<K: ConstraintKind + 'static>(
     c: &mut Criterion,
     name: &str,
     kind: &K,
     x0: &[Packed4],
-    fast: Option<&dyn Fn(&mut [Packed4], &mut [f32])>,
+    fast: Option<Specialised<K>>,
 ) {
-    let mut g = c.benchmark_group(format!("projection/{name}"));
-    g.throughput(Throughput::Elements(kind.len() as u64));
-    let fresh = || (x0.to_vec(), vec![0.0f32; kind.len()]);
-    g.bench_function("generic", |b| {
-        b.iter_batched_ref(
-            fresh,
-            |(x, l)| sweep_generic(black_box(kind as &dyn ConstraintKind), x, l),
-            BatchSize::LargeInput,
-        )
-    });
+    let (mut g, fresh) = common::projection_group(c, format!("projection/{name}"), kind, x0);
     g.bench_function("range", |b| {
         b.iter_batched_ref(
             fresh,
@@ -68,7 +56,11 @@ fn bench_kind<K: ConstraintKind + 'static>(
     });
     if let Some(f) = fast {
         g.bench_function("specialised", |b| {
-            b.iter_batched_ref(fresh, |(x, l)| f(x, l), BatchSize::LargeInput)
+            b.iter_batched_ref(
+                fresh,
+                |(x, l)| f(x, kind, 0..kind.len(), l, INV_DT2, 1.0),
+                BatchSize::LargeInput,
+            )
         });
     }
     g.finish();
@@ -89,26 +81,12 @@ fn projections(c: &mut Criterion) {
         .iter()
         .map(|p| Packed4::new(Vec3::new(p.x * 1.2, p.y - 0.3, p.z * 1.2), p.w))
         .collect();
-    let t = tethers.clone();
-    bench_kind(
-        c,
-        "tether",
-        &tethers,
-        &stretched,
-        Some(&move |x, l| project_tethers(x, &t, 0..t.len(), l, INV_DT2, 1.0)),
-    );
+    bench_kind(c, "tether", &tethers, &stretched, Some(project_tethers));
 
     let cube = scenes::cube(8).unwrap();
     let xc = jitter(&cube.particles.x, 0.003, 2);
     let volume = TetVolume::new(&cube.particles.x, &cube.topology.tets, 1e-6).unwrap();
-    let v = volume.clone();
-    bench_kind(
-        c,
-        "tet_volume",
-        &volume,
-        &xc,
-        Some(&move |x, l| project_tet_volumes(x, &v, 0..v.len(), l, INV_DT2, 1.0)),
-    );
+    bench_kind(c, "tet_volume", &volume, &xc, Some(project_tet_volumes));
     let nh = NeoHookean::new(
         &cube.particles.x,
         &cube.topology.tets,

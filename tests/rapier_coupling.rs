@@ -9,7 +9,7 @@
 use wobble::core::scenes;
 use wobble::glam::Vec3;
 use wobble::rapier3d::prelude::{
-    ColliderBuilder, ColliderHandle, PhysicsWorld, RigidBodyBuilder, Vector,
+    ColliderBuilder, ColliderHandle, PhysicsWorld, RigidBodyBuilder, RigidBodyHandle, Vector,
 };
 use wobble::{figures, Body, GaussSeidel, RapierCoupling, StepParams, WobbleError};
 
@@ -24,6 +24,45 @@ fn jelly(velocity: Vec3) -> Body {
     body
 }
 
+/// The coupling of a [`jelly`] moving at 3 m/s along +x towards a [`free_box`] at height `y`,
+/// with Coulomb friction `friction` (the coupling's and the box's in rapier); and the box's
+/// handles.
+fn jelly_and_box(friction: f32, y: f32) -> (RapierCoupling, RigidBodyHandle, ColliderHandle) {
+    let mut coupling = RapierCoupling::new(jelly(Vec3::new(3.0, 0.0, 0.0)), None).unwrap();
+    coupling.friction = friction;
+    let (b, c) = free_box(y, friction);
+    let (body, collider) = coupling.rapier.insert(b, c);
+    (coupling, body, collider)
+}
+
+/// A free 0.4 m box of 1 kg (density 1 / 0.4³) at rest, its centre 0.75 m ahead of the
+/// jelly's centre and at height `y`, with rapier friction `friction`.
+fn free_box(y: f32, friction: f32) -> (RigidBodyBuilder, ColliderBuilder) {
+    (
+        RigidBodyBuilder::dynamic().translation(Vector::new(0.75, y, 0.0)),
+        ColliderBuilder::cuboid(0.2, 0.2, 0.2)
+            .density(1.0 / 0.064)
+            .friction(friction),
+    )
+}
+
+/// Asserts that the total linear momentum, `before` the collision and `after` it, changed by
+/// less than 1%, and that the box, its momentum now `rigid`, gained a real share of it (a
+/// tenth along x).
+fn assert_momentum_shared(before: Vec3, after: Vec3, rigid: Vec3) {
+    let error = (after - before).length() / before.length();
+    println!("relative change of the total linear momentum: {error:e}");
+    assert!(
+        error < 0.01,
+        "total momentum changed by {:.3}% over the collision",
+        100.0 * error
+    );
+    assert!(
+        rigid.x > 0.1 * before.x,
+        "the box must gain a real share of the momentum: {rigid:?} of {before:?}"
+    );
+}
+
 /// No gravity, four substeps of 1/240 s per frame.
 fn weightless() -> StepParams {
     StepParams {
@@ -35,15 +74,7 @@ fn weightless() -> StepParams {
 
 #[test]
 fn a_jelly_hitting_a_free_box_conserves_linear_momentum() {
-    let mut coupling = RapierCoupling::new(jelly(Vec3::new(3.0, 0.0, 0.0)), None).unwrap();
-    coupling.friction = 0.0;
-    // A 0.4 m box of 1 kg (density 1 / 0.4³), 0.75 m ahead of the jelly's centre, at rest.
-    let (box_handle, box_collider) = coupling.rapier.insert(
-        RigidBodyBuilder::dynamic().translation(Vector::new(0.75, 1.0, 0.0)),
-        ColliderBuilder::cuboid(0.2, 0.2, 0.2)
-            .density(1.0 / 0.064)
-            .friction(0.0),
-    );
+    let (mut coupling, box_handle, box_collider) = jelly_and_box(0.0, 1.0);
     let before = coupling.momentum();
     let mut impulse = Vec3::ZERO;
     let mut deepest = 0.0f32;
@@ -60,17 +91,7 @@ fn a_jelly_hitting_a_free_box_conserves_linear_momentum() {
         box_body.mass(),
         box_body.translation().x
     );
-    let error = (after - before).length() / before.length();
-    println!("relative change of the total linear momentum: {error:e}");
-    assert!(
-        error < 0.01,
-        "total momentum changed by {:.3}% over the collision",
-        100.0 * error
-    );
-    assert!(
-        rigid.x > 0.1 * before.x,
-        "the box must gain a real share of the momentum: {rigid:?} of {before:?}"
-    );
+    assert_momentum_shared(before, after, rigid);
     assert!(
         (impulse - rigid).length() < 1e-3 * before.length(),
         "the box's momentum is the impulses the coupling gave it"
@@ -85,13 +106,9 @@ fn a_jelly_hitting_a_free_box_conserves_linear_momentum() {
 
 #[test]
 fn with_friction_an_off_centre_hit_conserves_linear_momentum_and_spins_the_box() {
-    let mut coupling = RapierCoupling::new(jelly(Vec3::new(3.0, 0.0, 0.0)), None).unwrap();
-    coupling.friction = 0.5;
-    // The same box, its centre 0.2 m below the jelly's path: the hit is off centre.
-    let (box_handle, _) = coupling.rapier.insert(
-        RigidBodyBuilder::dynamic().translation(Vector::new(0.75, 0.8, 0.0)),
-        ColliderBuilder::cuboid(0.2, 0.2, 0.2).density(1.0 / 0.064),
-    );
+    // Friction 0.5 (rapier's default for the box); the box's centre 0.2 m below the jelly's
+    // path: the hit is off centre.
+    let (mut coupling, box_handle, _) = jelly_and_box(0.5, 0.8);
     let before = coupling.momentum();
     for _ in 0..60 {
         coupling.step(&weightless()).unwrap();
@@ -99,19 +116,10 @@ fn with_friction_an_off_centre_hit_conserves_linear_momentum_and_spins_the_box()
     let after = coupling.momentum();
     let rigid = coupling.rigid_momentum();
     let spin = coupling.rigid_body(box_handle).unwrap().angvel();
-    let error = (after - before).length() / before.length();
     println!(
-        "friction 0.5, off centre: momentum before {before:?}, after {after:?} (box {rigid:?}), relative change {error:e}; box angular velocity {spin:?}"
+        "friction 0.5, off centre: momentum before {before:?}, after {after:?} (box {rigid:?}); box angular velocity {spin:?}"
     );
-    assert!(
-        error < 0.01,
-        "total momentum changed by {:.3}%",
-        100.0 * error
-    );
-    assert!(
-        rigid.x > 0.1 * before.x,
-        "the box gains momentum: {rigid:?}"
-    );
+    assert_momentum_shared(before, after, rigid);
     // Pushed above its centre along +x, the box turns about -z.
     assert!(spin.z < -0.1, "the off-centre hit spins the box: {spin:?}");
 }
@@ -125,14 +133,6 @@ fn with_friction_an_off_centre_hit_conserves_linear_momentum_and_spins_the_box()
 /// and volume are from their rest values during the collision.
 #[test]
 fn contacts_inside_the_iterations_against_a_projection_after_the_step() {
-    let box_at = || {
-        (
-            RigidBodyBuilder::dynamic().translation(Vector::new(0.75, 1.0, 0.0)),
-            ColliderBuilder::cuboid(0.2, 0.2, 0.2)
-                .density(1.0 / 0.064)
-                .friction(0.0),
-        )
-    };
     // How far from rest: the largest edge stretch and the largest volume error over the run.
     let distortion = |body: &Body, worst: &mut (f32, f64)| {
         worst.0 = worst.0.max(figures::stretch(body).1);
@@ -141,10 +141,7 @@ fn contacts_inside_the_iterations_against_a_projection_after_the_step() {
     };
     let params = weightless();
 
-    let mut coupling = RapierCoupling::new(jelly(Vec3::new(3.0, 0.0, 0.0)), None).unwrap();
-    coupling.friction = 0.0;
-    let (b, c) = box_at();
-    coupling.rapier.insert(b, c);
+    let (mut coupling, _, _) = jelly_and_box(0.0, 1.0);
     let before = coupling.momentum();
     let mut inside = (0.0f32, 0.0f64);
     for _ in 0..60 {
@@ -157,7 +154,7 @@ fn contacts_inside_the_iterations_against_a_projection_after_the_step() {
     let mut solver = GaussSeidel::new();
     let mut world = PhysicsWorld::new();
     world.gravity = Vector::ZERO;
-    let (b, c) = box_at();
+    let (b, c) = free_box(1.0, 0.0);
     let (box_handle, box_collider) = world.insert(b, c);
     let h = params.dt / params.substeps as f32;
     world.integration_parameters.dt = h;

@@ -2,9 +2,16 @@
 //! running CPU has.
 #![allow(dead_code)]
 
-use criterion::Criterion;
+use criterion::measurement::WallTime;
+use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput};
+use solver_core::constraints::{project_generic, ConstraintKind};
 use solver_core::simd::{cpu_features, Kernel, DETERMINISTIC};
+use solver_core::Packed4;
+use std::hint::black_box;
 use std::time::Duration;
+
+/// 1 / dt² at dt = 1/60, the projections' compliance scale.
+pub const INV_DT2: f32 = 3600.0;
 
 /// The bench's `main`, running `targets` with Criterion configured by `config`.
 macro_rules! bench_main {
@@ -56,4 +63,35 @@ pub fn simd_kernels(name: impl Fn(Kernel) -> String) -> Vec<Kernel> {
             k.available()
         })
         .collect()
+}
+
+/// The benchmark group `name` over `kind`'s constraints (throughput: constraints per sweep),
+/// with its benchmark `generic`: every constraint projected once in storage order by the
+/// scalar update through `dyn ConstraintKind`. Returns the group, for the kind's other paths,
+/// and the state each of their sweeps starts from (a copy of `x0` and zeroed multipliers).
+pub fn projection_group<'a>(
+    c: &'a mut Criterion,
+    name: String,
+    kind: &'a dyn ConstraintKind,
+    x0: &'a [Packed4],
+) -> (
+    BenchmarkGroup<'a, WallTime>,
+    impl Fn() -> (Vec<Packed4>, Vec<f32>) + Copy + 'a,
+) {
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Elements(kind.len() as u64));
+    let fresh = move || (x0.to_vec(), vec![0.0f32; kind.len()]);
+    g.bench_function("generic", |b| {
+        b.iter_batched_ref(
+            fresh,
+            |(x, l)| {
+                let kind = black_box(kind);
+                for (c, l) in l.iter_mut().enumerate() {
+                    project_generic(kind, c, x, l, kind.compliance(c) * INV_DT2, 1.0);
+                }
+            },
+            BatchSize::LargeInput,
+        )
+    });
+    (g, fresh)
 }

@@ -176,8 +176,7 @@ fn the_mesh_scene_treats_a_closed_obj_like_jelly() {
 fn inverted_tetrahedra_are_turned_over_and_reported_or_refused_in_strict_mode() {
     use solver_core::mesh::repair::MeshOptions;
     use solver_core::scenes::mesh_scene_with;
-    let dir = std::env::temp_dir().join(format!("wobble-tets-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("tets");
     let node = dir.join("two.node");
     std::fs::write(
         &node,

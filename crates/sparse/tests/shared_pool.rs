@@ -1,15 +1,14 @@
 //! Solvers of several bodies sharing one pool (`SolverOptions::pool`) give each body exactly
-//! the bits it gets from a serial solver of its own.
+//! the bits it gets from a serial solver of its own. Every test here runs threads: the file
+//! builds only with the `parallel` feature.
+
+#![cfg(feature = "parallel")]
 
 use solver_core::figures::state_hash;
 use solver_core::{scenes, step, StepParams};
 use sparse::{make_solver, Pool, SolverOptions};
 
 #[test]
-#[cfg_attr(
-    not(feature = "parallel"),
-    ignore = "needs the `parallel` feature (threads)"
-)]
 fn bodies_on_one_shared_pool_match_their_serial_runs() {
     let params = StepParams::default();
     let pool = Pool::new(2).unwrap();
@@ -54,10 +53,6 @@ fn bodies_on_one_shared_pool_match_their_serial_runs() {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "parallel"),
-    ignore = "needs the `parallel` feature (threads)"
-)]
 fn bodies_stepped_at_once_match_the_bodies_stepped_in_turn() {
     let params = StepParams::default();
     let pool = Pool::new(2).unwrap();

@@ -138,7 +138,54 @@ pub fn verdict(literature: &[Result<f64, String>], limit: f64) -> Verdict {
     Verdict::from_parts(held, literature.len())
 }
 
-/// A figure or why there is none, for the tables.
+/// How C13 and C14 judge the literature's variants by one figure each: [`verdict`] against
+/// `limit`, the worst figure the decision.
+struct LiteratureRule {
+    /// When one variant holds, as the rule says it.
+    holds: String,
+    /// What the figure is, as the decision names it.
+    figure: &'static str,
+    /// The literature variants' figures, or why a run gave none.
+    figures: Vec<Result<f64, String>>,
+    /// The largest figure at which a variant holds.
+    limit: f64,
+    /// `limit` as the decision writes it.
+    bound: String,
+}
+
+impl LiteratureRule {
+    /// The claim `id` with its verdict, rule and decision from the literature variants.
+    fn claim(
+        self,
+        id: &'static str,
+        source: &'static str,
+        text: &'static str,
+        measured: String,
+        files: Vec<std::path::PathBuf>,
+    ) -> Claim {
+        Claim {
+            id,
+            source,
+            text,
+            measured,
+            rule: format!(
+                "{}; confirmed if all {LITERATURE} such variants hold, refuted if none, partly otherwise (the other variants are measured for comparison)",
+                self.holds
+            ),
+            verdict: verdict(&self.figures, self.limit),
+            decision: Decision::exact(
+                format!(
+                    "worst {} of the literature's averaging {}",
+                    self.figure,
+                    worst(&self.figures)
+                ),
+                self.bound,
+            ),
+            files,
+        }
+    }
+}
+
 /// The largest figure of `v` (a failed run counts as infinite), formatted.
 fn worst(v: &[Result<f64, String>]) -> String {
     let w = v
@@ -151,6 +198,7 @@ fn worst(v: &[Result<f64, String>]) -> String {
     format!("{w:.3e}")
 }
 
+/// A figure or why there is none, for the tables.
 fn show(f: &Result<f64, String>) -> String {
     match f {
         Ok(x) => format!("{x:.3e}"),
@@ -244,24 +292,20 @@ pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
     .log_x()
     .log_y();
     let files = ctx.files(path, &[(&plot, "c13")])?;
-    Ok(Claim {
-        id: "C13",
-        source,
-        text,
-        measured: format!(
-            "hanging chain of {CHAIN_N} particles of 0.1 kg, compliance {CHAIN_ALPHA} m/N, damping {CHAIN_DAMPING}/s, {CHAIN_SECONDS} s of dt = 1/60, worst relative error of the segments' stretch against alpha (particles below) m g: {}",
-            figures.join("; ")
+    let measured = format!(
+        "hanging chain of {CHAIN_N} particles of 0.1 kg, compliance {CHAIN_ALPHA} m/N, damping {CHAIN_DAMPING}/s, {CHAIN_SECONDS} s of dt = 1/60, worst relative error of the segments' stretch against alpha (particles below) m g: {}",
+        figures.join("; ")
+    );
+    let rule = LiteratureRule {
+        holds: format!(
+            "the literature's averaging (per particle, multipliers unscaled) holds at a tested ω and Jacobi-based solver when its worst chain error after {many} iterations is at most {CHAIN_LIMIT}"
         ),
-        rule: format!(
-            "the literature's averaging (per particle, multipliers unscaled) holds at a tested ω and Jacobi-based solver when its worst chain error after {many} iterations is at most {CHAIN_LIMIT}; confirmed if all {LITERATURE} such variants hold, refuted if none, partly otherwise (the other variants are measured for comparison)"
-        ),
-        verdict: verdict(&literature, CHAIN_LIMIT),
-        decision: Decision::exact(
-            format!("worst chain error of the literature's averaging {}", worst(&literature)),
-            format!("<= {CHAIN_LIMIT}"),
-        ),
-        files,
-    })
+        figure: "chain error",
+        figures: literature,
+        limit: CHAIN_LIMIT,
+        bound: format!("<= {CHAIN_LIMIT}"),
+    };
+    Ok(rule.claim("C13", source, text, measured, files))
 }
 
 /// C14: internal constraints conserve momentum, with Jacobi's averaging too.
@@ -372,25 +416,21 @@ pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
     )
     .log_y();
     let files = ctx.files(path, &[(&plot, "c14")])?;
-    Ok(Claim {
-        id: "C14",
-        source,
-        text,
-        measured: format!(
-            "free {n} x {n} cloth (pins released), no gravity, velocities uniform in [-1, 1) m/s per component about 0.5 m/s along x (seeded), {CLOTH_STEPS} steps of dt = 1/60, 8 iterations: |p - p0| / |p0| (mean step time; residual after {iters} iterations over the residual before any, one step from the common cloth state of C1, n = {}): {}",
-            ctx.scale.conv_n,
-            figures.join("; ")
+    let measured = format!(
+        "free {n} x {n} cloth (pins released), no gravity, velocities uniform in [-1, 1) m/s per component about 0.5 m/s along x (seeded), {CLOTH_STEPS} steps of dt = 1/60, 8 iterations: |p - p0| / |p0| (mean step time; residual after {iters} iterations over the residual before any, one step from the common cloth state of C1, n = {}): {}",
+        ctx.scale.conv_n,
+        figures.join("; ")
+    );
+    let rule = LiteratureRule {
+        holds: format!(
+            "a literature-averaged variant (per particle) holds when |p - p0| / |p0| is at most {MOMENTUM_LIMIT} (f32 rounding leaves a few 1e-6 of it)"
         ),
-        rule: format!(
-            "a literature-averaged variant (per particle) holds when |p - p0| / |p0| is at most {MOMENTUM_LIMIT} (f32 rounding leaves a few 1e-6 of it); confirmed if all {LITERATURE} such variants hold, refuted if none, partly otherwise (the other variants are measured for comparison)"
-        ),
-        verdict: verdict(&literature, MOMENTUM_LIMIT),
-        decision: Decision::exact(
-            format!("worst |p - p0| / |p0| of the literature's averaging {}", worst(&literature)),
-            format!("<= {MOMENTUM_LIMIT:e}"),
-        ),
-        files,
-    })
+        figure: "|p - p0| / |p0|",
+        figures: literature,
+        limit: MOMENTUM_LIMIT,
+        bound: format!("<= {MOMENTUM_LIMIT:e}"),
+    };
+    Ok(rule.claim("C14", source, text, measured, files))
 }
 
 #[cfg(test)]

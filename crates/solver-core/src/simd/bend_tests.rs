@@ -249,30 +249,23 @@ fn bend_kernels_match_the_scalar_twin_and_the_generic_path() {
             }
             l.copy_from_slice(&to_batch(&lt));
         };
-        check_batch(
-            &kernels,
-            &format!("dihedral round {round}"),
-            &x,
-            count,
-            &lam_b,
-            &|k, x, l| project_batch_with(k, x, &b, l, INV_DT2, 1.0).unwrap(),
-            &|x, l| generic(&dih, x, l),
-            2e-4,
-        );
-
         let iso = isometric_table(&mut rng, &stencils);
         let bi = BendBatch::isometric(&iso, &ids, x.len()).unwrap();
         assert_eq!(bi.ids, b.ids, "both batches sort by first particle");
-        check_batch(
-            &kernels,
-            &format!("isometric round {round}"),
-            &x,
-            count,
-            &lam_b,
-            &|k, x, l| project_batch_with(k, x, &bi, l, INV_DT2, 1.0).unwrap(),
-            &|x, l| generic(&iso, x, l),
-            2e-4,
-        );
+        let models: [(&str, &dyn ConstraintKind, &BendBatch); 2] =
+            [("dihedral", &dih, &b), ("isometric", &iso, &bi)];
+        for (model, kind, batch) in models {
+            check_batch(
+                &kernels,
+                &format!("{model} round {round}"),
+                &x,
+                count,
+                &lam_b,
+                &|k, x, l| project_batch_with(k, x, batch, l, INV_DT2, 1.0).unwrap(),
+                &|x, l| generic(kind, x, l),
+                2e-4,
+            );
+        }
     }
     println!("{seen:?}");
     assert!(seen.degenerate > 0 && seen.flat > 0 && seen.folded > 0);

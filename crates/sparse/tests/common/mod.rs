@@ -40,27 +40,36 @@ impl TriangleArea {
     }
 }
 
+/// The [`ConstraintKind`] methods of a rigid table (compliance 0) named `$name` whose
+/// constraints are the fixed-size particle tuples of its field `$tuples`: `name`, `len`,
+/// `particles`, `compliance` and `particle_indices_mut` (as solver-core's kinds have theirs).
+macro_rules! rigid_table_accessors {
+    ($name:literal, $tuples:ident) => {
+        fn name(&self) -> &'static str {
+            $name
+        }
+        fn len(&self) -> usize {
+            self.$tuples.len()
+        }
+        fn particles(&self, c: usize) -> &[u32] {
+            &self.$tuples[c]
+        }
+        fn compliance(&self, _c: usize) -> f32 {
+            0.0
+        }
+        fn particle_indices_mut(&mut self) -> &mut [u32] {
+            self.$tuples.as_flattened_mut()
+        }
+    };
+}
+
 impl ConstraintKind for TriangleArea {
-    fn name(&self) -> &'static str {
-        "test-area"
-    }
-    fn len(&self) -> usize {
-        self.tris.len()
-    }
-    fn particles(&self, c: usize) -> &[u32] {
-        &self.tris[c]
-    }
-    fn compliance(&self, _c: usize) -> f32 {
-        0.0
-    }
+    rigid_table_accessors!("test-area", tris);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         area_and_grad(x, self.tris[c], grad) - self.rest[c]
     }
     fn scale(&self) -> f32 {
         self.rest.iter().sum::<f32>() / self.rest.len().max(1) as f32
-    }
-    fn particle_indices_mut(&mut self) -> &mut [u32] {
-        self.tris.as_flattened_mut()
     }
 }
 
@@ -72,18 +81,7 @@ pub struct Floor {
 }
 
 impl ConstraintKind for Floor {
-    fn name(&self) -> &'static str {
-        "test-floor"
-    }
-    fn len(&self) -> usize {
-        self.ids.len()
-    }
-    fn particles(&self, c: usize) -> &[u32] {
-        &self.ids[c]
-    }
-    fn compliance(&self, _c: usize) -> f32 {
-        0.0
-    }
+    rigid_table_accessors!("test-floor", ids);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         grad[0] = Vec3::new(0.0, -1.0, 0.0);
         self.height - x[self.ids[c][0] as usize].y
@@ -93,9 +91,6 @@ impl ConstraintKind for Floor {
     }
     fn unilateral(&self) -> bool {
         true
-    }
-    fn particle_indices_mut(&mut self) -> &mut [u32] {
-        self.ids.as_flattened_mut()
     }
 }
 
