@@ -46,6 +46,7 @@ impl Isa for Avx2 {
     type V = Y2;
     type M = Y2;
     const WIDTH: usize = 16;
+    const LOAD_AHEAD: bool = false;
 
     isa_arithmetic!(pair of Avx2x1);
     #[inline(always)]
@@ -134,6 +135,7 @@ impl Isa for Avx2x1 {
     type V = __m256;
     type M = __m256;
     const WIDTH: usize = 8;
+    const LOAD_AHEAD: bool = false;
 
     isa_arithmetic! {
         __m256 {

@@ -16,6 +16,7 @@ impl Isa for Avx512 {
     type V = __m512;
     type M = __mmask16;
     const WIDTH: usize = 16;
+    const LOAD_AHEAD: bool = true;
 
     isa_arithmetic! {
         __m512 {

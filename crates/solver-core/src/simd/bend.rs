@@ -433,13 +433,35 @@ unsafe fn project_model<I: Isa, const DIHEDRAL: bool>(job: Job<BendBatch>) {
         param: arr4!(s => b.param[s].as_ptr()),
         compliance: b.compliance.as_ptr(),
     };
-    let mut base = range.start;
-    while base + LANES <= range.end {
-        // Slot s of lane l is particle `p[s][base + l]`.
-        let at = |s: usize, l: usize| xf.add(*arrays.p[s].add(base + l) as usize);
-        block::<I, DIHEDRAL>(arrays, base, at, lambda.add(base), prm);
-        base += LANES;
+    // Full blocks part by part. With `LOAD_AHEAD` each part's particles are loaded before the
+    // previous part is solved: the loads and transposes of the next part give the core
+    // independent work while the previous one waits on its long chain (the constraints share
+    // no particle, so loading ahead of the stores reads what the scalar order would).
+    let full_end = range.start + (range.end - range.start) / LANES * LANES;
+    let addr_at = |at_part: usize| {
+        move |s: usize, m: usize, q: usize| xf.add(*arrays.p[s].add(at_part + 4 * q + m) as usize)
+    };
+    let mut at_part = range.start;
+    if !I::LOAD_AHEAD {
+        while at_part < full_end {
+            let addr = addr_at(at_part);
+            let loaded = load_part::<I>(&addr);
+            solve_part::<I, DIHEDRAL>(loaded, arrays, at_part, lambda.add(at_part), prm, &addr);
+            at_part += I::WIDTH;
+        }
+    } else if at_part < full_end {
+        let mut loaded = load_part::<I>(&addr_at(at_part));
+        while at_part + I::WIDTH < full_end {
+            let next = load_part::<I>(&addr_at(at_part + I::WIDTH));
+            let (lam, addr) = (lambda.add(at_part), addr_at(at_part));
+            solve_part::<I, DIHEDRAL>(loaded, arrays, at_part, lam, prm, &addr);
+            loaded = next;
+            at_part += I::WIDTH;
+        }
+        let (lam, addr) = (lambda.add(at_part), addr_at(at_part));
+        solve_part::<I, DIHEDRAL>(loaded, arrays, at_part, lam, prm, &addr);
     }
+    let base = full_end;
     let count = range.end - base;
     if count > 0 {
         // The partial last block through a stack buffer, slot s of lane l at 16 s + l; lanes
@@ -483,38 +505,60 @@ unsafe fn block<I: Isa, const DIHEDRAL: bool>(
     lambda: *mut f32,
     prm: Params<W<I>>,
 ) {
-    let pv = I::WIDTH / 4;
     for part in 0..LANES / I::WIDTH {
         let first = part * I::WIDTH;
-        // Vector m of slot s holds the particles of lanes 4q + m (q = 0..WIDTH/4) of this
-        // part: after the transpose, lane 4q + m is lane `first + 4q + m` of the block.
         let addr = |s: usize, m: usize, q: usize| at(s, first + 4 * q + m);
-        debug_assert!(pv * 4 == I::WIDTH);
-        let loaded: [[I::V; 4]; 4] =
-            arr4!(s => I::transpose(arr4!(m => I::gather(|q| addr(s, m, q).cast_const()))));
-        let p = arr4!(s => {
-            let v = loaded[s];
-            V3([W::<I>::new(v[0]), W::new(v[1]), W::new(v[2])])
-        });
-        let w = arr4!(s => W::<I>::new(loaded[s][3]));
-        let at_block = base + first;
-        let compliance = load::<I>(arrays.compliance.add(at_block));
-        let lam = W::<I>::new(I::load(lambda.add(first)));
-        let (moved, lam) = if DIHEDRAL {
-            let rest = load::<I>(arrays.param[0].add(at_block));
-            dihedral(p, w, rest, compliance, lam, prm)
-        } else {
-            let kw = arr4!(j => load::<I>(arrays.param[j].add(at_block)));
-            isometric(p, w, kw, compliance, lam, prm)
-        };
-        I::store(lambda.add(first), lam.0);
-        // Unrolled (a loop over `s` or `m` keeps `moved` in memory, indexed).
-        arr4!(s => {
-            let [mx, my, mz] = moved[s].0;
-            let out = I::transpose([mx.0, my.0, mz.0, loaded[s][3]]);
-            arr4!(m => I::scatter(out[m], |q| addr(s, m, q)));
-        });
+        let loaded = load_part::<I>(&addr);
+        solve_part::<I, DIHEDRAL>(loaded, arrays, base + first, lambda.add(first), prm, &addr);
     }
+}
+
+/// The particles of one part (`WIDTH` constraints) as x, y, z, w vectors per slot: vector `m`
+/// of slot `s` holds the particles of lanes `4q + m` (q = 0..WIDTH/4), at `addr(s, m, q)`, so
+/// that after the transpose lane `4q + m` is the part's constraint `4q + m`.
+///
+/// # Safety
+/// As [`project_range`].
+#[inline(always)]
+unsafe fn load_part<I: Isa>(addr: &impl Fn(usize, usize, usize) -> *mut f32) -> [[I::V; 4]; 4] {
+    arr4!(s => I::transpose(arr4!(m => I::gather(|q| addr(s, m, q).cast_const()))))
+}
+
+/// Projects the part [`load_part`] loaded (batch position `at_part`, multipliers at `lambda`)
+/// and stores its particles back where they came from.
+///
+/// # Safety
+/// As [`block`].
+#[inline(always)]
+unsafe fn solve_part<I: Isa, const DIHEDRAL: bool>(
+    loaded: [[I::V; 4]; 4],
+    arrays: Arrays,
+    at_part: usize,
+    lambda: *mut f32,
+    prm: Params<W<I>>,
+    addr: &impl Fn(usize, usize, usize) -> *mut f32,
+) {
+    let p = arr4!(s => {
+        let v = loaded[s];
+        V3([W::<I>::new(v[0]), W::new(v[1]), W::new(v[2])])
+    });
+    let w = arr4!(s => W::<I>::new(loaded[s][3]));
+    let compliance = load::<I>(arrays.compliance.add(at_part));
+    let lam = W::<I>::new(I::load(lambda));
+    let (moved, lam) = if DIHEDRAL {
+        let rest = load::<I>(arrays.param[0].add(at_part));
+        dihedral(p, w, rest, compliance, lam, prm)
+    } else {
+        let kw = arr4!(j => load::<I>(arrays.param[j].add(at_part)));
+        isometric(p, w, kw, compliance, lam, prm)
+    };
+    I::store(lambda, lam.0);
+    // Unrolled (a loop over `s` or `m` keeps `moved` in memory, indexed).
+    arr4!(s => {
+        let [mx, my, mz] = moved[s].0;
+        let out = I::transpose([mx.0, my.0, mz.0, loaded[s][3]]);
+        arr4!(m => I::scatter(out[m], |q| addr(s, m, q)));
+    });
 }
 
 impl LaneBatch for BendBatch {

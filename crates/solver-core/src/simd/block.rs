@@ -26,6 +26,9 @@ pub(super) trait Isa {
     type M: Copy;
     /// Lanes per vector; a block of `LANES` constraints is `LANES / WIDTH` parts.
     const WIDTH: usize;
+    /// Whether the bend kernel loads a part's particles before solving the previous part:
+    /// it pays where the registers hold both (32 vector registers), not with 16 `ymm`.
+    const LOAD_AHEAD: bool;
 
     /// Every lane `v`.
     unsafe fn splat(v: f32) -> Self::V;

@@ -24,6 +24,7 @@ impl Isa for Portable {
     type V = f32x4;
     type M = f32x4;
     const WIDTH: usize = 4;
+    const LOAD_AHEAD: bool = true;
 
     // `wide`'s operators and methods.
     isa_arithmetic! {
