@@ -289,11 +289,12 @@ unsafe fn dihedral<L: Lane>(
     );
     let (inv_el, el) = el2.rsqrt_sqrt();
     // nA × nB = -e (nA · b), so the sine term (nA × nB) · e / |e| is -|e| (nA · b).
-    let vol = na.dot(b);
-    let theta = L::select(geom, atan2_abs(el.mul(vol), na.dot(nb)), zero);
+    let (vol, d) = (na.dot(b), na.dot(nb));
+    let theta = L::select(geom, atan2_abs(el.mul(vol), d), zero);
     let max_step = L::splat(DIHEDRAL_MAX_STEP);
     let value = max(min(theta.sub(rest), max_step), L::splat(-DIHEDRAL_MAX_STEP));
-    // Degenerate lanes get no gradient: zero coefficients leave their positions as they are.
+    // Degenerate lanes get no gradient: zero coefficients leave their positions as they are
+    // (adding 0 turns a -0.0 coordinate into +0.0, the only bits that change).
     let ce = L::select(zero.lt(vol), el, el.mul(L::splat(-1.0)));
     let c2 = L::select(geom, ce.mul(la2.recip()), zero);
     let c3 = L::select(geom, ce.mul(lb2.recip()), zero);
@@ -302,7 +303,7 @@ unsafe fn dihedral<L: Lane>(
     let s3 = b.dot(e).mul(inv_el2);
     let (o2, o3) = (s2.sub(one), s3.sub(one));
     let (q2, q3) = (c2.mul(ce), c3.mul(ce));
-    let h = c2.mul(c3).mul(na.dot(nb));
+    let h = c2.mul(c3).mul(d);
     let h2 = h.add(h);
     let q0 = o2.fma(o2.mul(q2), o3.mul(o2.fma(h2, o3.mul(q3))));
     let q1 = s2.fma(s2.mul(q2), s3.mul(s2.fma(h2, s3.mul(q3))));

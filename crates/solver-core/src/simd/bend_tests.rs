@@ -315,6 +315,13 @@ fn bend_batches_refuse_shared_particles_and_bad_indices() {
     ));
     assert!(BendBatch::dihedral(&t, &[7], x.len()).is_err());
     assert_eq!(BendBatch::dihedral(&t, &[0], x.len()).unwrap().len(), 1);
+    // The kernels address particles by u32 float offsets (4 per particle).
+    let limit = (u32::MAX as usize) / 4 + 1;
+    assert_eq!(BendBatch::dihedral(&t, &[0], limit).unwrap().len(), 1);
+    assert!(matches!(
+        BendBatch::dihedral(&t, &[0], limit + 1),
+        Err(WobbleError::BadCount { .. })
+    ));
 }
 
 /// Random tethers to a few pinned anchors; `free_anchor` frees one anchor (its block runs

@@ -184,6 +184,23 @@ macro_rules! isa_arithmetic {
 }
 pub(super) use isa_arithmetic;
 
+/// `(1 / √x, √x)` from the estimate `y` and one Newton step `y (3/2 - x y² / 2)`, ordered as
+/// `(x y) y` so that a tiny `x` cannot overflow `y²`; accurate to a few ulp, NaN at 0.
+#[inline(always)]
+pub(super) unsafe fn rsqrt_sqrt_newton<I: Isa>(x: I::V) -> (I::V, I::V) {
+    let y0 = I::rsqrt_estimate(x);
+    let h = I::mul(x, y0);
+    let t = I::mul_add(I::mul(I::splat(-0.5), h), y0, I::splat(1.5));
+    (I::mul(y0, t), I::mul(h, t))
+}
+
+/// `1 / x` from the estimate `r` and one Newton step `r (2 - x r)`; a few ulp, NaN at 0.
+#[inline(always)]
+pub(super) unsafe fn recip_newton<I: Isa>(x: I::V) -> I::V {
+    let r0 = I::recip_estimate(x);
+    I::mul(r0, I::neg_mul_add(x, r0, I::splat(2.0)))
+}
+
 /// Scalars shared by every block of a call.
 #[derive(Clone, Copy)]
 struct Params<V> {
@@ -350,20 +367,9 @@ unsafe fn update<I: Isa>(
         );
     }
     let len2 = I::mul_add(dz, dz, I::mul_add(dy, dy, I::mul(dx, dx)));
-    // One Newton step y (3/2 - len2 y² / 2), ordered as (len2 y) y so that a tiny len2
-    // cannot overflow y².
-    let y0 = I::rsqrt_estimate(len2);
-    let h = I::mul(len2, y0);
-    let t = I::mul_add(I::mul(I::splat(-0.5), h), y0, I::splat(1.5));
-    let inv_len = I::mul(y0, t);
-    let len = I::mul(h, t);
+    let (inv_len, len) = rsqrt_sqrt_newton::<I>(len2);
     let num = I::mul_add(I::sub(I::splat(0.0), alpha), lam, I::sub(rest, len));
-    let r0 = I::recip_estimate(denom);
-    let r = I::mul(
-        r0,
-        I::mul_add(I::sub(I::splat(0.0), denom), r0, I::splat(2.0)),
-    );
-    let dl = I::mul(num, r);
+    let dl = I::mul(num, recip_newton::<I>(denom));
     let ok = I::neither_le_zero(len2, denom);
     // k w / |d| per side is known before Δλ, which leaves one product between Δλ and the moves.
     let kl = I::mul(c.k, inv_len);

@@ -189,8 +189,7 @@ impl<I: Isa> Lane for W<I> {
         if DETERMINISTIC {
             return W::new(I::div(I::splat(1.0), self.0));
         }
-        let r0 = I::recip_estimate(self.0);
-        W::new(I::mul(r0, I::neg_mul_add(self.0, r0, I::splat(2.0))))
+        W::new(super::block::recip_newton::<I>(self.0))
     }
     #[inline(always)]
     unsafe fn rsqrt_sqrt(self) -> (Self, Self) {
@@ -198,12 +197,8 @@ impl<I: Isa> Lane for W<I> {
             let root = I::sqrt(self.0);
             return (W::new(I::div(I::splat(1.0), root)), W::new(root));
         }
-        // As the distance kernel: y (3/2 - x y² / 2) ordered as (x y) y, so that a tiny x
-        // cannot overflow y².
-        let y0 = I::rsqrt_estimate(self.0);
-        let h = I::mul(self.0, y0);
-        let t = I::mul_add(I::mul(I::splat(-0.5), h), y0, I::splat(1.5));
-        (W::new(I::mul(y0, t)), W::new(I::mul(h, t)))
+        let (inv, root) = super::block::rsqrt_sqrt_newton::<I>(self.0);
+        (W::new(inv), W::new(root))
     }
     #[inline(always)]
     unsafe fn lt(self, o: Self) -> I::M {
