@@ -23,6 +23,11 @@ pub struct SolveState<'a> {
     pub stiffness: f32,
     /// Number of iterations this solve will run.
     pub iterations: usize,
+    /// Whether `lambda` must hold every multiplier after the last iteration. The step loop
+    /// asks it on a step's last substep and whenever a checker reads the multipliers; a solver
+    /// that keeps its own copy may leave `lambda` stale otherwise (an earlier substep's
+    /// multipliers are overwritten unread).
+    pub keep_multipliers: bool,
 }
 
 impl SolveState<'_> {

@@ -41,7 +41,8 @@
 //! The multipliers live in batch order; each batch's are zeroed just before the first iteration
 //! of a substep projects it (while the lines are in cache, not in a pass of their own) and
 //! written to `SolveState::lambda` in global numbering as the last iteration finishes it (not in
-//! a separate pass over them all).
+//! a separate pass over them all), on the substeps whose multipliers the step loop reads
+//! (`SolveState::keep_multipliers`: a step's last).
 //!
 //! In both, the kernel's result per constraint does not depend on how a batch is cut at
 //! multiples of `LANES`, and tiles touch disjoint particles, so 1, 2 and N threads agree bit
@@ -315,6 +316,7 @@ impl Colored {
         let (x, out) = (SharedMut::new(s.x), SharedMut::new(s.lambda));
         let lambda = SharedMut::new(&mut self.lambda);
         let (kernel, inv_dt2, k, last) = (self.kernel, s.inv_dt2, s.stiffness, s.iterations);
+        let keep = s.keep_multipliers;
         let this = &*self;
         let nt = this.tiles.tiles.len();
         wave.run(&this.pool, parallel, count, &|it, task| {
@@ -323,7 +325,7 @@ impl Colored {
                 inv_dt2,
                 k,
                 first: from + it == 0,
-                out: (from + it + 1 == last).then_some(out),
+                out: (from + it + 1 == last && keep).then_some(out),
             };
             // SAFETY: `x` has `self.particles` particles and `s.lambda` a multiplier per
             // distance constraint (asserted above). The graph runs at once only tasks that
@@ -764,7 +766,8 @@ impl Solver for Colored {
             self.particles,
             "colored solver prepared for another body"
         );
-        let last = iteration + 1 == s.iterations;
+        // Multipliers go out only where the step loop reads them (see `keep_multipliers`).
+        let last = iteration + 1 == s.iterations && s.keep_multipliers;
         if last {
             // After the last iteration the step loop's multipliers are in `s.lambda` in global
             // numbering: each batch writes its own there as it finishes.

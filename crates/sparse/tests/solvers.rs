@@ -226,6 +226,7 @@ fn iterated(
         inv_dt2,
         stiffness,
         iterations,
+        keep_multipliers: true,
     };
     solver.begin(&mut s);
     for it in 0..iterations {
@@ -239,6 +240,41 @@ fn colored_writes_the_multipliers_back_after_the_last_iteration() {
     let body = predicted(scenes::cloth(8).unwrap(), 5);
     let (_, lambda) = iterated(&body, "colored", 3600.0, 1.0, 3);
     assert!(lambda.iter().filter(|l| **l != 0.0).count() > lambda.len() / 2);
+}
+
+/// The multipliers a step leaves are its last substep's, whichever solver ran it: the
+/// colored solver writes its own copy back only on that substep (`keep_multipliers`).
+#[test]
+fn colored_leaves_the_last_substeps_multipliers_after_a_substepped_step() {
+    let body = scenes::cloth(12).unwrap();
+    let inc = sparse::Incidence::new(&body.constraints, body.len()).unwrap();
+    let coloring = sparse::Coloring::greedy(&inc);
+    let order = (0..coloring.colors())
+        .flat_map(|k| coloring.color(k).to_vec())
+        .collect();
+    let params = StepParams {
+        substeps: 4,
+        iterations: 2,
+        ..Default::default()
+    };
+    let run = |solver: &mut dyn Solver| {
+        let mut b = body.clone();
+        for _ in 0..3 {
+            step(&mut b, &params, solver, None).unwrap();
+        }
+        (b.particles.x, b.scratch.lambda)
+    };
+    let mut colored = Colored::new(&SolverOptions::default()).unwrap();
+    let (x, lambda) = run(&mut colored);
+    // Gauss-Seidel in color order projects the same constraints in an equivalent order and
+    // keeps its multipliers in `lambda` all along.
+    let (x_gs, lambda_gs) = run(&mut solver_core::GaussSeidel::with_order(order));
+    assert!(max_abs_diff(&x, &x_gs) < 1e-5);
+    let scale = lambda_gs.iter().fold(0.0f32, |m, l| m.max(l.abs()));
+    assert!(scale > 0.0);
+    for (g, (a, b)) in lambda.iter().zip(&lambda_gs).enumerate() {
+        assert!((a - b).abs() <= 1e-3 * scale, "λ[{g}] = {a} vs {b}");
+    }
 }
 
 #[test]

@@ -690,6 +690,7 @@ pub(crate) fn advance<C: StageCheck>(
             inv_dt2,
             stiffness: k,
             iterations: params.iterations,
+            keep_multipliers: !C::PLAIN || s + 1 == params.substeps,
         };
         solver.begin(&mut state);
         if step_loop_kinds {

@@ -241,6 +241,7 @@ pub fn on_a_copy<R>(
         inv_dt2: 1.0 / (dt * dt),
         stiffness: 1.0,
         iterations,
+        keep_multipliers: true,
     };
     let out = solve(solver, &mut s);
     (out, b.particles.x, lambda)
