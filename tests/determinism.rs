@@ -264,9 +264,17 @@ fn every_kernel_and_thread_count_gives_the_same_state_hash() {
     // The bits a lockstep game gets on every machine: pinned, so that two CPUs (AVX-512 and
     // AVX2 ones, x86-64 and aarch64) running this test check each other. Update them only when
     // the simulation's behaviour changes on purpose.
-    assert_eq!(
-        found, PINNED_DETERMINISTIC,
-        "\nstate hashes with enhanced-determinism differ from the pinned ones in tests/determinism.rs"
+    let hex = |v: &[(&str, u64)]| {
+        v.iter()
+            .map(|(s, h)| format!("{s} {h:#018x}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    assert!(
+        found == PINNED_DETERMINISTIC,
+        "\nstate hashes with enhanced-determinism: {}\npinned in tests/determinism.rs: {}",
+        hex(&found),
+        hex(&PINNED_DETERMINISTIC)
     );
 }
 

@@ -767,8 +767,8 @@ impl Solver for Colored {
             "colored solver prepared for another body"
         );
         // Multipliers go out only where the step loop reads them (see `keep_multipliers`).
-        let last = iteration + 1 == s.iterations && s.keep_multipliers;
-        if last {
+        let write_back = iteration + 1 == s.iterations && s.keep_multipliers;
+        if write_back {
             // After the last iteration the step loop's multipliers are in `s.lambda` in global
             // numbering: each batch writes its own there as it finishes.
             assert!(
@@ -777,8 +777,8 @@ impl Solver for Colored {
             );
         }
         self.run_graph(s, iteration, 1);
-        self.iterate_by_color(s, iteration == 0, last);
-        if last {
+        self.iterate_by_color(s, iteration == 0, write_back);
+        if write_back {
             let out = SharedMut::new(s.lambda);
             let (work, lambda) = (&self.work[self.sweep..], SharedMut::new(&mut self.lambda));
             self.pool
