@@ -39,6 +39,11 @@ pub struct StepArgs {
     /// Rayon threads for parallel solvers.
     #[arg(long, default_value_t = 1)]
     pub threads: usize,
+    /// Whole measurements to run (each on a fresh body and solver): the report is the run with
+    /// the median ns per projection, and `runs_ns_per_projection` lists every run's, in order,
+    /// so that one noisy run does not make the figure.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
     /// Relaxation factor for the Jacobi family.
     #[arg(long, default_value_t = 1.0)]
     pub omega: f32,
@@ -177,6 +182,10 @@ pub struct StepReport {
     /// single-body scene without `--intersections`.
     #[serde(default)]
     pub self_intersections: Option<u64>,
+    /// With `--repeat` above 1: every run's ns per projection, in the order run (the report's
+    /// other figures are those of the median run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runs_ns_per_projection: Option<Vec<f64>>,
 }
 
 /// The backend of a report that names none (written before backends existed).
@@ -384,6 +393,7 @@ fn report(
     Ok(StepReport {
         contacts: body.scratch.contacts.len(),
         self_intersections,
+        runs_ns_per_projection: None,
         scene: args.scene.clone(),
         n: args.n,
         vertices: body.len(),
@@ -519,7 +529,26 @@ fn apply_switches(body: &mut solver_core::Body, args: &StepArgs) -> Result<(), E
 
 /// `wobble step`.
 pub fn run(args: &StepArgs) -> Result<(), Error> {
-    print_json(&measure(args)?, args.json)
+    print_json(&measure_repeated(args)?, args.json)
+}
+
+/// `--repeat` runs of [`measure`]: the report of the run with the median ns per projection
+/// (the upper middle one for an even count), with every run's figure in
+/// `runs_ns_per_projection` when there are several.
+pub fn measure_repeated(args: &StepArgs) -> Result<StepReport, Error> {
+    if args.repeat == 0 {
+        return Err(Error::Arg("--repeat must be at least 1".into()));
+    }
+    let mut reports = (0..args.repeat)
+        .map(|_| measure(args))
+        .collect::<Result<Vec<_>, _>>()?;
+    let runs: Vec<f64> = reports.iter().map(|r| r.ns_per_projection).collect();
+    reports.sort_by(|a, b| a.ns_per_projection.total_cmp(&b.ns_per_projection));
+    let mut median = reports.swap_remove(reports.len() / 2);
+    if runs.len() > 1 {
+        median.runs_ns_per_projection = Some(runs);
+    }
+    Ok(median)
 }
 
 /// Prints `report` as JSON: on one line when `compact`, else pretty-printed.

@@ -162,6 +162,7 @@ pub fn measure_world(args: &StepArgs) -> Result<StepReport, Error> {
         adapter: None,
         contacts: report.contacts,
         self_intersections,
+        runs_ns_per_projection: None,
     })
 }
 

@@ -180,6 +180,7 @@ fn bad_arguments_exit_non_zero_with_a_message_and_no_panic() {
     let cases: &[&[&str]] = &[
         &["step", "--solver", "nosuch"],
         &["step", "--n", "1"],
+        &["step", "--n", "8", "--repeat", "0"],
         &["converge", "--n", "1", "--out", out],
         &["scale", "--solvers", "gs,nosuch", "--out", out],
         &["scale", "--sizes", "16,1", "--out", out],
@@ -430,6 +431,28 @@ fn threads_times_every_count_in_turns_and_checks_the_bits() {
         let (p10, p90) = (c["ms_per_step_p10"].as_f64(), c["ms_per_step_p90"].as_f64());
         assert!(p10 <= p90, "{c}");
     }
+}
+
+#[test]
+fn step_repeat_reports_the_median_run_and_lists_every_run() {
+    let args = [
+        "step", "--n", "8", "--solver", "colored", "--steps", "3", "--warmup", "0", "--repeat",
+        "3", "--json",
+    ];
+    let out = String::from_utf8(ok(&args).stdout).unwrap();
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let mut runs: Vec<f64> = r["runs_ns_per_projection"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no runs in {out}"))
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(runs.len(), 3, "{out}");
+    runs.sort_by(f64::total_cmp);
+    assert_eq!(r["ns_per_projection"].as_f64(), Some(runs[1]), "{out}");
+    // One run reports no list.
+    let single = String::from_utf8(ok(&args[..args.len() - 3]).stdout).unwrap();
+    assert!(!single.contains("runs_ns_per_projection"), "{single}");
 }
 
 #[test]
