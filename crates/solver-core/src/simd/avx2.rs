@@ -98,6 +98,12 @@ impl Isa for Avx2 {
         }
     }
     #[inline(always)]
+    unsafe fn scatter_add(v: Y2, at: impl Fn(usize) -> *mut f32) {
+        for h in 0..2 {
+            Avx2x1::scatter_add(v[h], |s| at(2 * h + s));
+        }
+    }
+    #[inline(always)]
     unsafe fn deinterleave(lo: Y2, hi: Y2) -> (Y2, Y2) {
         // lo = [a0 b0 | a1 b1], hi = [a2 b2 | a3 b3], one `Packed4` per 128-bit lane.
         let (a0, b0) = Avx2x1::deinterleave(lo[0], lo[1]);
@@ -187,6 +193,13 @@ impl Isa for Avx2x1 {
     unsafe fn scatter(v: __m256, at: impl Fn(usize) -> *mut f32) {
         _mm_storeu_ps(at(0), _mm256_castps256_ps128(v));
         _mm_storeu_ps(at(1), _mm256_extractf128_ps::<1>(v));
+    }
+    #[inline(always)]
+    unsafe fn scatter_add(v: __m256, at: impl Fn(usize) -> *mut f32) {
+        // Each half is added where it is stored: no 256-bit value of the old particles.
+        let add_to = |p: *mut f32, d: __m128| _mm_storeu_ps(p, _mm_add_ps(_mm_loadu_ps(p), d));
+        add_to(at(0), _mm256_castps256_ps128(v));
+        add_to(at(1), _mm256_extractf128_ps::<1>(v));
     }
     #[inline(always)]
     unsafe fn deinterleave(lo: __m256, hi: __m256) -> (__m256, __m256) {

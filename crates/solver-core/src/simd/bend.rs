@@ -253,7 +253,9 @@ unsafe fn multiplier<L: Lane>(
     let denom = L::select(geom, full, alpha);
     let ok = positive_finite(denom, MIN_DENOMINATOR);
     let neg_dl = L::select(ok, alpha.fma(lam, value).mul(denom.recip()), L::splat(0.0));
-    (L::select(ok, lam.sub(neg_dl), lam), neg_dl, ok)
+    // `lam - 0` is `lam` to the bit: no select of the old multiplier, which stored back over it
+    // would become a masked store (`vmaskmovps`, slow on AVX2).
+    (lam.sub(neg_dl), neg_dl, ok)
 }
 
 /// The dihedral update of one lane (or vector of lanes): stencil positions `p`, inverse

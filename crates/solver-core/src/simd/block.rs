@@ -77,6 +77,12 @@ pub(super) trait Isa {
     unsafe fn gather(at: impl Fn(usize) -> *const f32) -> Self::V;
     /// Stores the `s`-th particle of `v` to `at(s)`.
     unsafe fn scatter(v: Self::V, at: impl Fn(usize) -> *mut f32);
+    /// Adds the `s`-th particle of `v` to the 16 bytes at `at(s)`.
+    #[inline(always)]
+    unsafe fn scatter_add(v: Self::V, at: impl Fn(usize) -> *mut f32) {
+        let old = Self::gather(|s| at(s).cast_const());
+        Self::scatter(Self::add(old, v), at)
+    }
     /// From two vectors of particles `[a0 b0 a1 b1 ...]` (`lo` then `hi`), the `a`s and the
     /// `b`s, each in order.
     unsafe fn deinterleave(lo: Self::V, hi: Self::V) -> (Self::V, Self::V);
@@ -208,6 +214,33 @@ struct Params<V> {
     k: V,
 }
 
+/// The batch's columns as raw pointers, read once per call: through `&EdgeBatch` the kernel
+/// would reload each `Vec`'s pointer after every particle store (raw stores may alias it).
+#[derive(Clone, Copy)]
+struct Columns {
+    /// First particle of each position.
+    i: *const u32,
+    /// Second particle of each position.
+    j: *const u32,
+    /// Rest lengths (padded to whole blocks).
+    rest: *const f32,
+    /// Compliances (padded to whole blocks).
+    compliance: *const f32,
+}
+
+impl Columns {
+    /// The columns of `b`, valid while `b` is borrowed and unchanged.
+    #[inline(always)]
+    fn of(b: &EdgeBatch) -> Self {
+        Columns {
+            i: b.i.as_ptr(),
+            j: b.j.as_ptr(),
+            rest: b.rest.as_ptr(),
+            compliance: b.compliance.as_ptr(),
+        }
+    }
+}
+
 /// Pointer to particle `p` as floats.
 #[inline(always)]
 unsafe fn at(x: *mut f32, p: u32) -> *mut f32 {
@@ -228,7 +261,7 @@ const fn per_vector<I: Isa>() -> usize {
 #[inline(always)]
 unsafe fn load_quad<I: Isa, const KIND: u8>(
     x: *mut f32,
-    b: &EdgeBatch,
+    b: Columns,
     base: usize,
     m: usize,
     part: usize,
@@ -236,8 +269,8 @@ unsafe fn load_quad<I: Isa, const KIND: u8>(
 ) -> (I::V, I::V) {
     let pv = per_vector::<I>();
     let first = part * pv;
-    let i = *b.i.get_unchecked(base + m);
-    let j = *b.j.get_unchecked(base + m);
+    let i = *b.i.add(base + m);
+    let j = *b.j.add(base + m);
     match if KIND == MIXED { kind } else { KIND } {
         RUN => (
             I::load(at(x, i + first as u32)),
@@ -256,67 +289,72 @@ unsafe fn load_quad<I: Isa, const KIND: u8>(
         ),
         _ => (
             // Slot k of quad m is at position 4k + m.
-            I::gather(|s| at(x, *b.i.get_unchecked(base + QUAD * (first + s) + m))),
-            I::gather(|s| at(x, *b.j.get_unchecked(base + QUAD * (first + s) + m))),
+            I::gather(|s| at(x, *b.i.add(base + QUAD * (first + s) + m))),
+            I::gather(|s| at(x, *b.j.add(base + QUAD * (first + s) + m))),
         ),
     }
 }
 
-/// Stores what [`load_quad`] loaded (x, y, z as computed; w with the bits it was loaded with).
+/// Adds the moves `di`, `dj` of part `part` of quad `m` (one vector per side, laid out as
+/// [`load_quad`] loaded them, w = -0.0) to the particles in memory.
+///
+/// Adding to memory rather than storing moved particles lets a particle's registers go once
+/// `x_i - x_j` is formed, which spills less with 16 `ymm` registers; a skipped lane's move of
+/// -0.0 leaves every bit of the particle as it was (`x + -0.0 = x`, also for `x = -0.0`), w
+/// included.
 ///
 /// # Safety
 /// As [`load_quad`].
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-unsafe fn store_quad<I: Isa, const KIND: u8>(
+unsafe fn add_quad<I: Isa, const KIND: u8>(
     x: *mut f32,
-    b: &EdgeBatch,
+    b: Columns,
     base: usize,
     m: usize,
     part: usize,
     kind: u8,
-    pi: I::V,
-    pj: I::V,
+    di: I::V,
+    dj: I::V,
 ) {
     let pv = per_vector::<I>();
     let first = part * pv;
-    let i = *b.i.get_unchecked(base + m);
-    let j = *b.j.get_unchecked(base + m);
+    let i = *b.i.add(base + m);
+    let j = *b.j.add(base + m);
+    let add_to = |p: *mut f32, d: I::V| I::store(p, I::add(I::load(p), d));
     match if KIND == MIXED { kind } else { KIND } {
         RUN => {
-            I::store(at(x, i + first as u32), pi);
-            I::store(at(x, j + first as u32), pj);
+            add_to(at(x, i + first as u32), di);
+            add_to(at(x, j + first as u32), dj);
         }
         PAIR => {
             let p = at(x, i + 2 * first as u32);
-            let (lo, hi) = I::interleave(pi, pj);
-            I::store(p, lo);
-            I::store(p.add(I::WIDTH), hi);
+            let (lo, hi) = I::interleave(di, dj);
+            add_to(p, lo);
+            add_to(p.add(I::WIDTH), hi);
         }
         STRIDE2 => {
-            I::scatter(pi, |s| at(x, i + 2 * (first + s) as u32));
-            I::scatter(pj, |s| at(x, j + 2 * (first + s) as u32));
+            I::scatter_add(di, |s| at(x, i + 2 * (first + s) as u32));
+            I::scatter_add(dj, |s| at(x, j + 2 * (first + s) as u32));
         }
         _ => {
-            I::scatter(pi, |s| {
-                at(x, *b.i.get_unchecked(base + QUAD * (first + s) + m))
-            });
-            I::scatter(pj, |s| {
-                at(x, *b.j.get_unchecked(base + QUAD * (first + s) + m))
-            });
+            I::scatter_add(di, |s| at(x, *b.i.add(base + QUAD * (first + s) + m)));
+            I::scatter_add(dj, |s| at(x, *b.j.add(base + QUAD * (first + s) + m)));
         }
     }
 }
 
 /// The XPBD update of `WIDTH` constraints: particles `pi`, `pj` as x, y, z, w vectors, rest
-/// lengths, compliances and multipliers; returns the moved particles (w as given) and the new
-/// multipliers. A lane that the scalar twin skips (`|d| <= 0` or `w_i + w_j + α̃ <= 0`) is
-/// left alone.
+/// lengths, compliances and multipliers; returns each side's move (x, y, z) and the new
+/// multipliers. A lane that the scalar twin skips (`|d| <= 0` or `w_i + w_j + α̃ <= 0`) moves
+/// by -0.0, which leaves its particles' bits as they are.
 ///
 /// With `enhanced-determinism` this is the scalar twin's arithmetic, operation for operation
-/// (IEEE `sqrt` and division, nothing fused), so every lane has the scalar twin's bits. Else
-/// `1/|d|` and `1/(w_i + w_j + α̃)` are estimates plus a Newton step, products are fused where
-/// the instruction set has FMA, and pinned particles (`w = 0`) keep their bits.
+/// (IEEE `sqrt` and division, nothing fused): the twin's `x_i + s_i d` and `x_j - s_j d` are
+/// `x_i + (s_i d)` and `x_j + ((s (-w_j)) d)` here, the same bits (negation is exact, and
+/// `a - b` is `a + (-b)`), so every lane has the scalar twin's bits. Else `1/|d|` and
+/// `1/(w_i + w_j + α̃)` are estimates plus a Newton step, products are fused where the
+/// instruction set has FMA, and pinned particles (`w = 0`) keep their bits.
 #[inline(always)]
 unsafe fn update<I: Isa>(
     pi: [I::V; 4],
@@ -325,7 +363,7 @@ unsafe fn update<I: Isa>(
     compliance: I::V,
     lam: I::V,
     c: Params<I::V>,
-) -> ([I::V; 4], [I::V; 4], I::V) {
+) -> ([I::V; 3], [I::V; 3], I::V) {
     let [xi, yi, zi, wi] = pi;
     let [xj, yj, zj, wj] = pj;
     let dx = I::sub(xi, xj);
@@ -333,6 +371,7 @@ unsafe fn update<I: Isa>(
     let dz = I::sub(zi, zj);
     let alpha = I::mul(compliance, c.inv_dt2);
     let denom = I::add(I::add(wi, wj), alpha);
+    let keep = I::splat(-0.0);
     if DETERMINISTIC {
         let len = I::sqrt(I::add(
             I::add(I::mul(dx, dx), I::mul(dy, dy)),
@@ -341,77 +380,69 @@ unsafe fn update<I: Isa>(
         let ok = I::neither_le_zero(len, denom);
         let dl = I::div(I::sub(I::sub(rest, len), I::mul(alpha, lam)), denom);
         let s = I::div(I::mul(c.k, dl), len);
-        let (si, sj) = (I::mul(s, wi), I::mul(s, wj));
-        let mv = |p: I::V, s: I::V, d: I::V, sign_i: bool| {
-            let moved = if sign_i {
-                I::add(p, I::mul(s, d))
-            } else {
-                I::sub(p, I::mul(s, d))
-            };
-            I::select(ok, moved, p)
-        };
+        let (si, sj) = (I::mul(s, wi), I::mul(s, I::sub(keep, wj)));
         return (
             [
-                mv(xi, si, dx, true),
-                mv(yi, si, dy, true),
-                mv(zi, si, dz, true),
-                wi,
+                I::select(ok, I::mul(si, dx), keep),
+                I::select(ok, I::mul(si, dy), keep),
+                I::select(ok, I::mul(si, dz), keep),
             ],
             [
-                mv(xj, sj, dx, false),
-                mv(yj, sj, dy, false),
-                mv(zj, sj, dz, false),
-                wj,
+                I::select(ok, I::mul(sj, dx), keep),
+                I::select(ok, I::mul(sj, dy), keep),
+                I::select(ok, I::mul(sj, dz), keep),
             ],
             I::select(ok, I::add(lam, dl), lam),
         );
     }
     let len2 = I::mul_add(dz, dz, I::mul_add(dy, dy, I::mul(dx, dx)));
     let (inv_len, len) = rsqrt_sqrt_newton::<I>(len2);
-    let num = I::mul_add(I::sub(I::splat(0.0), alpha), lam, I::sub(rest, len));
+    let num = I::neg_mul_add(alpha, lam, I::sub(rest, len));
     let dl = I::mul(num, recip_newton::<I>(denom));
     let ok = I::neither_le_zero(len2, denom);
     // k w / |d| per side is known before Δλ, which leaves one product between Δλ and the moves.
     let kl = I::mul(c.k, inv_len);
-    let (kwi, kwj) = (I::mul(kl, wi), I::mul(I::sub(I::splat(0.0), kl), wj));
+    // `-(k w_j / |d|)` as one fused `-(a b) + -0.0`: the product rounded once, then negated.
+    let (kwi, kwj) = (I::mul(kl, wi), I::neg_mul_add(kl, wj, keep));
     let (nsi, nsj) = (I::mul(dl, kwi), I::mul(dl, kwj));
-    // Pinned particles (w = 0) keep their exact bits: their lanes are not updated at all.
+    // Pinned particles (w = 0) keep their exact bits: their lanes move by -0.0.
     let (ki, kj) = (I::and_nonzero(ok, wi), I::and_nonzero(ok, wj));
     (
         [
-            I::select(ki, I::mul_add(nsi, dx, xi), xi),
-            I::select(ki, I::mul_add(nsi, dy, yi), yi),
-            I::select(ki, I::mul_add(nsi, dz, zi), zi),
-            wi,
+            I::select(ki, I::mul(nsi, dx), keep),
+            I::select(ki, I::mul(nsi, dy), keep),
+            I::select(ki, I::mul(nsi, dz), keep),
         ],
         [
-            I::select(kj, I::mul_add(nsj, dx, xj), xj),
-            I::select(kj, I::mul_add(nsj, dy, yj), yj),
-            I::select(kj, I::mul_add(nsj, dz, zj), zj),
-            wj,
+            I::select(kj, I::mul(nsj, dx), keep),
+            I::select(kj, I::mul(nsj, dy), keep),
+            I::select(kj, I::mul(nsj, dz), keep),
         ],
-        I::select(ok, I::add(lam, dl), lam),
+        // Not `select(ok, lam + Δλ, lam)`: stored back over `lam`, that select becomes a masked
+        // store (`vmaskmovps`), which costs AVX2 kernels some 5% of a cloth step.
+        I::add(lam, I::select(ok, dl, I::splat(0.0))),
     )
 }
 
 /// Runs [`update`] on one part of a block, given the part's particles as loaded (one vector
 /// of `WIDTH / 4` particles per quad and side), the batch position `at` of its first lane and
-/// its multipliers `lam`; returns the particles to store.
+/// its multipliers `lam`; returns each side's moves laid out as loaded (w = -0.0), to add to
+/// the particles.
 ///
 /// # Safety
 /// `at + WIDTH` lies within the batch's padded arrays and `lam` points to `WIDTH` multipliers.
 #[inline(always)]
 unsafe fn update_part<I: Isa>(
-    b: &EdgeBatch,
+    b: Columns,
     at: usize,
     lam: *mut f32,
     qi: [I::V; 4],
     qj: [I::V; 4],
     c: Params<I::V>,
 ) -> ([I::V; 4], [I::V; 4]) {
-    let rest = I::load(b.rest.as_ptr().add(at));
-    let compliance = I::load(b.compliance.as_ptr().add(at));
-    let (pi, pj, new) = update::<I>(
+    let rest = I::load(b.rest.add(at));
+    let compliance = I::load(b.compliance.add(at));
+    let (di, dj, new) = update::<I>(
         I::transpose(qi),
         I::transpose(qj),
         rest,
@@ -420,7 +451,11 @@ unsafe fn update_part<I: Isa>(
         c,
     );
     I::store(lam, new);
-    (I::transpose(pi), I::transpose(pj))
+    let keep = I::splat(-0.0);
+    (
+        I::transpose([di[0], di[1], di[2], keep]),
+        I::transpose([dj[0], dj[1], dj[2], keep]),
+    )
 }
 
 /// A full block whose quads are of kind `KIND` (`MIXED`: of the kinds `kinds`).
@@ -430,7 +465,7 @@ unsafe fn update_part<I: Isa>(
 #[inline(always)]
 unsafe fn full_block<I: Isa, const KIND: u8>(
     x: *mut f32,
-    b: &EdgeBatch,
+    b: Columns,
     base: usize,
     kinds: [u8; QUAD],
     lambda: *mut f32,
@@ -442,9 +477,9 @@ unsafe fn full_block<I: Isa, const KIND: u8>(
             arr4!(m => load_quad::<I, KIND>(x, b, base, m, part, kinds[m]));
         let at = base + part * I::WIDTH;
         let (qi, qj) = (arr4!(m => q[m].0), arr4!(m => q[m].1));
-        let (pi, pj) = update_part::<I>(b, at, lambda.add(at), qi, qj, c);
+        let (di, dj) = update_part::<I>(b, at, lambda.add(at), qi, qj, c);
         for m in 0..QUAD {
-            store_quad::<I, KIND>(x, b, base, m, part, kinds[m], pi[m], pj[m]);
+            add_quad::<I, KIND>(x, b, base, m, part, kinds[m], di[m], dj[m]);
         }
     }
 }
@@ -459,7 +494,7 @@ unsafe fn full_block<I: Isa, const KIND: u8>(
 #[inline(always)]
 unsafe fn partial_block<I: Isa>(
     x: *mut Packed4,
-    b: &EdgeBatch,
+    b: Columns,
     base: usize,
     count: usize,
     lambda: *mut f32,
@@ -468,8 +503,8 @@ unsafe fn partial_block<I: Isa>(
     // Row m holds quad m's slots (lane 4s + m at column s): side i, then side j at QUAD + m.
     let mut buf = [[Packed4::default(); QUAD]; 2 * QUAD];
     for l in 0..count {
-        buf[l % QUAD][l / QUAD] = *x.add(*b.i.get_unchecked(base + l) as usize);
-        buf[QUAD + l % QUAD][l / QUAD] = *x.add(*b.j.get_unchecked(base + l) as usize);
+        buf[l % QUAD][l / QUAD] = *x.add(*b.i.add(base + l) as usize);
+        buf[QUAD + l % QUAD][l / QUAD] = *x.add(*b.j.add(base + l) as usize);
     }
     let mut lam = [0.0f32; LANES];
     lam[..count].copy_from_slice(std::slice::from_raw_parts(lambda.add(base), count));
@@ -479,16 +514,16 @@ unsafe fn partial_block<I: Isa>(
         let qi = arr4!(m => I::load(row(m)));
         let qj = arr4!(m => I::load(row(QUAD + m)));
         let lam = lam.as_mut_ptr().add(part * I::WIDTH);
-        let (pi, pj) = update_part::<I>(b, base + part * I::WIDTH, lam, qi, qj, c);
+        let (di, dj) = update_part::<I>(b, base + part * I::WIDTH, lam, qi, qj, c);
         for m in 0..QUAD {
-            I::store(row(m), pi[m]);
-            I::store(row(QUAD + m), pj[m]);
+            I::store(row(m), I::add(I::load(row(m)), di[m]));
+            I::store(row(QUAD + m), I::add(I::load(row(QUAD + m)), dj[m]));
         }
     }
     std::slice::from_raw_parts_mut(lambda.add(base), count).copy_from_slice(&lam[..count]);
     for l in 0..count {
-        *x.add(*b.i.get_unchecked(base + l) as usize) = buf[l % QUAD][l / QUAD];
-        *x.add(*b.j.get_unchecked(base + l) as usize) = buf[QUAD + l % QUAD][l / QUAD];
+        *x.add(*b.i.add(base + l) as usize) = buf[l % QUAD][l / QUAD];
+        *x.add(*b.j.add(base + l) as usize) = buf[QUAD + l % QUAD][l / QUAD];
     }
 }
 
@@ -537,17 +572,20 @@ pub(super) unsafe fn project_range<I: Isa>(job: Job<EdgeBatch>) {
         k: I::splat(k),
     };
     let none = [0; QUAD];
+    let cols = Columns::of(b);
     let mut base = range.start;
     while base < range.end {
         let count = range.end - base;
         match *b.blocks.get_unchecked(base / LANES) {
-            _ if count < LANES => partial_block::<I>(x, b, base, count, lambda, c),
-            BlockKind::Partial => partial_block::<I>(x, b, base, count, lambda, c),
-            BlockKind::Uniform(RUN) => full_block::<I, RUN>(xf, b, base, none, lambda, c),
-            BlockKind::Uniform(PAIR) => full_block::<I, PAIR>(xf, b, base, none, lambda, c),
-            BlockKind::Uniform(STRIDE2) => full_block::<I, STRIDE2>(xf, b, base, none, lambda, c),
-            BlockKind::Uniform(_) => full_block::<I, GATHER>(xf, b, base, none, lambda, c),
-            BlockKind::Mixed(kinds) => full_block::<I, MIXED>(xf, b, base, kinds, lambda, c),
+            _ if count < LANES => partial_block::<I>(x, cols, base, count, lambda, c),
+            BlockKind::Partial => partial_block::<I>(x, cols, base, count, lambda, c),
+            BlockKind::Uniform(RUN) => full_block::<I, RUN>(xf, cols, base, none, lambda, c),
+            BlockKind::Uniform(PAIR) => full_block::<I, PAIR>(xf, cols, base, none, lambda, c),
+            BlockKind::Uniform(STRIDE2) => {
+                full_block::<I, STRIDE2>(xf, cols, base, none, lambda, c)
+            }
+            BlockKind::Uniform(_) => full_block::<I, GATHER>(xf, cols, base, none, lambda, c),
+            BlockKind::Mixed(kinds) => full_block::<I, MIXED>(xf, cols, base, kinds, lambda, c),
         }
         base += LANES;
     }

@@ -42,7 +42,9 @@
 //! By default the AVX kernels compute `1/|d|` as a reciprocal-square-root estimate plus one
 //! Newton step and `1/(w_i+w_j+α̃)` as a reciprocal estimate plus one Newton step, and fuse
 //! multiply-adds; they agree with the scalar twin to a few ulp (the tests allow a relative
-//! 2e-5), and pinned particles (`w = 0`) keep their bits: their lanes are not updated at all.
+//! 2e-5), and pinned particles (`w = 0`) keep their bits: their lanes move by -0.0. A skipped
+//! lane's multiplier has +0.0 added (a masked store of the old value would be slow on AVX2),
+//! which changes only a multiplier of -0.0, which the step never produces.
 //! With the cargo feature `enhanced-determinism` ([`DETERMINISTIC`]) every kernel performs the
 //! scalar twin's operations in its order (IEEE `sqrt` and division, no fused operation), so
 //! every kernel on every instruction set gives the scalar twin's bits.

@@ -179,7 +179,9 @@ unsafe fn tether<L: Lane>(
     );
     let dl = value.mul(L::splat(-1.0)).sub(alpha.mul(lam)).div(denom);
     let s = L::select(ok, k.mul(dl).div(len), zero);
-    (s, L::select(ok, lam.add(dl), lam))
+    // Not `select(ok, lam + Δλ, lam)`, which stored back over `lam` becomes a masked store
+    // (`vmaskmovps`, slow on AVX2); the twin runs the same code, so the bits agree.
+    (s, lam.add(L::select(ok, dl, zero)))
 }
 
 /// The scalar twin on position `c`.
