@@ -23,8 +23,8 @@
 //! Chains of stride 1 are cut first, then stride-2 chains among what is left (a greedy
 //! stride-2 chain could cut a long run in two); chain remainders shorter than a quad are
 //! gathered. Quads are sorted run, pair, stride-2, gather, so nearly every block holds one kind
-//! only and the kernel runs straight-line code for it; a block at a boundary between kinds
-//! picks each quad's path. The batch's last block, when partial, is gathered lane by lane.
+//! only and the kernel runs straight-line code for it, chosen once per run of blocks of one
+//! kind; a block at a boundary between kinds picks each quad's path. The batch's last block, when partial, is gathered lane by lane.
 //! Whatever the layout, a block reads and writes only the particles of its own constraints.
 
 use super::LANES;
@@ -90,6 +90,9 @@ pub struct EdgeBatch {
     pub(super) compliance: Vec<f32>,
     /// How each block is loaded.
     pub(super) blocks: Vec<BlockKind>,
+    /// `blocks` as runs of one kind, `(end block, kind)` in order: the kernel dispatches once
+    /// per run, not once per block.
+    pub(super) segments: Vec<(u32, BlockKind)>,
     /// Largest particle index + 1 (0 when empty): the particle slice must be at least this long.
     pub(super) particles_needed: usize,
     /// Load statistics.
@@ -225,6 +228,12 @@ impl EdgeBatch {
             b.rest.resize(b.blocks.len() * LANES, 0.0);
             b.compliance.resize(b.blocks.len() * LANES, 0.0);
         }
+        for (blk, &kind) in b.blocks.iter().enumerate() {
+            match b.segments.last_mut() {
+                Some((end, last)) if *last == kind => *end = blk as u32 + 1,
+                _ => b.segments.push((blk as u32 + 1, kind)),
+            }
+        }
         debug_assert!(b.quads_hold());
         b
     }
@@ -263,8 +272,24 @@ impl EdgeBatch {
     }
 
     /// True when every quad really has the structure its block's kind claims (the kernel's
-    /// window loads rely on it): for tests and debug builds.
+    /// window loads rely on it) and the segments are the blocks' runs, each a whole run of one
+    /// kind: for tests and debug builds.
     pub(super) fn quads_hold(&self) -> bool {
+        let mut start = 0;
+        for (s, &(end, kind)) in self.segments.iter().enumerate() {
+            let (run, end) = (start..end as usize, end as usize);
+            let next_differs = self.segments.get(s + 1).is_none_or(|n| n.1 != kind);
+            if run.is_empty() || end > self.blocks.len() || !next_differs {
+                return false;
+            }
+            if self.blocks[run].iter().any(|&k| k != kind) {
+                return false;
+            }
+            start = end;
+        }
+        if start != self.blocks.len() {
+            return false;
+        }
         self.blocks.iter().enumerate().all(|(blk, kind)| {
             let kinds = match *kind {
                 BlockKind::Uniform(k) => [k; QUAD],

@@ -556,7 +556,55 @@ impl<'a, B: super::LaneBatch> Job<'a, B> {
     }
 }
 
-/// The vector body of [`super::project_batch_range`] for an [`EdgeBatch`] on instruction set `I`.
+/// Full blocks `blocks` of one kind, `kind`.
+///
+/// # Safety
+/// See [`project_range`]; every block in `blocks` is of that kind and lies within the range.
+#[inline(always)]
+unsafe fn full_blocks<I: Isa>(
+    kind: BlockKind,
+    x: *mut f32,
+    b: Columns,
+    blocks: Range<usize>,
+    lambda: *mut f32,
+    c: Params<I::V>,
+) {
+    // Plain loops, no closures: a closure holding `full_block` could stay out of line, compiled
+    // without the entry point's target features (see `arr4!` in lane.rs).
+    let none = [0; QUAD];
+    match kind {
+        BlockKind::Uniform(RUN) => {
+            for blk in blocks {
+                full_block::<I, RUN>(x, b, blk * LANES, none, lambda, c);
+            }
+        }
+        BlockKind::Uniform(PAIR) => {
+            for blk in blocks {
+                full_block::<I, PAIR>(x, b, blk * LANES, none, lambda, c);
+            }
+        }
+        BlockKind::Uniform(STRIDE2) => {
+            for blk in blocks {
+                full_block::<I, STRIDE2>(x, b, blk * LANES, none, lambda, c);
+            }
+        }
+        BlockKind::Uniform(_) => {
+            for blk in blocks {
+                full_block::<I, GATHER>(x, b, blk * LANES, none, lambda, c);
+            }
+        }
+        BlockKind::Mixed(kinds) => {
+            for blk in blocks {
+                full_block::<I, MIXED>(x, b, blk * LANES, kinds, lambda, c);
+            }
+        }
+        BlockKind::Partial => debug_assert!(false, "a partial block among full ones"),
+    }
+}
+
+/// The vector body of [`super::project_batch_range`] for an [`EdgeBatch`] on instruction set `I`:
+/// the range's full blocks run by run of one kind, then the block cut by the range's end (or
+/// the batch's partial last block) through [`partial_block`].
 ///
 /// # Safety
 /// `I`'s instructions are available; `range.start` is a multiple of `LANES`,
@@ -566,27 +614,28 @@ impl<'a, B: super::LaneBatch> Job<'a, B> {
 #[inline(always)]
 pub(super) unsafe fn project_range<I: Isa>(job: Job<EdgeBatch>) {
     let (x, b, range, lambda, inv_dt2, k) = job.vector_parts();
-    let xf = x.cast::<f32>();
+    if range.is_empty() {
+        return;
+    }
     let c = Params {
         inv_dt2: I::splat(inv_dt2),
         k: I::splat(k),
     };
-    let none = [0; QUAD];
     let cols = Columns::of(b);
-    let mut base = range.start;
-    while base < range.end {
-        let count = range.end - base;
-        match *b.blocks.get_unchecked(base / LANES) {
-            _ if count < LANES => partial_block::<I>(x, cols, base, count, lambda, c),
-            BlockKind::Partial => partial_block::<I>(x, cols, base, count, lambda, c),
-            BlockKind::Uniform(RUN) => full_block::<I, RUN>(xf, cols, base, none, lambda, c),
-            BlockKind::Uniform(PAIR) => full_block::<I, PAIR>(xf, cols, base, none, lambda, c),
-            BlockKind::Uniform(STRIDE2) => {
-                full_block::<I, STRIDE2>(xf, cols, base, none, lambda, c)
-            }
-            BlockKind::Uniform(_) => full_block::<I, GATHER>(xf, cols, base, none, lambda, c),
-            BlockKind::Mixed(kinds) => full_block::<I, MIXED>(xf, cols, base, kinds, lambda, c),
-        }
-        base += LANES;
+    let (first, whole) = (range.start / LANES, range.end / LANES);
+    let mut s = b
+        .segments
+        .partition_point(|&(end, _)| end as usize <= first);
+    let mut blk = first;
+    while blk < whole {
+        let (end, kind) = *b.segments.get_unchecked(s);
+        let stop = (end as usize).min(whole);
+        full_blocks::<I>(kind, x.cast::<f32>(), cols, blk..stop, lambda, c);
+        blk = stop;
+        s += 1;
+    }
+    let cut = whole * LANES;
+    if cut < range.end {
+        partial_block::<I>(x, cols, cut, range.end - cut, lambda, c);
     }
 }
