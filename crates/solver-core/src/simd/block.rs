@@ -419,7 +419,7 @@ unsafe fn update<I: Isa>(
             I::select(kj, I::mul(nsj, dz), keep),
         ],
         // Not `select(ok, lam + Δλ, lam)`: stored back over `lam`, that select becomes a masked
-        // store (`vmaskmovps`), which costs AVX2 kernels some 5% of a cloth step.
+        // store (`vmaskmovps`), slow on AVX2.
         I::add(lam, I::select(ok, dl, I::splat(0.0))),
     )
 }
