@@ -88,10 +88,8 @@ pub struct EdgeBatch {
     pub(super) rest: Vec<f32>,
     /// Compliances α, padded with zeros to whole blocks.
     pub(super) compliance: Vec<f32>,
-    /// How each block is loaded.
-    pub(super) blocks: Vec<BlockKind>,
-    /// `blocks` as runs of one kind, `(end block, kind)` in order: the kernel dispatches once
-    /// per run, not once per block.
+    /// How the blocks are loaded, as runs of blocks of one kind: `(end block, kind)` in order,
+    /// so that the kernel dispatches once per run, not once per block.
     pub(super) segments: Vec<(u32, BlockKind)>,
     /// Largest particle index + 1 (0 when empty): the particle slice must be at least this long.
     pub(super) particles_needed: usize,
@@ -224,15 +222,9 @@ impl EdgeBatch {
                 b.push_item(it);
             }
             b.layout.gathered += rest.len();
-            b.blocks.push(BlockKind::Partial);
-            b.rest.resize(b.blocks.len() * LANES, 0.0);
-            b.compliance.resize(b.blocks.len() * LANES, 0.0);
-        }
-        for (blk, &kind) in b.blocks.iter().enumerate() {
-            match b.segments.last_mut() {
-                Some((end, last)) if *last == kind => *end = blk as u32 + 1,
-                _ => b.segments.push((blk as u32 + 1, kind)),
-            }
+            b.push_kind(BlockKind::Partial);
+            b.rest.resize(b.blocks() * LANES, 0.0);
+            b.compliance.resize(b.blocks() * LANES, 0.0);
         }
         debug_assert!(b.quads_hold());
         b
@@ -263,53 +255,70 @@ impl EdgeBatch {
                 _ => self.layout.gathered += QUAD,
             }
         }
-        self.blocks.push(if kinds.iter().all(|&k| k == kinds[0]) {
+        let kind = if kinds.iter().all(|&k| k == kinds[0]) {
             BlockKind::Uniform(kinds[0])
         } else {
             self.layout.mixed_blocks += 1;
             BlockKind::Mixed(kinds)
-        });
+        };
+        self.push_kind(kind);
+    }
+
+    /// Records the kind of the next block: it extends the last run or starts one.
+    fn push_kind(&mut self, kind: BlockKind) {
+        let end = self.blocks() as u32 + 1;
+        match self.segments.last_mut() {
+            Some((last_end, last)) if *last == kind => *last_end = end,
+            _ => self.segments.push((end, kind)),
+        }
+    }
+
+    /// Number of blocks.
+    fn blocks(&self) -> usize {
+        self.segments.last().map_or(0, |&(end, _)| end as usize)
+    }
+
+    /// Each block's kind, in order.
+    fn block_kinds(&self) -> impl Iterator<Item = BlockKind> + '_ {
+        let mut start = 0;
+        self.segments.iter().flat_map(move |&(end, kind)| {
+            let run = (start..end as usize).map(move |_| kind);
+            start = end as usize;
+            run
+        })
     }
 
     /// True when every quad really has the structure its block's kind claims (the kernel's
-    /// window loads rely on it) and the segments are the blocks' runs, each a whole run of one
-    /// kind: for tests and debug builds.
+    /// window loads rely on it), and the runs are non-empty, of differing kinds next to each
+    /// other, and cover the padded arrays: for tests and debug builds.
     pub(super) fn quads_hold(&self) -> bool {
-        let mut start = 0;
-        for (s, &(end, kind)) in self.segments.iter().enumerate() {
-            let (run, end) = (start..end as usize, end as usize);
-            let next_differs = self.segments.get(s + 1).is_none_or(|n| n.1 != kind);
-            if run.is_empty() || end > self.blocks.len() || !next_differs {
-                return false;
-            }
-            if self.blocks[run].iter().any(|&k| k != kind) {
-                return false;
-            }
-            start = end;
-        }
-        if start != self.blocks.len() {
-            return false;
-        }
-        self.blocks.iter().enumerate().all(|(blk, kind)| {
-            let kinds = match *kind {
-                BlockKind::Uniform(k) => [k; QUAD],
-                BlockKind::Mixed(k) => k,
-                BlockKind::Partial => return true,
-            };
-            (0..QUAD).all(|m| {
-                let at = |k: usize| blk * LANES + QUAD * k + m;
-                let (i0, j0) = (self.i[at(0)], self.j[at(0)]);
-                (0..QUAD as u32).all(|k| {
-                    let (i, j) = (self.i[at(k as usize)], self.j[at(k as usize)]);
-                    match kinds[m] {
-                        RUN => i == i0 + k && j == j0 + k,
-                        PAIR => i == i0 + 2 * k && j == i + 1,
-                        STRIDE2 => i == i0 + 2 * k && j == j0 + 2 * k,
-                        _ => true,
-                    }
+        let runs_hold = self
+            .segments
+            .windows(2)
+            .all(|w| w[0].0 < w[1].0 && w[0].1 != w[1].1)
+            && self.segments.first().is_none_or(|s| s.0 > 0)
+            && self.rest.len() == self.blocks() * LANES;
+        runs_hold
+            && self.block_kinds().enumerate().all(|(blk, kind)| {
+                let kinds = match kind {
+                    BlockKind::Uniform(k) => [k; QUAD],
+                    BlockKind::Mixed(k) => k,
+                    BlockKind::Partial => return true,
+                };
+                (0..QUAD).all(|m| {
+                    let at = |k: usize| blk * LANES + QUAD * k + m;
+                    let (i0, j0) = (self.i[at(0)], self.j[at(0)]);
+                    (0..QUAD as u32).all(|k| {
+                        let (i, j) = (self.i[at(k as usize)], self.j[at(k as usize)]);
+                        match kinds[m] {
+                            RUN => i == i0 + k && j == j0 + k,
+                            PAIR => i == i0 + 2 * k && j == i + 1,
+                            STRIDE2 => i == i0 + 2 * k && j == j0 + 2 * k,
+                            _ => true,
+                        }
+                    })
                 })
             })
-        })
     }
 
     /// Number of constraints.
