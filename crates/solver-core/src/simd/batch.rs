@@ -24,7 +24,8 @@
 //! stride-2 chain could cut a long run in two); chain remainders shorter than a quad are
 //! gathered. Quads are sorted run, pair, stride-2, gather, so nearly every block holds one kind
 //! only and the kernel runs straight-line code for it, chosen once per run of blocks of one
-//! kind; a block at a boundary between kinds picks each quad's path. The batch's last block, when partial, is gathered lane by lane.
+//! kind; a block at a boundary between kinds picks each quad's path. The batch's last block,
+//! when partial, is gathered lane by lane.
 //! Whatever the layout, a block reads and writes only the particles of its own constraints.
 
 use super::LANES;

@@ -1,5 +1,5 @@
 //! What every vector kernel shares: the block driver (quads loaded by kind, the in-register
-//! transpose, the stores) and the XPBD update, written once over an instruction set's
+//! transpose, the moves added back) and the XPBD update, written once over an instruction set's
 //! [`Isa`] primitives. Each kernel module implements [`Isa`] for its register type and wraps
 //! [`project_range`] in an entry point compiled for its instructions.
 
