@@ -36,7 +36,7 @@
 //! read and written about once per iteration instead of once per color, and the threads get
 //! one hand-off per iteration instead of one per color. Seam tiles keep the constraints across
 //! tile boundaries in the parallel part (as a serial sweep they cost a second thread its
-//! gain). `docs/performance-notes.md` has the measured gains and the commands.
+//! gain). `docs/performance-notes.md` gives the commands that measure these gains.
 //!
 //! The multipliers live in batch order; each batch's are zeroed just before the first iteration
 //! of a substep projects it (while the lines are in cache, not in a pass of their own) and

@@ -13,7 +13,7 @@
 //!
 //! What it saves is the barrier at the end of every iteration: the thread that finishes first
 //! no longer waits for the other's last tile and then for its own wake-up (rayon puts an idle
-//! thread to sleep within microseconds). `docs/performance-notes.md` has the measured idle time.
+//! thread to sleep within microseconds). `docs/performance-notes.md` says how to measure it.
 //!
 //! A thread takes a finished task's first released successor next, so it runs down a diagonal
 //! (tile `t` of iteration `k`, then tile `t - 1` of iteration `k + 1`, ...) over data it has just

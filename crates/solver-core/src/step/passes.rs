@@ -5,9 +5,10 @@
 //! ([`Executor::run_blocks`]).
 //!
 //! At a million particles these passes stream ~150 MB per step, more than one solver
-//! iteration; left serial, they would cap what a second thread can gain (the measured share is
-//! in `docs/performance-notes.md`). Each pass computes every particle from that particle alone, so how the blocks are shared out never changes a
-//! bit of the result.
+//! iteration; left serial, they would cap what a second thread can gain
+//! (`docs/performance-notes.md` gives the command that measures their share). Each pass
+//! computes every particle from that particle alone, so how the blocks are shared out never
+//! changes a bit of the result.
 //!
 //! Each block runs on `wide::f32x4` (one particle per vector), or, where the running CPU has
 //! AVX2, on its twin in `avx2` with two particles per 256-bit vector, chosen at run time: the
