@@ -234,6 +234,8 @@ impl Timed {
 }
 
 /// What advances the body: a PBD solver, or the force-based mass-spring model.
+// One value per run, so its size costs nothing; a box would add an indirection in the timed step.
+#[allow(clippy::large_enum_variant)]
 enum Model {
     Pbd(Box<dyn Solver>),
     MassSpring(MassSpring),
@@ -388,7 +390,7 @@ fn report(
     let surfaces = [(&body.topology.triangles[..], &body.particles.x[..])];
     let self_intersections = crate::world_step::intersections(args, &surfaces)?;
     if let Some(path) = &args.dump_obj {
-        crate::world_step::dump_obj(path, &[&body])?;
+        crate::world_step::dump_obj(path, &[body])?;
     }
     Ok(StepReport {
         contacts: body.scratch.contacts.len(),

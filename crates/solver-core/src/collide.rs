@@ -190,12 +190,12 @@ impl Shape {
                 }
             }
             Shape::Sphere { center, radius } => {
-                if !finite(center) || !(radius.is_finite() && radius > 0.0) {
+                if !(finite(center) && radius.is_finite() && radius > 0.0) {
                     return Err(bad("sphere needs a finite centre and a radius > 0"));
                 }
             }
             Shape::Capsule { a, b, radius } => {
-                if !finite(a) || !finite(b) || !(radius.is_finite() && radius > 0.0) {
+                if !(finite(a) && finite(b) && radius.is_finite() && radius > 0.0) {
                     return Err(bad("capsule needs finite end points and a radius > 0"));
                 }
             }

@@ -332,18 +332,18 @@ impl MassSpring {
         match integrator {
             Integrator::ExplicitEuler => {
                 accel(&p.x, &p.v, &mut acc[0]);
-                for i in 0..n {
-                    let v = p.v[i].xyz();
-                    add(&mut p.x[i], v * h);
-                    add(&mut p.v[i], acc[0][i] * h);
+                for ((xi, vi), &ai) in p.x.iter_mut().zip(p.v.iter_mut()).zip(&acc[0]) {
+                    let v = vi.xyz();
+                    add(xi, v * h);
+                    add(vi, ai * h);
                 }
             }
             Integrator::SemiImplicitEuler => {
                 accel(&p.x, &p.v, &mut acc[0]);
-                for i in 0..n {
-                    add(&mut p.v[i], acc[0][i] * h);
-                    let v = p.v[i].xyz();
-                    add(&mut p.x[i], v * h);
+                for ((xi, vi), &ai) in p.x.iter_mut().zip(p.v.iter_mut()).zip(&acc[0]) {
+                    add(vi, ai * h);
+                    let v = vi.xyz();
+                    add(xi, v * h);
                 }
             }
             Integrator::Verlet => {
@@ -355,8 +355,8 @@ impl MassSpring {
                     add(&mut stage_v[i], acc[0][i] * h);
                 }
                 accel(&p.x, stage_v, &mut acc[1]);
-                for i in 0..n {
-                    add(&mut p.v[i], (acc[0][i] + acc[1][i]) * (0.5 * h));
+                for ((vi, &a0), &a1) in p.v.iter_mut().zip(&acc[0]).zip(&acc[1]) {
+                    add(vi, (a0 + a1) * (0.5 * h));
                 }
             }
             Integrator::Rk4 => {

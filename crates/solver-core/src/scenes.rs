@@ -84,9 +84,9 @@ impl Scene {
             "jelly" => Scene::Jelly { subdivisions: n },
             "cube" => Scene::Cube { k: n },
             "mesh" => Scene::Mesh {
-                path: mesh.ok_or_else(|| {
-                    WobbleError::MissingInput("the mesh scene needs a file (--mesh FILE)")
-                })?,
+                path: mesh.ok_or(WobbleError::MissingInput(
+                    "the mesh scene needs a file (--mesh FILE)",
+                ))?,
             },
             other => {
                 return Err(WobbleError::UnknownName {

@@ -83,6 +83,8 @@ proptest! {
         for c in 0..2 {
             nh.evaluate(c, &x, &mut g);
             for slot in 0..4 {
+                // `axis` indexes a `Vec3` (`g[slot][axis]`), not `g`, as clippy's hint has it.
+                #[allow(clippy::needless_range_loop)]
                 for axis in 0..3 {
                     let (mut xp, mut xm) = (x.clone(), x.clone());
                     let h = 1e-3;

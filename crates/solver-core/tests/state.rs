@@ -135,6 +135,9 @@ fn refused(body: &mut Body, state: &BodyState) -> WobbleError {
     err
 }
 
+/// A change that breaks one value of a state, with the field and index the error should name.
+type Tamper = (fn(&mut BodyState), &'static str, usize);
+
 #[test]
 fn states_that_do_not_fit_are_refused() {
     let (mut body, id) = scene();
@@ -160,7 +163,7 @@ fn states_that_do_not_fit_are_refused() {
     assert_eq!(mismatch(&mut body, &short), ("state velocity", 143, 144));
 
     // Non-finite values anywhere, named with what and where, and a negative mass.
-    let tampered: [(fn(&mut BodyState), &str, usize); 4] = [
+    let tampered: [Tamper; 4] = [
         (|s| s.v[17].y = f32::NAN, "state velocity", 17),
         (
             |s| s.x_prev[3].z = f32::INFINITY,

@@ -11,6 +11,13 @@ use crate::Pool;
 use solver_core::step::StepReport;
 use solver_core::{step, Body, Solver, StepParams, WobbleError};
 
+/// One body's share of the work: the body, its solver and, once stepped, its result.
+type Work<'a> = (
+    &'a mut Body,
+    &'a mut Box<dyn Solver>,
+    Option<Result<StepReport, WobbleError>>,
+);
+
 /// Steps `bodies[k]` with `solvers[k]`, the bodies spread over `pool`'s threads; returns one
 /// result per body (a body that fails leaves the others stepped). The slices must be equally
 /// long; colliders are the bodies' own.
@@ -27,11 +34,7 @@ pub fn step_bodies(
             max: bodies.len() as u64,
         });
     }
-    let mut work: Vec<(
-        &mut Body,
-        &mut Box<dyn Solver>,
-        Option<Result<StepReport, WobbleError>>,
-    )> = bodies
+    let mut work: Vec<Work<'_>> = bodies
         .iter_mut()
         .zip(solvers.iter_mut())
         .map(|(b, s)| (b, s, None))

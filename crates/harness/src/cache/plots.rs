@@ -158,6 +158,12 @@ impl IntervalPlot {
     }
 }
 
+impl Figure for IntervalPlot {
+    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
+        self.draw(root)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,11 +200,5 @@ mod tests {
         for f in p.save(&dir.path().join("p")).unwrap() {
             assert!(std::fs::metadata(&f).unwrap().len() > 1000);
         }
-    }
-}
-
-impl Figure for IntervalPlot {
-    fn draw_on<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<(), String> {
-        self.draw(root)
     }
 }

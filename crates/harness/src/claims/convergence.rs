@@ -134,7 +134,7 @@ fn error_curve(
             iterations: 1,
             ..Default::default()
         },
-        &mut crate::converge::NoSolve::default(),
+        &mut crate::converge::NoSolve,
         None,
     )?;
     out.push(position_error(&pred, reference));

@@ -132,7 +132,7 @@ impl ConstraintKind for NeoHookean {
     }
     fn compliance(&self, c: usize) -> f32 {
         let t = c / 2;
-        let modulus = if c % 2 == 0 {
+        let modulus = if c.is_multiple_of(2) {
             self.lambda[t]
         } else {
             self.mu[t]
@@ -142,7 +142,7 @@ impl ConstraintKind for NeoHookean {
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         let t = c / 2;
         let f = self.deformation_gradient(t, x);
-        if c % 2 == 0 {
+        if c.is_multiple_of(2) {
             let (f1, f2, f3) = (f.x_axis, f.y_axis, f.z_axis);
             let cof = Mat3::from_cols(f2.cross(f3), f3.cross(f1), f1.cross(f2));
             spread(cof, self.rest_inverse[t], grad);

@@ -174,6 +174,9 @@ fn diff(a: &[Packed4], b: &[Packed4]) -> (f32, bool) {
 
 const INV_DT2: f32 = 3600.0;
 
+/// A projection run with a chosen kernel on positions and multipliers.
+type ProjectFn<'a> = dyn Fn(Kernel, &mut [Packed4], &mut [f32]) + 'a;
+
 /// Runs `project` (kernel `k`) against the twin and the twin against `generic`: positions and
 /// multipliers; bit-for-bit with `enhanced-determinism`.
 #[allow(clippy::too_many_arguments)]
@@ -183,7 +186,7 @@ fn check_batch(
     x0: &[Packed4],
     len: usize,
     lam0: &[f32],
-    project: &dyn Fn(Kernel, &mut [Packed4], &mut [f32]),
+    project: &ProjectFn<'_>,
     generic: &dyn Fn(&mut [Packed4], &mut [f32]),
     twin_tol: f32,
 ) {
@@ -299,7 +302,7 @@ fn bend_kernels_give_the_same_result_however_the_batch_is_cut() {
 
 #[test]
 fn bend_batches_refuse_shared_particles_and_bad_indices() {
-    let x = vec![Packed4::new(Vec3::ZERO, 1.0); 8];
+    let x = [Packed4::new(Vec3::ZERO, 1.0); 8];
     let t = DihedralBending {
         stencils: vec![[0, 1, 2, 3], [3, 4, 5, 6], [4, 5, 6, 9]],
         rest: vec![0.0; 3],
@@ -332,8 +335,8 @@ fn random_tethers(rng: &mut Rng, count: usize, free_anchor: bool) -> (Vec<Packed
     let mut x: Vec<Packed4> = (0..n)
         .map(|_| Packed4::new(v(rng, 1.0), rng.range(0.5, 20.0)))
         .collect();
-    for a in 0..anchors {
-        x[a].w = 0.0;
+    for xa in &mut x[..anchors] {
+        xa.w = 0.0;
     }
     if free_anchor {
         x[1].w = 2.0;
@@ -390,7 +393,7 @@ fn tether_kernels_match_the_scalar_twin_and_project_tethers() {
 
 #[test]
 fn tether_batches_split_by_particle_and_refuse_moving_anchors() {
-    let mut x = vec![Packed4::new(Vec3::ZERO, 1.0); 6];
+    let mut x = [Packed4::new(Vec3::ZERO, 1.0); 6];
     x[0].w = 0.0;
     x[1].w = 0.0;
     let t = Tethers {

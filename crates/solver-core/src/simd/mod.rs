@@ -257,6 +257,10 @@ use lane_batch_sizes;
 pub trait LaneBatch: Sized {
     /// Constraints in the batch.
     fn len(&self) -> usize;
+    /// Whether the batch holds no constraints.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Particles its indices need (the largest index + 1).
     fn particles_needed(&self) -> usize;
     /// The scalar twin: the positions of `job.range` one after another, in order.

@@ -138,6 +138,8 @@ fn finite_lanes(mut v: Packed4) -> Packed4 {
 /// `x_prev`, the velocity backup and `force`, the bad ones' repaired values in `x` and `v`
 /// ([`crate::step::passes::predict`]). Puts every particle back to its input (or its
 /// repair), clears the forces and returns the error naming the first bad value.
+// `i` walks six parallel particle arrays and names the bad particle; a zip would read worse.
+#[allow(clippy::needless_range_loop)]
 pub(crate) fn refuse_particles(body: &mut Body) -> WobbleError {
     let p = &mut body.particles;
     let backup_v = &body.scratch.backup_v;

@@ -412,6 +412,7 @@ fn run_step<C: StageCheck + Default, const STRETCH: bool>(
             &mut body.scratch.stretch_partials,
         );
         // Written so that a NaN mean warns too.
+        #[allow(clippy::neg_cmp_op_on_partial_ord)]
         if !(report.stretch_mean <= params.stretch_warning) {
             report.warnings.push(StepWarning::Stretch {
                 mean: report.stretch_mean,
