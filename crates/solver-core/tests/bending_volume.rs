@@ -25,7 +25,7 @@ fn check_gradient(kind: &dyn ConstraintKind, c: usize, x: &[Packed4], tol: f32) 
     kind.evaluate(c, x, &mut grad);
     let h = 1e-3f32;
     for (slot, &p) in kind.particles(c).iter().enumerate() {
-        // `axis` indexes a `Vec3` (`grad[slot][axis]`), not `grad`, as clippy's hint has it.
+        // `axis` indexes a `Vec3` (`grad[slot][axis]`); clippy's hint reads it as an index into `grad`.
         #[allow(clippy::needless_range_loop)]
         for axis in 0..3 {
             let mut xp = x.to_vec();

@@ -83,7 +83,7 @@ proptest! {
         for c in 0..2 {
             nh.evaluate(c, &x, &mut g);
             for slot in 0..4 {
-                // `axis` indexes a `Vec3` (`g[slot][axis]`), not `g`, as clippy's hint has it.
+                // `axis` indexes a `Vec3` (`g[slot][axis]`); clippy's hint reads it as an index into `g`.
                 #[allow(clippy::needless_range_loop)]
                 for axis in 0..3 {
                     let (mut xp, mut xm) = (x.clone(), x.clone());
