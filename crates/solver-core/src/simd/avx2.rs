@@ -77,6 +77,22 @@ impl Isa for Avx2 {
         each(|h| _mm256_and_ps(a[h], b[h]))
     }
     #[inline(always)]
+    unsafe fn min(a: Y2, b: Y2) -> Y2 {
+        each(|h| _mm256_min_ps(a[h], b[h]))
+    }
+    #[inline(always)]
+    unsafe fn max(a: Y2, b: Y2) -> Y2 {
+        each(|h| _mm256_max_ps(a[h], b[h]))
+    }
+    #[inline(always)]
+    unsafe fn keep_or_zero(m: Y2, a: Y2) -> Y2 {
+        each(|h| _mm256_and_ps(m[h], a[h]))
+    }
+    #[inline(always)]
+    unsafe fn negate_where(m: Y2, a: Y2) -> Y2 {
+        each(|h| Avx2x1::negate_where(m[h], a[h]))
+    }
+    #[inline(always)]
     unsafe fn any(m: Y2) -> bool {
         _mm256_movemask_ps(_mm256_or_ps(m[0], m[1])) != 0
     }
@@ -179,6 +195,22 @@ impl Isa for Avx2x1 {
     #[inline(always)]
     unsafe fn and(a: __m256, b: __m256) -> __m256 {
         _mm256_and_ps(a, b)
+    }
+    #[inline(always)]
+    unsafe fn min(a: __m256, b: __m256) -> __m256 {
+        _mm256_min_ps(a, b)
+    }
+    #[inline(always)]
+    unsafe fn max(a: __m256, b: __m256) -> __m256 {
+        _mm256_max_ps(a, b)
+    }
+    #[inline(always)]
+    unsafe fn keep_or_zero(m: __m256, a: __m256) -> __m256 {
+        _mm256_and_ps(m, a)
+    }
+    #[inline(always)]
+    unsafe fn negate_where(m: __m256, a: __m256) -> __m256 {
+        _mm256_xor_ps(a, _mm256_and_ps(m, _mm256_set1_ps(-0.0)))
     }
     #[inline(always)]
     unsafe fn any(m: __m256) -> bool {

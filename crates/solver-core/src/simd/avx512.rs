@@ -49,6 +49,24 @@ impl Isa for Avx512 {
         a & b
     }
     #[inline(always)]
+    unsafe fn min(a: __m512, b: __m512) -> __m512 {
+        _mm512_min_ps(a, b)
+    }
+    #[inline(always)]
+    unsafe fn max(a: __m512, b: __m512) -> __m512 {
+        _mm512_max_ps(a, b)
+    }
+    #[inline(always)]
+    unsafe fn keep_or_zero(m: __mmask16, a: __m512) -> __m512 {
+        _mm512_maskz_mov_ps(m, a)
+    }
+    #[inline(always)]
+    unsafe fn negate_where(m: __mmask16, a: __m512) -> __m512 {
+        let bits = _mm512_castps_si512(a);
+        let sign = _mm512_set1_epi32(i32::MIN);
+        _mm512_castsi512_ps(_mm512_mask_xor_epi32(bits, m, bits, sign))
+    }
+    #[inline(always)]
     unsafe fn any(m: __mmask16) -> bool {
         m != 0
     }

@@ -8,11 +8,12 @@
 //! - dihedral: with `nA = e × (x2 - x0)`, `nB = (x3 - x0) × e`, the unsigned angle is
 //!   `|θ| = atan2(|e| |nA · b|, nA · nB)` (`b = x3 - x0`; the generic path's
 //!   `atan2((nA × nB) · e / |e|, nA · nB)` is the same angle, as `nA × nB = -e (nA · b)`),
-//!   computed by [`atan2_abs`]: a reduction to `[0, 1]` by `min / max` and an odd polynomial
-//!   of degree 13 ([`ATAN_MAX_ERROR`]), then the quadrant by two selects.
-//!   `C = clamp(|θ| - θ0, ±DIHEDRAL_MAX_STEP)` (the same trust region). The four gradients
-//!   are combinations of `nA` and `nB` with the sign of `θ` in their coefficients, and their
-//!   squared norms come from `|nA|²`, `|nB|²` and `nA · nB` (see [`dihedral`]);
+//!   computed by [`atan2_abs_minus`]: a reduction to `[0, 1]` by `min / max` and an odd
+//!   polynomial of degree 13 ([`ATAN_MAX_ERROR`]), the quadrant and `-θ0` folded into its last
+//!   fused product. `C = clamp(|θ| - θ0, ±DIHEDRAL_MAX_STEP)` (the same trust region). The four
+//!   gradients are combinations of `nA` and `nB` with the sign of `θ` in their coefficients,
+//!   and their squared norms come from `|e|²`, `|nA|²`, `|nB|²` and `nA · nB` (see
+//!   [`dihedral`]), arranged so that the update's longest dependency chain is the angle's;
 //! - isometric: `C = |v|`, `v = Σ k_i (x_i - x0)`, `∇_i C = k_i v̂`, with
 //!   `|∇_i C|² = |v̂|² k_i²`.
 //!
@@ -197,27 +198,38 @@ const ATAN: [f32; 7] = [
 /// (the polynomial's 2.5e-7 plus f32 rounding; tested).
 pub const ATAN_MAX_ERROR: f32 = 1e-6;
 
-/// `atan2(|y|, x)` in `[0, π]`: the angle reduced to `t = min / max` of `|y|`, `|x|` in
-/// `[0, 1]`, the polynomial, then `π/2 - r` above the diagonal and `π - r` for `x < 0`.
-/// NaN when both are 0.
+/// `atan2(|y|, x) - shift`, with `atan2(|y|, x)` in `[0, π]`: the angle reduced to
+/// `t = min / max` of `|y|`, `|x|` in `[0, 1]`, the polynomial `r = t P(t²)`, then `π/2 - r`
+/// above the diagonal and `π - r` for `x < 0`. Those quadrant steps and the shift are folded
+/// into one last product and sum, `P (±t) + (offset - shift)`, whose sign and offset come from
+/// the comparisons while the polynomial is evaluated: the angle waits on one operation after
+/// `P` instead of five. NaN when both are 0.
 #[inline(always)]
-pub(super) unsafe fn atan2_abs<L: Lane>(y: L, x: L) -> L {
+pub(super) unsafe fn atan2_abs_minus<L: Lane>(y: L, x: L, shift: L) -> L {
     let (ay, ax) = (y.abs(), x.abs());
-    let steep = ax.lt(ay);
-    let t = L::select(steep, ax, ay).mul(L::select(steep, ay, ax).recip());
+    let (steep, negative) = (ax.lt(ay), x.lt(L::splat(0.0)));
+    let t = min(ax, ay).div(max(ay, ax));
     // Estrin's scheme in z = t²: three products deep instead of Horner's six.
     let z = t.mul(t);
     let (z2, c) = (z.mul(z), |k: usize| L::splat(ATAN[k]));
     let z4 = z2.mul(z2);
     let low = z2.fma(z.fma(c(3), c(2)), z.fma(c(1), c(0)));
     let high = z2.fma(c(6), z.fma(c(5), c(4)));
-    let r = z4.fma(high, low).mul(t);
-    let r = L::select(steep, L::splat(std::f32::consts::FRAC_PI_2).sub(r), r);
-    L::select(
-        x.lt(L::splat(0.0)),
-        L::splat(std::f32::consts::PI).sub(r),
-        r,
-    )
+    let poly = z4.fma(high, low);
+    // r, π/2 - r, π - r, π/2 + r (steep and x < 0: π - (π/2 - r)).
+    let signed_t = L::negate_where(steep, L::negate_where(negative, t));
+    let offset = L::select(
+        steep,
+        L::splat(std::f32::consts::FRAC_PI_2),
+        L::keep_or_zero(negative, L::splat(std::f32::consts::PI)),
+    );
+    poly.fma(signed_t, offset.sub(shift))
+}
+
+/// `atan2(|y|, x)` in `[0, π]` ([`atan2_abs_minus`] with no shift).
+#[inline(always)]
+pub(super) unsafe fn atan2_abs<L: Lane>(y: L, x: L) -> L {
+    atan2_abs_minus(y, x, L::splat(0.0))
 }
 
 /// Scalar `atan2_abs` (the kernels' polynomial atan2), for tests and reports of its accuracy.
@@ -233,7 +245,8 @@ struct Params<L> {
     k: L,
 }
 
-/// The XPBD multiplier step given `C`, the four gradients' squared norms and whether the
+/// The XPBD multiplier step of the isometric update (the dihedral folds its own into the
+/// moves, see [`dihedral`]) given `C`, the four gradients' squared norms and whether the
 /// stencil is usable (`geom`; else no gradient): returns the new multiplier, `-Δλ` (0 in lanes
 /// that must not move; negated, which saves the negation of `C + α̃λ`) and the lanes where it
 /// is usable.
@@ -264,9 +277,13 @@ unsafe fn multiplier<L: Lane>(
 /// The gradients are combinations of `nA` and `nB` (Bridson et al., for `|θ|`):
 /// `∇₂ = c₂ nA`, `∇₃ = c₃ nB` with `c = ∓|e| / |n|²` (the sign of `θ`, which is that of
 /// `-(nA · b)`), `∇₀ = (s₂ - 1) ∇₂ + (s₃ - 1) ∇₃` and `∇₁ = -(s₂ ∇₂ + s₃ ∇₃)` with
-/// `s = (x - x0) · e / |e|²`. Their squared norms follow from `|∇₂|² = c₂ (∓|e|)`,
-/// `|∇₃|²` alike and `∇₂ · ∇₃ = c₂ c₃ (nA · nB)` without forming `∇₀` and `∇₁`, and every
-/// move is `x_i += Δλ k w_i (a_i nA + b_i nB)` with coefficients known before `Δλ`.
+/// `s = (x - x0) · e / |e|²`. With `q₂ = |∇₂|² = |e|² / |nA|²`, `q₃` alike and
+/// `h = ∇₂ · ∇₃ = |e|² (nA · nB) / (|nA|² |nB|²)`, the denominator's sum is
+/// `Σ wᵢ |∇ᵢ|² = q₂ (w₀ o₂² + w₁ s₂² + w₂) + q₃ (w₀ o₃² + w₁ s₃² + w₃) + 2h (w₀ o₂ o₃ + w₁ s₂ s₃)`
+/// (`o = s - 1`), three products of terms known early instead of a chain through `∇₀`, `∇₁`.
+/// Each move is `x_i += Δλ g_i` with `g_i = k wᵢ (aᵢ nA + bᵢ nB)` formed before `Δλ`, and
+/// `-Δλ = C r + α̃ λ r` with `r = 1 / (α̃ + Σ wᵢ |∇ᵢ|²)`, so that the angle `C` is one fused
+/// product away from the moves: the update's longest chain runs through the `atan2`.
 #[inline(always)]
 unsafe fn dihedral<L: Lane>(
     p: [V3<L>; 4],
@@ -276,7 +293,7 @@ unsafe fn dihedral<L: Lane>(
     lam: L,
     c: Params<L>,
 ) -> ([V3<L>; 4], L) {
-    let (zero, one) = (L::splat(0.0), L::splat(1.0));
+    let zero = L::splat(0.0);
     let e = p[1].sub(p[0]);
     let a = p[2].sub(p[0]);
     let b = p[3].sub(p[0]);
@@ -289,40 +306,51 @@ unsafe fn dihedral<L: Lane>(
         L::and(L::splat(f32::MIN_POSITIVE).lt(el2), tiny.lt(la2)),
         tiny.lt(lb2),
     );
-    let (inv_el, el) = el2.rsqrt_sqrt();
+    let el = el2.sqrt();
     // nA × nB = -e (nA · b), so the sine term (nA × nB) · e / |e| is -|e| (nA · b).
     let (vol, d) = (na.dot(b), na.dot(nb));
-    let theta = L::select(geom, atan2_abs(el.mul(vol), d), zero);
+    // Degenerate lanes: θ = 0, so C = clamp(-θ0), and no gradient (below).
+    let deviation = L::select(geom, atan2_abs_minus(el.mul(vol), d, rest), zero.sub(rest));
     let max_step = L::splat(DIHEDRAL_MAX_STEP);
-    let value = max(min(theta.sub(rest), max_step), L::splat(-DIHEDRAL_MAX_STEP));
-    // Degenerate lanes get no gradient: zero coefficients leave their positions as they are
-    // (adding 0 turns a -0.0 coordinate into +0.0, the only bits that change).
+    let value = max(min(deviation, max_step), L::splat(-DIHEDRAL_MAX_STEP));
+    // Degenerate lanes get zero coefficients, so their positions stay as they are (adding 0
+    // turns a -0.0 coordinate into +0.0, the only bits that change).
+    // Divisions, not estimates and a Newton step: one operation each for a divider that has
+    // the time, where the step would take three from the ports every product needs.
+    let one = L::splat(1.0);
+    let (rla2, rlb2) = (one.div(la2), one.div(lb2));
     let ce = L::select(zero.lt(vol), el, el.mul(L::splat(-1.0)));
-    let c2 = L::select(geom, ce.mul(la2.recip()), zero);
-    let c3 = L::select(geom, ce.mul(lb2.recip()), zero);
-    let inv_el2 = L::select(geom, inv_el.mul(inv_el), zero);
+    let c2 = L::keep_or_zero(geom, ce.mul(rla2));
+    let c3 = L::keep_or_zero(geom, ce.mul(rlb2));
+    let inv_el2 = L::keep_or_zero(geom, one.div(el2));
     let s2 = a.dot(e).mul(inv_el2);
     let s3 = b.dot(e).mul(inv_el2);
     let (o2, o3) = (s2.sub(one), s3.sub(one));
-    let (q2, q3) = (c2.mul(ce), c3.mul(ce));
-    let h = c2.mul(c3).mul(d);
-    let h2 = h.add(h);
-    let q0 = o2.fma(o2.mul(q2), o3.mul(o2.fma(h2, o3.mul(q3))));
-    let q1 = s2.fma(s2.mul(q2), s3.mul(s2.fma(h2, s3.mul(q3))));
-    // The coefficients carry -k, as the multiplier step returns -Δλ.
+    let (q2, q3) = (el2.mul(rla2), el2.mul(rlb2));
+    let h2 = q2.mul(rlb2).mul(d.add(d));
+    let a2 = w[0].fma(o2.mul(o2), w[1].fma(s2.mul(s2), w[2]));
+    let a3 = w[0].fma(o3.mul(o3), w[1].fma(s3.mul(s3), w[3]));
+    let cross_terms = w[0].fma(o2.mul(o3), w[1].mul(s2.mul(s3)));
+    let alpha = compliance.mul(c.inv_dt2);
+    let full = q2.fma(a2, q3.fma(a3, h2.fma(cross_terms, alpha)));
+    let denom = L::select(geom, full, alpha);
+    let r = L::keep_or_zero(positive_finite(denom, MIN_DENOMINATOR), one.div(denom));
+    let neg_dl = value.fma(r, alpha.mul(lam).mul(r));
+    // The coefficients carry -k, as `neg_dl` is -Δλ. The moves of x0 and x1 combine `nA` and
+    // `nB` before `Δλ` (one fused product after it); x2 and x3 move along one normal each.
     let neg_k = zero.sub(c.k);
     let (k2, k3) = (neg_k.mul(c2), neg_k.mul(c3));
-    let f0 = [w[0].mul(o2).mul(k2), w[0].mul(o3).mul(k3)];
-    let f1 = [w[1].mul(s2).mul(k2), w[1].mul(s3).mul(k3)];
-    let (f2, f3) = (w[2].mul(k2), w[3].mul(k3));
-    let (lam, dl, _) = multiplier(value, [q0, q1, q2, q3], w, geom, compliance, lam, c);
+    let g0 = nb.scale_add(w[0].mul(o3).mul(k3), na.scale(w[0].mul(o2).mul(k2)));
+    let g1 = nb.scale_add(w[1].mul(s3).mul(k3), na.scale(w[1].mul(s2).mul(k2)));
     let moved = [
-        nb.scale_add(dl.mul(f0[1]), na.scale_add(dl.mul(f0[0]), p[0])),
-        nb.neg_scale_add(dl.mul(f1[1]), na.neg_scale_add(dl.mul(f1[0]), p[1])),
-        na.scale_add(dl.mul(f2), p[2]),
-        nb.scale_add(dl.mul(f3), p[3]),
+        g0.scale_add(neg_dl, p[0]),
+        g1.neg_scale_add(neg_dl, p[1]),
+        na.scale_add(neg_dl.mul(w[2].mul(k2)), p[2]),
+        nb.scale_add(neg_dl.mul(w[3].mul(k3)), p[3]),
     ];
-    (moved, lam)
+    // `lam - 0` is `lam` to the bit: no select of the old multiplier, which stored back over it
+    // would become a masked store (`vmaskmovps`, slow on AVX2).
+    (moved, lam.sub(neg_dl))
 }
 
 /// The isometric update of one lane (or vector of lanes): weights `kw`, otherwise as

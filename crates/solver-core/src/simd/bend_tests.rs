@@ -47,6 +47,125 @@ struct Seen {
     clamped: usize,
 }
 
+/// `min`, `max`, `keep_or_zero` and `negate_where` (mask `a < b`) of every pair of `a`, `b` on
+/// instruction set `I`, as bits: `[min, max, keep, negated]` per pair.
+#[inline(always)]
+unsafe fn lane_ops<I: super::block::Isa>(a: &[f32], b: &[f32]) -> Vec<[u32; 4]> {
+    let mut out = Vec::with_capacity(a.len());
+    let mut lanes = vec![[0.0f32; 4]; I::WIDTH];
+    for (ca, cb) in a.chunks_exact(I::WIDTH).zip(b.chunks_exact(I::WIDTH)) {
+        let (va, vb) = (I::load(ca.as_ptr()), I::load(cb.as_ptr()));
+        let m = I::lt(va, vb);
+        let results = [
+            I::min(va, vb),
+            I::max(va, vb),
+            I::keep_or_zero(m, va),
+            I::negate_where(m, va),
+        ];
+        for (r, v) in results.into_iter().enumerate() {
+            let mut buf = vec![0.0f32; I::WIDTH];
+            I::store(buf.as_mut_ptr(), v);
+            for (l, x) in buf.into_iter().enumerate() {
+                lanes[l][r] = x;
+            }
+        }
+        out.extend(lanes.iter().map(|l| l.map(f32::to_bits)));
+    }
+    out
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn lane_ops_avx2(a: &[f32], b: &[f32]) -> [Vec<[u32; 4]>; 2] {
+    [
+        lane_ops::<super::avx2::Avx2x1>(a, b),
+        lane_ops::<super::avx2::Avx2>(a, b),
+    ]
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn lane_ops_avx512(a: &[f32], b: &[f32]) -> Vec<[u32; 4]> {
+    lane_ops::<super::avx512::Avx512>(a, b)
+}
+
+#[test]
+fn native_min_max_and_sign_masks_give_the_scalar_twins_bits() {
+    // x86's `minps`/`maxps` return the second operand on NaN and on ±0 pairs, which is the
+    // twin's `a < b ? a : b`; the and-masks and sign flips must keep NaN, ±0 and infinities.
+    let special = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        2.5,
+        -3.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+        -f32::NAN,
+        f32::MIN_POSITIVE,
+        1e-40,
+        -1e-40,
+    ];
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for &x in &special {
+        for &y in &special {
+            a.push(x);
+            b.push(y);
+        }
+    }
+    // Whole vectors of every width (16 divides the padded count).
+    while a.len() % 16 != 0 {
+        a.push(1.0);
+        b.push(-1.0);
+    }
+    // SAFETY: the f32 `Lane` needs no instruction set.
+    let twin: Vec<[u32; 4]> = a
+        .iter()
+        .zip(&b)
+        .map(|(&x, &y)| unsafe {
+            use super::lane::Lane;
+            // Qualified: `x.min(y)` would be the inherent `f32::min`.
+            let m = <f32 as Lane>::lt(x, y);
+            [
+                <f32 as Lane>::min(x, y),
+                <f32 as Lane>::max(x, y),
+                <f32 as Lane>::keep_or_zero(m, x),
+                <f32 as Lane>::negate_where(m, x),
+            ]
+            .map(f32::to_bits)
+        })
+        .collect();
+    let mut got: Vec<(&str, Vec<[u32; 4]>)> = Vec::new();
+    // SAFETY: `Portable` runs on every target.
+    got.push(("portable", unsafe {
+        lane_ops::<super::portable::Portable>(&a, &b)
+    }));
+    #[cfg(target_arch = "x86_64")]
+    for k in vector_kernels("native_min_max_and_sign_masks_give_the_scalar_twins_bits") {
+        // SAFETY: `vector_kernels` lists only kernels the CPU has.
+        match k {
+            Kernel::Avx2 => {
+                let [one, two] = unsafe { lane_ops_avx2(&a, &b) };
+                got.push(("avx2 (one register)", one));
+                got.push(("avx2 (two registers)", two));
+            }
+            Kernel::Avx512 => got.push(("avx512", unsafe { lane_ops_avx512(&a, &b) })),
+            _ => {}
+        }
+    }
+    for (name, bits) in got {
+        for (i, (g, t)) in bits.iter().zip(&twin).enumerate() {
+            assert_eq!(
+                g, t,
+                "{name}: a = {}, b = {}: [min, max, keep, negate] bits differ",
+                a[i], b[i]
+            );
+        }
+    }
+}
+
 fn v(rng: &mut Rng, a: f32) -> Vec3 {
     Vec3::new(rng.range(-a, a), rng.range(-a, a), rng.range(-a, a))
 }

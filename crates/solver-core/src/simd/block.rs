@@ -68,6 +68,24 @@ pub(super) trait Isa {
     unsafe fn lt(a: Self::V, b: Self::V) -> Self::M;
     /// Lanes set in both masks.
     unsafe fn and(a: Self::M, b: Self::M) -> Self::M;
+    /// `a < b ? a : b` per lane (`b` where either is NaN): x86's `minps` computes exactly this.
+    #[inline(always)]
+    unsafe fn min(a: Self::V, b: Self::V) -> Self::V {
+        Self::select(Self::lt(a, b), a, b)
+    }
+    /// `b < a ? a : b` per lane (`b` where either is NaN), as x86's `maxps`.
+    #[inline(always)]
+    unsafe fn max(a: Self::V, b: Self::V) -> Self::V {
+        Self::select(Self::lt(b, a), a, b)
+    }
+    /// `a` where `m`, else +0.0: a select against zero, which a bitwise and does in one
+    /// operation where masks are all-ones lanes.
+    #[inline(always)]
+    unsafe fn keep_or_zero(m: Self::M, a: Self::V) -> Self::V {
+        Self::select(m, a, Self::splat(0.0))
+    }
+    /// `-a` (the sign bit flipped) where `m`, else `a`.
+    unsafe fn negate_where(m: Self::M, a: Self::V) -> Self::V;
     /// Whether any lane of `m` is set.
     unsafe fn any(m: Self::M) -> bool;
     /// Transposes the 4 x 4 matrix in each 128-bit part of four vectors: one `Packed4` per

@@ -38,15 +38,20 @@ pub(super) trait Lane: Copy {
     /// the instruction set's estimate and one Newton step (a few ulp; NaN where `self` is 0 or
     /// infinite, where the twin gives infinity or 0: callers mask those lanes).
     unsafe fn recip(self) -> Self;
-    /// `(1 / √self, √self)`, rounded and estimated as [`Lane::recip`] (NaN at 0 and infinity
-    /// in the estimated form).
-    unsafe fn rsqrt_sqrt(self) -> (Self, Self);
+    /// `self < o ? self : o` (so `o` where either is NaN).
+    unsafe fn min(self, o: Self) -> Self;
+    /// `o < self ? self : o` (so `o` where either is NaN).
+    unsafe fn max(self, o: Self) -> Self;
     /// Lanes where `self < o` (false for NaN).
     unsafe fn lt(self, o: Self) -> Self::M;
     /// Lanes set in both.
     unsafe fn and(a: Self::M, b: Self::M) -> Self::M;
     /// `t` where `m`, else `f`.
     unsafe fn select(m: Self::M, t: Self, f: Self) -> Self;
+    /// `a` where `m`, else +0.0.
+    unsafe fn keep_or_zero(m: Self::M, a: Self) -> Self;
+    /// `-a` (the sign bit flipped) where `m`, else `a`.
+    unsafe fn negate_where(m: Self::M, a: Self) -> Self;
 }
 
 impl Lane for f32 {
@@ -96,9 +101,20 @@ impl Lane for f32 {
         1.0 / self
     }
     #[inline(always)]
-    unsafe fn rsqrt_sqrt(self) -> (f32, f32) {
-        let root = f32::sqrt(self);
-        (1.0 / root, root)
+    unsafe fn min(self, o: f32) -> f32 {
+        if self < o {
+            self
+        } else {
+            o
+        }
+    }
+    #[inline(always)]
+    unsafe fn max(self, o: f32) -> f32 {
+        if o < self {
+            self
+        } else {
+            o
+        }
     }
     #[inline(always)]
     unsafe fn lt(self, o: f32) -> bool {
@@ -114,6 +130,22 @@ impl Lane for f32 {
             t
         } else {
             f
+        }
+    }
+    #[inline(always)]
+    unsafe fn keep_or_zero(m: bool, a: f32) -> f32 {
+        if m {
+            a
+        } else {
+            0.0
+        }
+    }
+    #[inline(always)]
+    unsafe fn negate_where(m: bool, a: f32) -> f32 {
+        if m {
+            -a
+        } else {
+            a
         }
     }
 }
@@ -192,13 +224,12 @@ impl<I: Isa> Lane for W<I> {
         W::new(super::block::recip_newton::<I>(self.0))
     }
     #[inline(always)]
-    unsafe fn rsqrt_sqrt(self) -> (Self, Self) {
-        if DETERMINISTIC {
-            let root = I::sqrt(self.0);
-            return (W::new(I::div(I::splat(1.0), root)), W::new(root));
-        }
-        let (inv, root) = super::block::rsqrt_sqrt_newton::<I>(self.0);
-        (W::new(inv), W::new(root))
+    unsafe fn min(self, o: Self) -> Self {
+        W::new(I::min(self.0, o.0))
+    }
+    #[inline(always)]
+    unsafe fn max(self, o: Self) -> Self {
+        W::new(I::max(self.0, o.0))
     }
     #[inline(always)]
     unsafe fn lt(self, o: Self) -> I::M {
@@ -211,6 +242,14 @@ impl<I: Isa> Lane for W<I> {
     #[inline(always)]
     unsafe fn select(m: I::M, t: Self, f: Self) -> Self {
         W::new(I::select(m, t.0, f.0))
+    }
+    #[inline(always)]
+    unsafe fn keep_or_zero(m: I::M, a: Self) -> Self {
+        W::new(I::keep_or_zero(m, a.0))
+    }
+    #[inline(always)]
+    unsafe fn negate_where(m: I::M, a: Self) -> Self {
+        W::new(I::negate_where(m, a.0))
     }
 }
 
@@ -275,13 +314,13 @@ impl<L: Lane> V3<L> {
 /// `min(a, b)` as `a < b ? a : b` (the same bits in every implementation).
 #[inline(always)]
 pub(super) unsafe fn min<L: Lane>(a: L, b: L) -> L {
-    L::select(a.lt(b), a, b)
+    a.min(b)
 }
 
 /// `max(a, b)` as `b < a ? a : b`.
 #[inline(always)]
 pub(super) unsafe fn max<L: Lane>(a: L, b: L) -> L {
-    L::select(b.lt(a), a, b)
+    a.max(b)
 }
 
 /// Lanes where `a` is positive and finite.

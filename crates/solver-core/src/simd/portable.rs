@@ -59,6 +59,14 @@ impl Isa for Portable {
         a & b
     }
     #[inline(always)]
+    unsafe fn keep_or_zero(m: f32x4, a: f32x4) -> f32x4 {
+        m & a
+    }
+    #[inline(always)]
+    unsafe fn negate_where(m: f32x4, a: f32x4) -> f32x4 {
+        a ^ (m & f32x4::splat(-0.0))
+    }
+    #[inline(always)]
     unsafe fn any(m: f32x4) -> bool {
         m.any()
     }
