@@ -29,7 +29,7 @@
 //! last block is copied to a stack buffer padded with degenerate lanes and run the same way.
 
 use super::block::{Isa, Job};
-use super::lane::{arr4, max, min, positive_finite, Lane, V3, W};
+use super::lane::{arr4, positive_finite, Lane, V3, W};
 use super::{Kernel, LaneBatch, LANES};
 use crate::body::particles::Packed4;
 use crate::constraints::bending::DIHEDRAL_MAX_STEP;
@@ -208,7 +208,7 @@ pub const ATAN_MAX_ERROR: f32 = 1e-6;
 pub(super) unsafe fn atan2_abs_minus<L: Lane>(y: L, x: L, shift: L) -> L {
     let (ay, ax) = (y.abs(), x.abs());
     let (steep, negative) = (ax.lt(ay), x.lt(L::splat(0.0)));
-    let t = min(ax, ay).div(max(ay, ax));
+    let t = ax.min(ay).div(ay.max(ax));
     // Estrin's scheme in z = t²: three products deep instead of Horner's six.
     let z = t.mul(t);
     let (z2, c) = (z.mul(z), |k: usize| L::splat(ATAN[k]));
@@ -313,7 +313,7 @@ unsafe fn dihedral<L: Lane>(
     // Degenerate lanes: θ = 0, so C = clamp(-θ0), and no gradient (below).
     let deviation = L::select(geom, atan2_abs_minus(el.mul(vol), d, rest), zero.sub(rest));
     let max_step = L::splat(DIHEDRAL_MAX_STEP);
-    let value = max(min(deviation, max_step), L::splat(-DIHEDRAL_MAX_STEP));
+    let value = deviation.min(max_step).max(L::splat(-DIHEDRAL_MAX_STEP));
     // Degenerate lanes get zero coefficients, so their positions stay as they are (adding 0
     // turns a -0.0 coordinate into +0.0, the only bits that change).
     // Divisions, not estimates and a Newton step: one operation each (the divider is idle

@@ -78,12 +78,9 @@ pub(super) trait Isa {
     unsafe fn max(a: Self::V, b: Self::V) -> Self::V {
         Self::select(Self::lt(b, a), a, b)
     }
-    /// `a` where `m`, else +0.0: a select against zero, which a bitwise and does in one
-    /// operation where masks are all-ones lanes.
-    #[inline(always)]
-    unsafe fn keep_or_zero(m: Self::M, a: Self::V) -> Self::V {
-        Self::select(m, a, Self::splat(0.0))
-    }
+    /// `a` where `m`, else +0.0: a select against zero, which a bitwise and (or a zeroing
+    /// mask) does in one operation.
+    unsafe fn keep_or_zero(m: Self::M, a: Self::V) -> Self::V;
     /// `-a` (the sign bit flipped) where `m`, else `a`.
     unsafe fn negate_where(m: Self::M, a: Self::V) -> Self::V;
     /// Whether any lane of `m` is set.

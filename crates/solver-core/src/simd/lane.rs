@@ -38,7 +38,8 @@ pub(super) trait Lane: Copy {
     /// the instruction set's estimate and one Newton step (a few ulp; NaN where `self` is 0 or
     /// infinite, where the twin gives infinity or 0: callers mask those lanes).
     unsafe fn recip(self) -> Self;
-    /// `self < o ? self : o` (so `o` where either is NaN).
+    /// `self < o ? self : o` (so `o` where either is NaN): the same bits in every
+    /// implementation.
     unsafe fn min(self, o: Self) -> Self;
     /// `o < self ? self : o` (so `o` where either is NaN).
     unsafe fn max(self, o: Self) -> Self;
@@ -309,18 +310,6 @@ impl<L: Lane> V3<L> {
             a[2].neg_mul_add(s, b[2]),
         ])
     }
-}
-
-/// `min(a, b)` as `a < b ? a : b` (the same bits in every implementation).
-#[inline(always)]
-pub(super) unsafe fn min<L: Lane>(a: L, b: L) -> L {
-    a.min(b)
-}
-
-/// `max(a, b)` as `b < a ? a : b`.
-#[inline(always)]
-pub(super) unsafe fn max<L: Lane>(a: L, b: L) -> L {
-    a.max(b)
 }
 
 /// Lanes where `a` is positive and finite.
