@@ -25,7 +25,7 @@ use solver_core::constraints::{
 };
 use solver_core::glam::Vec3;
 use solver_core::simd::{project_batch_with, BendBatch, Kernel, LaneBatch, TetherBatch};
-use solver_core::{scenes, step, Body, GaussSeidel, Packed4, StepParams};
+use solver_core::{step, Body, GaussSeidel, Packed4, StepParams};
 use sparse::{make_solver, Coloring, Incidence, SolverOptions};
 use std::hint::black_box;
 
@@ -130,7 +130,14 @@ fn bends(c: &mut Criterion) {
 
 fn tethers(c: &mut Criterion) {
     let cloth = scenes::cloth(64).unwrap();
-    let t = Tethers::from_pins(&cloth, TetherDistance::Euclidean, 2, 0.0).unwrap();
+    let t = Tethers::from_pins(
+        &cloth.particles.x,
+        &cloth.constraints.distance,
+        TetherDistance::Euclidean,
+        2,
+        0.0,
+    )
+    .unwrap();
     let x: Vec<Packed4> = cloth
         .particles
         .x
@@ -161,7 +168,14 @@ fn flag_step(c: &mut Criterion) {
     without.topology_changed();
     let plain = hung(scenes::cloth(32).unwrap());
     let mut tethered = plain.clone();
-    let t = Tethers::from_pins(&tethered, TetherDistance::Euclidean, 2, 0.0).unwrap();
+    let t = Tethers::from_pins(
+        &tethered.particles.x,
+        &tethered.constraints.distance,
+        TetherDistance::Euclidean,
+        2,
+        0.0,
+    )
+    .unwrap();
     tethered.constraints.push_kind(Box::new(t));
     tethered.topology_changed();
     bench_steps(

@@ -18,7 +18,7 @@ use solver_core::constraints::{
 use solver_core::glam::Vec3;
 use solver_core::interaction::deformer::{Deformer, Falloff, Push};
 use solver_core::interaction::picking::{raycast_brute_force, TriangleBvh};
-use solver_core::{scenes, Material, Packed4};
+use solver_core::{Material, Packed4};
 use std::hint::black_box;
 use std::ops::Range;
 
@@ -75,7 +75,14 @@ fn projections(c: &mut Criterion) {
     let isometric = IsometricBending::from_triangles(&cloth.particles.x, tris, 1e-4).unwrap();
     bench_kind(c, "isometric_bending", &isometric, &x, None);
 
-    let tethers = Tethers::from_pins(&cloth, TetherDistance::Euclidean, 2, 0.0).unwrap();
+    let tethers = Tethers::from_pins(
+        &cloth.particles.x,
+        &cloth.constraints.distance,
+        TetherDistance::Euclidean,
+        2,
+        0.0,
+    )
+    .unwrap();
     // Stretched by 20% so that every tether is taut.
     let stretched: Vec<Packed4> = x
         .iter()

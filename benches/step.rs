@@ -9,7 +9,7 @@ mod common;
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
-use solver_core::{scenes, step, Body, Solver, StepParams};
+use solver_core::{step, Body, Solver, StepParams};
 use sparse::{make_solver, SolverOptions};
 use std::hint::black_box;
 use std::time::Duration;

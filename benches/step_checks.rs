@@ -11,7 +11,7 @@
 //! Run with `cargo bench --bench step_checks`.
 
 use solver_core::step::step_variant_for_bench;
-use solver_core::{scenes, Body, Solver, StepParams};
+use solver_core::{Body, Solver, StepParams};
 use sparse::{make_solver, SolverOptions};
 use std::hint::black_box;
 use std::time::Instant;

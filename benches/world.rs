@@ -13,8 +13,8 @@
 mod common;
 
 use criterion::Criterion;
+use scenes::drape;
 use solver_core::glam::Vec3;
-use solver_core::scenes::drape;
 use solver_core::{StepParams, World};
 
 fn params() -> StepParams {

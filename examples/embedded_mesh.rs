@@ -5,7 +5,7 @@
 //! `cargo run --release --example embedded_mesh`
 
 use wobble::core::effects::embedding::{Embedding, EmbeddingScratch, VertexNormals};
-use wobble::core::scenes::icosphere;
+use wobble::core::mesh::shapes::icosphere;
 use wobble::glam::Vec3;
 use wobble::{step, Collider, GaussSeidel, SoftBody, StepParams};
 

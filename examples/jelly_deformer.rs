@@ -4,11 +4,10 @@
 //! `cargo run --release --example jelly_deformer`
 
 use wobble::core::interaction::deformer::{Deformer, Falloff, Push};
-use wobble::core::scenes;
 use wobble::glam::Vec3;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let sphere = scenes::icosphere(Vec3::ZERO, 1.0, 4)?;
+    let sphere = wobble::core::mesh::shapes::icosphere(Vec3::ZERO, 1.0, 4)?;
     // Spring stiffness 60 /s², damping 6 /s: a few visible wobbles, settled within 2 s.
     let mut jelly = Deformer::new(&sphere.positions, 60.0, 6.0, Falloff::default())?;
     let dt = 1.0 / 60.0;

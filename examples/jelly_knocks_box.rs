@@ -4,7 +4,6 @@
 //!
 //! `cargo run --release --features rapier --example jelly_knocks_box`
 
-use wobble::core::scenes;
 use wobble::glam::Vec3;
 use wobble::rapier3d::prelude::{ColliderBuilder, RigidBodyBuilder, Vector};
 use wobble::{RapierCoupling, StepParams};

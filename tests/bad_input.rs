@@ -11,8 +11,7 @@ use solver_core::interaction::picking::grab;
 use solver_core::mesh::repair::{parse_obj_repaired, repair, MeshOptions};
 use solver_core::mesh::TriMesh;
 use solver_core::{
-    figures, scenes, step, DistanceConstraints, GaussSeidel, Particles, StepParams, Stiffness,
-    WobbleError,
+    figures, step, DistanceConstraints, GaussSeidel, Particles, StepParams, Stiffness, WobbleError,
 };
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,4 +1,4 @@
-//! The hanging chain's static stretch (`solver_core::analytic::hanging_chain`, which C13 of
+//! The hanging chain's static stretch (`scenes::analytic::hanging_chain`, which C13 of
 //! `wobble claims` runs too): a rope of 10 particles of 0.1 kg (`scenes::rope(10)`),
 //! the top one pinned, every distance constraint with XPBD compliance α = 1e-2 m/N, velocity
 //! damping 5/s, released horizontally and left 6 s (360 steps of dt = 1/60) to settle.
@@ -18,7 +18,7 @@
 mod common;
 
 use common::{configs, Table};
-use solver_core::analytic::{hanging_chain, CHAIN_DAMPING};
+use scenes::analytic::{hanging_chain, CHAIN_DAMPING};
 use solver_core::StepParams;
 
 const ITERATIONS: usize = 100;

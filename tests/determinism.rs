@@ -15,10 +15,11 @@
 //! Written generically over `sparse::SOLVER_NAMES` and the standard scenes, so a new solver
 //! joins by itself; every combination must build and run.
 
+use scenes::Scene;
 use solver_core::collide::{Collider, Shape};
 use solver_core::constraints::{IsometricBending, TetherDistance, Tethers};
 use solver_core::glam::Vec3;
-use solver_core::{figures, scenes, step, Body, GaussSeidel, Scene, Solver, StepParams};
+use solver_core::{figures, step, Body, GaussSeidel, Solver, StepParams};
 use sparse::{make_solver, Kernel, SolverOptions, SOLVER_NAMES};
 
 const STEPS: usize = 500;
@@ -299,7 +300,14 @@ fn batched_bodies() -> Vec<(&'static str, Body)> {
     iso.constraints.extra = vec![Box::new(bending)];
     iso.topology_changed();
     let mut tethered = scene_body("cloth", 16);
-    let t = Tethers::from_pins(&tethered, TetherDistance::Euclidean, 2, 0.0).unwrap();
+    let t = Tethers::from_pins(
+        &tethered.particles.x,
+        &tethered.constraints.distance,
+        TetherDistance::Euclidean,
+        2,
+        0.0,
+    )
+    .unwrap();
     tethered.constraints.push_kind(Box::new(t));
     tethered.topology_changed();
     vec![

@@ -1,7 +1,7 @@
 //! Linear and angular momentum of a free body under internal constraints: the 16 x 16 cloth
 //! with its pins released, no gravity, no damping, 100 steps of 1/60.
 //!
-//! Linear momentum (`solver_core::analytic::cloth_momentum`, which C14 of `wobble claims`
+//! Linear momentum (`scenes::analytic::cloth_momentum`, which C14 of `wobble claims`
 //! runs too), with the default 8 iterations and seeded random velocities (each component uniform in [-1, 1) m/s about
 //! a common 0.5 m/s along x, so |p₀| ≈ 0.5 kg m/s stands clear of the rounding floor): every
 //! distance constraint's correction moves its two particles by `±w ∇C Δλ`, so their momentum
@@ -26,7 +26,7 @@
 mod common;
 
 use common::{angular_momentum, configs, free_cloth, relative_change, Table};
-use solver_core::analytic::cloth_momentum;
+use scenes::analytic::cloth_momentum;
 use solver_core::glam::Vec3;
 use solver_core::{step, Body, StepParams};
 

@@ -2,7 +2,7 @@
 //! `fuzz/corpus/obj_body/` and `fuzz/regressions/` goes through `mesh::fuzz::fuzz_entry`, the same
 //! function the fuzz target calls, and must not break an invariant.
 
-use solver_core::mesh::fuzz::{fuzz_entry, FuzzOutcome};
+use scenes::fuzz::{fuzz_entry, FuzzOutcome};
 use std::path::Path;
 
 fn files(dir: &str) -> Vec<std::path::PathBuf> {

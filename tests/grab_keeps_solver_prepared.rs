@@ -9,7 +9,7 @@ mod common;
 use solver_core::figures::state_hash;
 use solver_core::glam::Vec3;
 use solver_core::interaction::picking::{grab, move_grab, release, Hit};
-use solver_core::{scenes, step, Body, StepParams};
+use solver_core::{step, Body, StepParams};
 
 /// The cloth's middle triangle, grabbed at its centroid.
 fn middle_hit(body: &Body) -> Hit {

@@ -10,7 +10,7 @@ mod common;
 use common::hit_on;
 use solver_core::constraints::Drag;
 use solver_core::interaction::picking::grab;
-use solver_core::{figures, scenes, step, Body, StepParams, WobbleError};
+use solver_core::{figures, step, Body, StepParams, WobbleError};
 use sparse::{make_solver, SolverOptions};
 
 const SOLVERS: [&str; 3] = ["gs", "colored", "jacobi"];

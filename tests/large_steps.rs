@@ -6,7 +6,7 @@
 //! docs/SCENES.md.
 
 use solver_core::step::{StepReport, StepWarning};
-use solver_core::{figures, scenes, step, Body, StepParams, WobbleError};
+use solver_core::{figures, step, Body, StepParams, WobbleError};
 use sparse::{make_solver, SolverOptions};
 
 const SOLVERS: [&str; 3] = ["gs", "colored", "jacobi"];

@@ -6,7 +6,6 @@
 
 #![cfg(feature = "rapier")]
 
-use wobble::core::scenes;
 use wobble::glam::Vec3;
 use wobble::rapier3d::prelude::{
     ColliderBuilder, ColliderHandle, PhysicsWorld, RigidBodyBuilder, RigidBodyHandle, Vector,

@@ -20,7 +20,8 @@
 //! Every solver gets the same tolerance, the Jacobi family included: its multipliers follow its
 //! averaged corrections (`sparse::jacobi`), so it solves the same XPBD step as the others.
 
-use solver_core::{figures, step, Scene, StepParams};
+use scenes::Scene;
+use solver_core::{figures, step, StepParams};
 use sparse::{make_solver, SolverOptions, SOLVER_NAMES};
 
 const STEPS: usize = 2000;

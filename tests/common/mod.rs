@@ -223,7 +223,7 @@ pub fn spring_mass(anchors: usize, m: f32, alpha: f32) -> Body {
 }
 
 #[allow(unused_imports)]
-pub use solver_core::analytic::{free_cloth, relative_change, Noise};
+pub use scenes::analytic::{free_cloth, relative_change, Noise};
 
 /// Angular momentum about the centre of mass, `Σ m (x - c) × (v - V)` (f64).
 pub fn angular_momentum(body: &Body) -> [f64; 3] {

@@ -2,7 +2,7 @@
 //! Every test prints `skipped: no GPU adapter` and returns when no adapter exists.
 
 use gpu::{Gpu, GpuBody, GpuError, GpuSolver, SKIP_MESSAGE};
-use solver_core::{scenes, step, Body, Collider, StepParams};
+use solver_core::{step, Body, Collider, StepParams};
 use sparse::{make_solver, Kernel, SolverOptions};
 
 /// The adapter, or `None` (after printing the skip message) when there is none.
@@ -227,7 +227,14 @@ fn substeps_damping_pbd_stiffness_attachments_and_relaxation_match_the_cpu() {
 fn tethered_cloth() -> Body {
     use solver_core::constraints::{TetherDistance, Tethers};
     let mut body = scenes::cloth(16).unwrap();
-    let tethers = Tethers::from_pins(&body, TetherDistance::Graph, 2, 0.0).unwrap();
+    let tethers = Tethers::from_pins(
+        &body.particles.x,
+        &body.constraints.distance,
+        TetherDistance::Graph,
+        2,
+        0.0,
+    )
+    .unwrap();
     body.constraints.push_kind(Box::new(tethers));
     body.topology_changed();
     body
@@ -285,7 +292,15 @@ fn a_tether_to_a_free_anchor_is_refused_by_colored_and_run_by_jacobi() {
     let Some(gpu) = adapter() else { return };
     use solver_core::constraints::{TetherDistance, Tethers};
     let mut body = scenes::cloth(8).unwrap();
-    let tethers = Tethers::to_anchors(&body, &[10], TetherDistance::Euclidean, 1, 0.0).unwrap();
+    let tethers = Tethers::to_anchors(
+        &body.particles.x,
+        &body.constraints.distance,
+        &[10],
+        TetherDistance::Euclidean,
+        1,
+        0.0,
+    )
+    .unwrap();
     body.constraints.push_kind(Box::new(tethers));
     body.topology_changed();
     let err = GpuBody::new(&gpu, &body, GpuSolver::Colored, &SolverOptions::default());

@@ -429,7 +429,7 @@ mod tests {
 
     #[test]
     fn a_mesh_is_labelled_by_its_file_and_counts_not_by_n() {
-        let cloth = solver_core::scenes::cloth(4).unwrap();
+        let cloth = scenes::cloth(4).unwrap();
         assert_eq!(body_label("cloth", 4, None, &cloth), "cloth n=4");
         let label = body_label("mesh", 32, Some(Path::new("dir/teapot.obj")), &cloth);
         assert_eq!(label, "teapot.obj (18 triangles)");
@@ -437,7 +437,7 @@ mod tests {
 
     #[test]
     fn tetrahedron_boundary_faces_are_those_used_once() {
-        let mut body = solver_core::scenes::cloth(2).unwrap();
+        let mut body = scenes::cloth(2).unwrap();
         body.topology.triangles.clear();
         // The same tetrahedron twice: every face is shared, none is on the boundary.
         body.topology.tets = vec![[0, 1, 2, 3], [3, 2, 1, 0]];

@@ -3,9 +3,10 @@
 
 use clap::Args;
 pub use errors::Error;
+use scenes::mesh_scene_with;
+use scenes::Scene;
 use solver_core::mesh::repair::MeshOptions;
-use solver_core::scenes::mesh_scene_with;
-use solver_core::{Body, Scene, Solver};
+use solver_core::{Body, Solver};
 use sparse::{apply_ordering, make_solver, Kernel, Ordering, SolverOptions, SOLVER_NAMES};
 use std::path::{Path, PathBuf};
 
@@ -108,7 +109,7 @@ pub fn check_scene(scene: &str) -> Result<(), Error> {
 /// Checks a size parameter for `scene` before any work starts (the library checks again).
 pub fn check_size(scene: &str, n: usize) -> Result<(), Error> {
     let (lo, hi, what) = match scene {
-        "cloth" | "rope" | "flag" => (2, solver_core::scenes::MAX_N, "grid side n"),
+        "cloth" | "rope" | "flag" => (2, solver_core::build::MAX_N, "grid side n"),
         "jelly" => (0, 7, "jelly subdivision level n"),
         "cube" => (1, 128, "cube cells per side n"),
         _ => return Ok(()),

@@ -4,8 +4,8 @@
 use crate::setup::{build_body_with, build_solver, Error, Layout, Passes};
 use crate::stats::quantile;
 use clap::Args;
+use scenes::mass_spring::{Integrator, MassSpring, SpringParams};
 use serde::{Deserialize, Serialize};
-use solver_core::mass_spring::{Integrator, MassSpring, SpringParams};
 use solver_core::mesh::repair::MeshOptions;
 use solver_core::{figures, step, Solver, StepParams};
 use sparse::SolverOptions;

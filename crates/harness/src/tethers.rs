@@ -9,7 +9,7 @@ use crate::setup::{build_solver, parse_solvers, Error};
 use crate::stats::quantile;
 use clap::Args;
 use solver_core::constraints::{TetherDistance, Tethers};
-use solver_core::{figures, scenes, step, StepParams};
+use solver_core::{figures, step, StepParams};
 use sparse::SolverOptions;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -77,7 +77,13 @@ pub fn run(a: &TethersArgs) -> Result<Section, Error> {
         for tethered in [false, true] {
             let mut body = scenes::cloth(a.n)?;
             if tethered {
-                let t = Tethers::from_pins(&body, TetherDistance::Euclidean, 1, 0.0)?;
+                let t = Tethers::from_pins(
+                    &body.particles.x,
+                    &body.constraints.distance,
+                    TetherDistance::Euclidean,
+                    1,
+                    0.0,
+                )?;
                 body.constraints.push_kind(Box::new(t));
                 body.topology_changed();
             }

@@ -66,9 +66,9 @@ fn bodies_world(args: &StepArgs) -> Result<World, Error> {
 /// The world of scene `name` (size `n` for `drape`), each body with its own `solver`.
 fn build_world(args: &StepArgs) -> Result<World, Error> {
     let mut world = match args.scene.as_str() {
-        "drape" => solver_core::scenes::drape(args.n, !args.no_self_collision)?,
-        "tunnel" => solver_core::scenes::tunnel()?,
-        "stack" => solver_core::scenes::stack()?,
+        "drape" => scenes::drape(args.n, !args.no_self_collision)?,
+        "tunnel" => scenes::tunnel()?,
+        "stack" => scenes::stack()?,
         "bodies" => bodies_world(args)?,
         other => return Err(Error::Arg(format!("'{other}' is not a world scene"))),
     };

@@ -182,7 +182,7 @@ fn asymptotic_rate_reads_the_tail_of_a_geometric_curve() {
 #[test]
 fn young_holds_exactly_for_the_linearized_chain() {
     // A sagging chain: the constraint graph is a path, A tridiagonal, consistently ordered.
-    let mut rope = solver_core::scenes::rope(8).unwrap();
+    let mut rope = scenes::rope(8).unwrap();
     for (k, p) in rope.particles.x.iter_mut().enumerate() {
         p.y -= 0.05 * (k as f32).powi(2) / 49.0;
     }

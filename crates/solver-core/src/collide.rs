@@ -22,8 +22,8 @@
 //! frozen so: inside a box the signed distance leads to the nearest face, which for a particle
 //! pushed past the middle of a thin box is the far one.
 
-use crate::body::particles::Packed4;
 use crate::error::{check_parameter, Result, WobbleError};
+use crate::geometry::packed::Packed4;
 use glam::{Quat, Vec3};
 
 /// The geometry of a collider.

@@ -287,7 +287,7 @@ pub enum WobbleError {
         /// What went wrong with it.
         source: Box<WobbleError>,
     },
-    /// A step produced a non-finite value, or a speed above [`crate::step::MAX_SPEED`] (`speed`
+    /// A step produced a non-finite value, or a speed above [`MAX_SPEED`] (`speed`
     /// is then that speed); the body was rolled back to its last good state.
     #[error("step diverged: particle {particle} {} ({stage}); the body was restored to its last good state", divergence(.speed))]
     Diverged {
@@ -307,7 +307,7 @@ fn divergence(speed: &Option<f32>) -> String {
         Some(v) => format!(
             "reached {} m/s, above the speed bound of {:e} m/s",
             show_value(&(*v as f64)),
-            crate::step::MAX_SPEED
+            MAX_SPEED
         ),
     }
 }
@@ -332,6 +332,18 @@ fn show_value(value: &f64) -> String {
         short
     }
 }
+
+/// The speed (m/s) above which a step is judged diverged: a particle that ends a step faster
+/// than this, or with a non-finite value, makes [`crate::step()`] restore the body and return
+/// [`WobbleError::Diverged`].
+///
+/// Why 1e6 m/s: wobble's scenes are in SI units, where soft bodies and cloth move at metres per
+/// second; 1e6 m/s is far above the speed of sound in any solid, and at it a particle crosses
+/// kilometres in one frame, so no legitimate scene comes near it. A solver that diverges grows
+/// its error geometrically, iteration after iteration, so it crosses the bound within a step or
+/// two of leaving the physical range, well before f32 overflows (`tests/divergence_guard.rs`
+/// drives every solver past it).
+pub const MAX_SPEED: f32 = 1e6;
 
 /// Shorthand for results with [`WobbleError`].
 pub type Result<T, E = WobbleError> = std::result::Result<T, E>;
@@ -388,6 +400,21 @@ pub fn check_indices(what: &'static str, index: usize, values: &[u32], len: usiz
         None => Ok(()),
         Some(&v) => check_index(what, index, v as usize, len),
     }
+}
+
+/// Checks the particles of constraint `index` of `kind`: in range for `n` particles, distinct.
+pub fn check_particles(kind: &'static str, index: usize, ids: &[u32], n: usize) -> Result<()> {
+    for (a, &p) in ids.iter().enumerate() {
+        check_index(kind, index, p as usize, n)?;
+        if ids[..a].contains(&p) {
+            return Err(WobbleError::RepeatedParticle {
+                kind,
+                index,
+                particle: p,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Returns an error unless `value` is finite and `>= 0`.

@@ -1,8 +1,11 @@
 //! Figures of a state, as defined in docs/SCENES.md: stretch error, residual, energy, volume, hash.
 
-use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::constraints::{Constraints, MAX_ARITY};
+use crate::geometry::bvh::TriangleBvh;
+use crate::geometry::packed::Packed4;
+use crate::geometry::queries::segment_triangle;
+pub use crate::geometry::volume::{enclosed_volume, tet_volume, winding_number};
 use glam::Vec3;
 
 /// Mean and max of `|l - l0| / l0` over the structural distance constraints (all distance
@@ -76,31 +79,6 @@ pub fn energy(body: &Body, gravity: Vec3) -> f64 {
     e
 }
 
-/// Signed volume enclosed by triangles (positive for outward, counter-clockwise faces).
-pub fn enclosed_volume(triangles: &[[u32; 3]], x: &[Packed4]) -> f64 {
-    let mut v = 0.0f64;
-    for t in triangles {
-        let a = x[t[0] as usize].xyz().as_dvec3();
-        let b = x[t[1] as usize].xyz().as_dvec3();
-        let c = x[t[2] as usize].xyz().as_dvec3();
-        v += a.dot(b.cross(c));
-    }
-    v / 6.0
-}
-
-/// Sum of the signed volumes of the tetrahedra.
-pub fn tet_volume(tets: &[[u32; 4]], x: &[Packed4]) -> f64 {
-    tets.iter()
-        .map(|t| {
-            let p0 = x[t[0] as usize].xyz().as_dvec3();
-            let a = x[t[1] as usize].xyz().as_dvec3() - p0;
-            let b = x[t[2] as usize].xyz().as_dvec3() - p0;
-            let c = x[t[3] as usize].xyz().as_dvec3() - p0;
-            a.dot(b.cross(c)) / 6.0
-        })
-        .sum()
-}
-
 /// Current volume over rest volume, for closed surfaces and tet meshes; `None` for open meshes.
 pub fn volume_ratio(body: &Body) -> Option<f64> {
     let t = &body.topology;
@@ -150,13 +128,11 @@ pub type Surface<'a> = (&'a [[u32; 3]], &'a [Packed4]);
 
 /// Number of (edge, triangle) pairs that intersect, over every edge of every surface against
 /// every triangle of the same surface (those sharing a vertex with the edge left out) and of
-/// every other surface. Each intersection is decided by [`crate::world::mesh_collider::segment_triangle`]
+/// every other surface. Each intersection is decided by [`crate::geometry::queries::segment_triangle`]
 /// in f64 (a touching, degenerate configuration counts as one); nothing is sampled, every
 /// pair whose boxes overlap is tested, so a surface that passes through itself or another
 /// counts at least two. 0 for a set of surfaces without any intersection.
 pub fn self_intersections(surfaces: &[Surface]) -> crate::error::Result<u64> {
-    use crate::interaction::picking::TriangleBvh;
-    use crate::world::mesh_collider::segment_triangle;
     let mut count = 0u64;
     let bvhs: Vec<Option<TriangleBvh>> = surfaces
         .iter()
@@ -193,19 +169,4 @@ pub fn self_intersections(surfaces: &[Surface]) -> crate::error::Result<u64> {
         }
     }
     Ok(count)
-}
-
-/// The generalized winding number of the closed surface `triangles` at `p` (Jacobson et al.
-/// 2013: the solid angles of the triangles over 4π, in f64): about 1 inside, 0 outside.
-pub fn winding_number(triangles: &[[u32; 3]], x: &[Packed4], p: Vec3) -> f64 {
-    let p = p.as_dvec3();
-    let mut sum = 0.0f64;
-    for t in triangles {
-        let [a, b, c] = t.map(|k| x[k as usize].xyz().as_dvec3() - p);
-        let (la, lb, lc) = (a.length(), b.length(), c.length());
-        let num = a.dot(b.cross(c));
-        let den = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
-        sum += 2.0 * num.atan2(den);
-    }
-    sum / (4.0 * std::f64::consts::PI)
 }

@@ -47,7 +47,6 @@
 //! `Solver`; `figures` read the result. `glam::Vec3` appears at the API edges only; the hot
 //! loops work on slices of `Packed4` and `u32` indices.
 
-pub mod analytic;
 pub mod body;
 pub mod build;
 pub mod collide;
@@ -57,31 +56,31 @@ pub mod coupling;
 pub mod effects;
 pub mod error;
 pub mod figures;
+pub mod geometry;
 pub mod interaction;
-pub mod mass_spring;
 pub mod mesh;
 mod par;
-pub mod scenes;
 pub mod shared_mut;
 pub mod simd;
 pub mod solver;
 pub mod step;
+pub mod wind;
 pub mod world;
 
-pub use body::materials::Material;
-pub use body::particles::{Packed4, Particles, Xyz};
+pub use body::particles::Particles;
 pub use body::state::BodyState;
 pub use body::{Attachment, Body, Topology};
 pub use build::{Bending, Cloth, Flag, Rope, SoftBody, TetBody};
 pub use collide::{Collider, Shape};
+pub use constraints::material::Material;
 pub use constraints::{ConstraintKind, Constraints, DistanceConstraints};
-pub use effects::wind::Wind;
 pub use error::{Result, WobbleError};
+pub use geometry::packed::{Packed4, Xyz};
 pub use glam;
 pub use mesh::tetgen::TetMesh;
-pub use scenes::Scene;
 pub use solver::{
     prepare_solver, Executor, GaussSeidel, Preparation, Serial, SolveState, Solver, SolverReport,
 };
 pub use step::{step, StepParams, Stiffness};
+pub use wind::Wind;
 pub use world::{MeshCollider, SelfCollision, World, WorldBody, WorldContacts, WorldReport};

@@ -1,9 +1,9 @@
 //! The `Solver` trait, the only thing the step loop knows about solvers, and the reference
 //! sequential Gauss-Seidel solver.
 
-use crate::body::particles::Packed4;
 use crate::constraints::{project_distance_scalar, project_generic, Constraints};
 use crate::error::Result;
+use crate::geometry::packed::Packed4;
 use std::sync::Arc;
 
 /// What a solver works on during one substep's solve.

@@ -3,15 +3,14 @@
 //! rest).
 
 use proptest::prelude::*;
+use solver_core::build::{add_bending_links, body_from_trimesh};
 use solver_core::constraints::{
-    add_bending_links,
     bending::{bending_stencils, dihedral_angle_and_grad, DIHEDRAL_MAX_STEP},
     project_generic, project_range, project_tet_volumes, ConstraintKind, DihedralBending,
     IsometricBending, SurfaceVolume, TetVolume, MAX_ARITY,
 };
 use solver_core::glam::Vec3;
 use solver_core::mesh::TriMesh;
-use solver_core::scenes::{self, body_from_trimesh};
 use solver_core::{figures, step, Body, GaussSeidel, Packed4, StepParams};
 
 fn packed(p: &[Vec3]) -> Vec<Packed4> {
@@ -189,7 +188,7 @@ fn random_state(n: usize, seed: u64) -> Vec<Packed4> {
 
 #[test]
 fn specialised_paths_equal_the_generic_projection() {
-    let cube = scenes::cube_tets(2, Vec3::ZERO, 1.0).unwrap();
+    let cube = solver_core::mesh::shapes::cube_tets(2, Vec3::ZERO, 1.0).unwrap();
     let x0: Vec<Packed4> = cube
         .positions
         .iter()

@@ -4,7 +4,7 @@
 use solver_core::figures::state_hash;
 use solver_core::glam::Vec3;
 use solver_core::interaction::deformer::{Deformer, Falloff, Push};
-use solver_core::scenes::icosphere;
+use solver_core::mesh::shapes::icosphere;
 
 fn ball() -> Vec<Vec3> {
     icosphere(Vec3::ZERO, 1.0, 3).unwrap().positions

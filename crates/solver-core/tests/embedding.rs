@@ -3,8 +3,9 @@
 
 use solver_core::effects::embedding::{Embedding, EmbeddingScratch, VertexNormals};
 use solver_core::glam::{Mat3, Vec3};
+use solver_core::mesh::shapes::cube_tets;
+use solver_core::mesh::shapes::icosphere;
 use solver_core::mesh::TriMesh;
-use solver_core::scenes::{cube_tets, icosphere};
 use solver_core::Packed4;
 
 fn packed(p: &[Vec3]) -> Vec<Packed4> {

@@ -1,8 +1,8 @@
 //! Bad input gives an error naming what and where, never a panic.
 
+use solver_core::build::body_from_trimesh;
 use solver_core::glam::Vec3;
 use solver_core::mesh::{parse_obj, TriMesh};
-use solver_core::scenes::body_from_trimesh;
 use solver_core::{DistanceConstraints, Particles, WobbleError};
 use std::path::Path;
 

@@ -7,7 +7,7 @@ use solver_core::constraints::{
 };
 use solver_core::glam::Vec3;
 use solver_core::interaction::picking::{grab, TriangleBvh};
-use solver_core::{figures, scenes, step, Body, GaussSeidel, Material, Packed4, StepParams};
+use solver_core::{figures, step, Body, GaussSeidel, Material, Packed4, StepParams};
 
 /// A body carrying one table of every kind (a cube's tets, its surface, a cloth-like use of its
 /// boundary triangles for bending, tethers to two pinned corners, a drag).
@@ -29,7 +29,14 @@ fn everything() -> Body {
     c.push_kind(Box::new(
         NeoHookean::new(&x, &tets, &Material::new(1e4, 0.3).unwrap()).unwrap(),
     ));
-    let tethers = Tethers::from_pins(&body, TetherDistance::Graph, 2, 0.0).unwrap();
+    let tethers = Tethers::from_pins(
+        &body.particles.x,
+        &body.constraints.distance,
+        TetherDistance::Graph,
+        2,
+        0.0,
+    )
+    .unwrap();
     body.constraints.push_kind(Box::new(tethers));
     let bvh = TriangleBvh::build(&body.topology.triangles, &body.particles.x).unwrap();
     let hit = bvh

@@ -2,10 +2,14 @@
 //! the Neo-Hookean pair's gradients; a stiff core makes a soft body stiffer where it sits.
 
 use proptest::prelude::*;
-use solver_core::body::materials::{self, apply_neohookean_material, apply_tet_material, Material};
+use solver_core::build::body_from_tetmesh;
+use solver_core::build::materials::{
+    apply_cloth_material, apply_neohookean_material, apply_tet_material,
+};
+use solver_core::constraints::material::{self, Material};
 use solver_core::constraints::{ConstraintKind, NeoHookean, MAX_ARITY};
 use solver_core::glam::{Mat3, Vec3};
-use solver_core::scenes::{body_from_tetmesh, cube_tets};
+use solver_core::mesh::shapes::cube_tets;
 use solver_core::{
     figures, step, Body, Constraints, DistanceConstraints, GaussSeidel, Packed4, Particles,
     StepParams, Topology,
@@ -17,14 +21,14 @@ fn lame_parameters_and_compliance_formulas() {
     let (mu, lambda) = m.lame();
     assert!((mu - 4e5).abs() < 1.0 && (lambda - 4e5).abs() < 1.0);
     assert!((m.bulk() - 1e6 / 1.5).abs() < 1.0);
-    assert!((materials::rod_compliance(2e5, 1e-4, 0.5).unwrap() - 0.5 / 20.0).abs() < 1e-7);
-    assert!((materials::edge_compliance(1e3, 2e-3, 0.1).unwrap() - 0.01 / 2.0).abs() < 1e-7);
-    assert!((materials::tet_volume_compliance(&m, 1e-3).unwrap() - 1e-3 / 4e5).abs() < 1e-12);
+    assert!((material::rod_compliance(2e5, 1e-4, 0.5).unwrap() - 0.5 / 20.0).abs() < 1e-7);
+    assert!((material::edge_compliance(1e3, 2e-3, 0.1).unwrap() - 0.01 / 2.0).abs() < 1e-7);
+    assert!((material::tet_volume_compliance(&m, 1e-3).unwrap() - 1e-3 / 4e5).abs() < 1e-12);
     assert!(Material::new(0.0, 0.3).is_err());
     assert!(Material::new(1e6, 0.5).is_err());
     assert!(Material::new(f32::NAN, 0.3).is_err());
-    assert!(materials::rod_compliance(1e5, -1.0, 1.0).is_err());
-    assert!(materials::tet_volume_compliance(&Material::new(1e6, 0.0).unwrap(), 1.0).is_err());
+    assert!(material::rod_compliance(1e5, -1.0, 1.0).is_err());
+    assert!(material::tet_volume_compliance(&Material::new(1e6, 0.0).unwrap(), 1.0).is_err());
 }
 
 #[test]
@@ -37,13 +41,8 @@ fn a_rod_in_si_units_stretches_as_hookes_law_says() {
     )
     .unwrap();
     let mut d = DistanceConstraints::default();
-    d.push(
-        0,
-        1,
-        1.0,
-        materials::rod_compliance(1e5, 1e-4, 1.0).unwrap(),
-    )
-    .unwrap();
+    d.push(0, 1, 1.0, material::rod_compliance(1e5, 1e-4, 1.0).unwrap())
+        .unwrap();
     let mut body = Body::new(
         p,
         Constraints {
@@ -280,12 +279,12 @@ fn edge_and_volume_compliances_follow_the_material_per_region() {
 
 #[test]
 fn cloth_edges_get_compliance_from_youngs_modulus_and_thickness() {
-    let mut body = solver_core::scenes::cloth(3).unwrap();
-    let set = materials::apply_cloth_material(&mut body, 1e6, 1e-3).unwrap();
+    let mut body = scenes::cloth(3).unwrap();
+    let set = apply_cloth_material(&mut body, 1e6, 1e-3).unwrap();
     assert_eq!(set, body.constraints.distance.len());
     // Edge (1, 4) (vertical, inner) touches two triangles of area 1/8 each: A_e = 2/24 m².
     let c = distance_index(&body, [1, 4]);
     let expected = 0.25 / (1e6 * 1e-3 * (2.0 / 24.0));
     assert!((body.constraints.distance.compliance[c] / expected - 1.0).abs() < 1e-5);
-    assert!(materials::apply_cloth_material(&mut body, 1e6, 0.0).is_err());
+    assert!(apply_cloth_material(&mut body, 1e6, 0.0).is_err());
 }

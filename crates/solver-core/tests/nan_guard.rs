@@ -5,7 +5,7 @@ use solver_core::collide::{Collider, Shape};
 use solver_core::constraints::{ConstraintKind, MAX_ARITY};
 use solver_core::glam::Vec3;
 use solver_core::step::diagnose::replay_checked;
-use solver_core::{figures, scenes, step, Body, GaussSeidel, Packed4, StepParams, WobbleError};
+use solver_core::{figures, step, Body, GaussSeidel, Packed4, StepParams, WobbleError};
 
 /// Steps once, then returns the body with its state after that good step.
 fn settled_cloth() -> (Body, GaussSeidel) {
@@ -64,7 +64,7 @@ fn the_replay_of_a_non_finite_body_names_the_bad_position_not_a_force_it_spreads
     // Wind spreads a position's NaN to the forces of every particle sharing a triangle with
     // it, lower indices among them; the replay checks the state before any force.
     let (mut body, _) = settled_cloth();
-    body.wind = Some(solver_core::effects::wind::Wind::new(Vec3::X, 1.2, 1.0, 0.0).unwrap());
+    body.wind = Some(solver_core::wind::Wind::new(Vec3::X, 1.2, 1.0, 0.0).unwrap());
     body.particles.x[10].y = f32::NAN;
     let finding = replay_checked(&mut body, &StepParams::default(), &mut GaussSeidel::new())
         .expect("a finding");

@@ -2,8 +2,8 @@
 
 use solver_core::step::passes::PARTICLE_BLOCK;
 use solver_core::{
-    figures, glam::Vec3, scenes, step, Body, Constraints, Executor, GaussSeidel, SolveState,
-    Solver, StepParams,
+    figures, glam::Vec3, step, Body, Constraints, Executor, GaussSeidel, SolveState, Solver,
+    StepParams,
 };
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

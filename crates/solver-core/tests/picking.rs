@@ -5,7 +5,7 @@ use solver_core::glam::Vec3;
 use solver_core::interaction::picking::{
     grab, impulse_at, move_grab, raycast_brute_force, release, teleport_body, TriangleBvh,
 };
-use solver_core::{figures, scenes, step, GaussSeidel, Packed4, StepParams};
+use solver_core::{figures, step, GaussSeidel, Packed4, StepParams};
 
 #[test]
 fn a_ray_through_a_known_point_returns_its_triangle_and_barycentrics() {

@@ -4,7 +4,7 @@
 use solver_core::constraints::DihedralBending;
 use solver_core::effects::plasticity::{apply_plasticity, Plasticity};
 use solver_core::glam::Vec3;
-use solver_core::{scenes, step, GaussSeidel, StepParams};
+use solver_core::{step, GaussSeidel, StepParams};
 
 #[test]
 fn plastic_stretch_leaves_a_longer_rest_length_after_release() {

@@ -3,12 +3,13 @@
 //! never a panic, whether given as arrays or as OBJ text.
 
 use proptest::prelude::*;
+use scenes::Scene;
+use solver_core::build::body_from_trimesh;
 use solver_core::glam::Vec3;
 use solver_core::mesh::repair::{
     bending_hinges, parse_obj_repaired, repair, MeshOptions, RepairReport,
 };
-use solver_core::scenes::body_from_trimesh;
-use solver_core::{figures, step, Body, GaussSeidel, Scene, StepParams, WobbleError};
+use solver_core::{figures, step, Body, GaussSeidel, StepParams, WobbleError};
 use std::path::Path;
 
 /// Every invariant a solver relies on: constraint particles in range and distinct, distance

@@ -5,7 +5,7 @@
 use solver_core::figures::state_hash;
 use solver_core::glam::Vec3;
 use solver_core::interaction::picking::{grab, move_grab, GrabId, Hit};
-use solver_core::{scenes, step, Body, BodyState, Solver, StepParams, WobbleError};
+use solver_core::{step, Body, BodyState, Solver, StepParams, WobbleError};
 use sparse::{make_solver, SolverOptions};
 
 /// A hanging cloth with everything a state holds in use: a moving attachment, a grab whose

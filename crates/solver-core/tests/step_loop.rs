@@ -2,7 +2,7 @@
 
 use solver_core::collide::{Collider, Shape};
 use solver_core::glam::{Quat, Vec3};
-use solver_core::{figures, scenes, step, GaussSeidel, StepParams, Stiffness, WobbleError};
+use solver_core::{figures, step, GaussSeidel, StepParams, Stiffness, WobbleError};
 
 #[test]
 fn residual_is_reported_per_iteration_and_falls() {

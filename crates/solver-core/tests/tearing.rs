@@ -3,7 +3,7 @@
 
 use solver_core::effects::tearing::{connected_components, tear, Tearing};
 use solver_core::glam::Vec3;
-use solver_core::{figures, scenes, step, GaussSeidel, StepParams};
+use solver_core::{figures, step, GaussSeidel, StepParams};
 
 #[test]
 fn a_cloth_pulled_apart_tears_into_two_pieces() {

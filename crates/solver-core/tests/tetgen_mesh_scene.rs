@@ -1,8 +1,9 @@
 //! TetGen loading and the `mesh FILE` scene's closed-surface and tetrahedral cases.
 
+use scenes::mesh_scene;
 use solver_core::glam::Vec3;
+use solver_core::mesh::shapes::cube_tets;
 use solver_core::mesh::tetgen::{load_tetgen, parse_tetgen};
-use solver_core::scenes::{self, cube_tets, mesh_scene};
 use solver_core::{figures, step, GaussSeidel, StepParams, WobbleError};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -152,7 +153,7 @@ fn the_mesh_scene_drops_tetgen_meshes_like_the_cube() {
 
 #[test]
 fn the_mesh_scene_treats_a_closed_obj_like_jelly() {
-    let sphere = scenes::icosphere(Vec3::new(0.0, 5.0, 0.0), 2.0, 1).unwrap();
+    let sphere = solver_core::mesh::shapes::icosphere(Vec3::new(0.0, 5.0, 0.0), 2.0, 1).unwrap();
     let mut obj = String::new();
     for p in &sphere.positions {
         writeln!(obj, "v {} {} {}", p.x, p.y, p.z).unwrap();
@@ -174,8 +175,8 @@ fn the_mesh_scene_treats_a_closed_obj_like_jelly() {
 
 #[test]
 fn inverted_tetrahedra_are_turned_over_and_reported_or_refused_in_strict_mode() {
+    use scenes::mesh_scene_with;
     use solver_core::mesh::repair::MeshOptions;
-    use solver_core::scenes::mesh_scene_with;
     let dir = temp_dir("tets");
     let node = dir.join("two.node");
     std::fs::write(

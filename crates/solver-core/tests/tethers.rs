@@ -4,18 +4,32 @@
 use solver_core::constraints::{
     project_generic, project_tethers, ConstraintKind, TetherDistance, Tethers,
 };
-use solver_core::{figures, scenes, step, Body, GaussSeidel, StepParams};
+use solver_core::{figures, step, Body, GaussSeidel, StepParams};
 
 #[test]
 fn tethers_reach_every_free_particle_from_each_pin() {
     let body = scenes::cloth(8).unwrap();
-    let t = Tethers::from_pins(&body, TetherDistance::Euclidean, 2, 0.0).unwrap();
+    let t = Tethers::from_pins(
+        &body.particles.x,
+        &body.constraints.distance,
+        TetherDistance::Euclidean,
+        2,
+        0.0,
+    )
+    .unwrap();
     assert_eq!(t.len(), 2 * (64 - 2));
     // Particle 63 (far corner (1, 1, 1)) from pin 0 at (0, 1, 0): √2.
     let k = t.pairs.iter().position(|&p| p == [63, 0]).unwrap();
     assert!((t.rest[k] - std::f32::consts::SQRT_2).abs() < 1e-5);
     // Through the graph it is never shorter than the straight line.
-    let g = Tethers::from_pins(&body, TetherDistance::Graph, 2, 0.0).unwrap();
+    let g = Tethers::from_pins(
+        &body.particles.x,
+        &body.constraints.distance,
+        TetherDistance::Graph,
+        2,
+        0.0,
+    )
+    .unwrap();
     let sorted = |mut v: Vec<[u32; 2]>| {
         v.sort_unstable();
         v
@@ -25,17 +39,53 @@ fn tethers_reach_every_free_particle_from_each_pin() {
         let e = t.pairs.iter().position(|p| p == pair).unwrap();
         assert!(g.rest[c] >= t.rest[e] - 1e-6);
     }
-    let one = Tethers::from_pins(&body, TetherDistance::Euclidean, 1, 0.0).unwrap();
+    let one = Tethers::from_pins(
+        &body.particles.x,
+        &body.constraints.distance,
+        TetherDistance::Euclidean,
+        1,
+        0.0,
+    )
+    .unwrap();
     assert_eq!(one.len(), 62);
-    assert!(Tethers::from_pins(&body, TetherDistance::Euclidean, 0, 0.0).is_err());
-    assert!(Tethers::to_anchors(&body, &[99], TetherDistance::Euclidean, 1, 0.0).is_err());
-    assert!(Tethers::from_pins(&body, TetherDistance::Euclidean, 1, -1.0).is_err());
+    assert!(Tethers::from_pins(
+        &body.particles.x,
+        &body.constraints.distance,
+        TetherDistance::Euclidean,
+        0,
+        0.0
+    )
+    .is_err());
+    assert!(Tethers::to_anchors(
+        &body.particles.x,
+        &body.constraints.distance,
+        &[99],
+        TetherDistance::Euclidean,
+        1,
+        0.0
+    )
+    .is_err());
+    assert!(Tethers::from_pins(
+        &body.particles.x,
+        &body.constraints.distance,
+        TetherDistance::Euclidean,
+        1,
+        -1.0
+    )
+    .is_err());
 }
 
 #[test]
 fn tethers_act_only_when_too_far_and_the_fast_path_equals_the_generic_one() {
     let body = scenes::cloth(6).unwrap();
-    let t = Tethers::from_pins(&body, TetherDistance::Euclidean, 2, 1e-4).unwrap();
+    let t = Tethers::from_pins(
+        &body.particles.x,
+        &body.constraints.distance,
+        TetherDistance::Euclidean,
+        2,
+        1e-4,
+    )
+    .unwrap();
     let mut x = body.particles.x.clone();
     // Pull half of the particles away (too far: C > 0), push the rest inward (C < 0).
     for (i, p) in x.iter_mut().enumerate() {
@@ -90,7 +140,14 @@ fn tethers_halve_the_stretch_of_the_hanging_cloth() {
     // As `wobble step` measures it: cloth n = 32, 8 iterations, 20 + 100 steps.
     let plain = stretch_mean_avg(scenes::cloth(32).unwrap(), 120);
     let mut body = scenes::cloth(32).unwrap();
-    let t = Tethers::from_pins(&body, TetherDistance::Euclidean, 2, 0.0).unwrap();
+    let t = Tethers::from_pins(
+        &body.particles.x,
+        &body.constraints.distance,
+        TetherDistance::Euclidean,
+        2,
+        0.0,
+    )
+    .unwrap();
     body.constraints.push_kind(Box::new(t));
     body.topology_changed();
     let tethered = stretch_mean_avg(body, 120);

@@ -1,7 +1,7 @@
 //! Wind: the force on one triangle, and the flag of docs/SCENES.md in a steady wind.
 
 use solver_core::glam::Vec3;
-use solver_core::{figures, scenes, step, Body, GaussSeidel, StepParams, Wind};
+use solver_core::{figures, step, Body, GaussSeidel, StepParams, Wind};
 
 fn kinetic(body: &Body) -> f64 {
     let p = &body.particles;
@@ -76,7 +76,7 @@ fn the_flag_is_built_as_scenes_md_says() {
             < 1e-6
     );
     assert!((body.particles.mass[1] - 1.0 / 276.0).abs() < 1e-9);
-    assert_eq!(body.wind, Some(scenes::flag_wind()));
+    assert_eq!(body.wind, Some(solver_core::build::flag::flag_wind()));
 }
 
 #[test]

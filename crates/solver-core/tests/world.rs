@@ -2,10 +2,14 @@
 //! 20 m/s), `stack` (three jellies at rest on each other), and the world's thread-count
 //! invariance.
 
+use scenes::drape;
+use scenes::stack;
+use scenes::tunnel;
+use scenes::STACK_BLOCK;
+use scenes::STACK_STAGGER;
 use solver_core::figures::volume_ratio;
 use solver_core::figures::{self_intersections, Surface};
 use solver_core::glam::Vec3;
-use solver_core::scenes::{drape, stack, tunnel, STACK_BLOCK, STACK_STAGGER};
 use solver_core::{StepParams, World};
 
 fn surfaces(world: &World) -> Vec<Surface<'_>> {
@@ -223,7 +227,8 @@ fn world_step_gives_the_same_bits_on_one_and_two_threads() {
 /// 2 cm, friction `mu`), no ground plane; after 2 s: its lowest particle's height and its
 /// centre's velocity along x.
 fn on_obj_floor(mu: f32) -> (f32, f32) {
-    use solver_core::scenes::{closed_surface_body, icosphere};
+    use scenes::closed_surface_body;
+    use solver_core::mesh::shapes::icosphere;
     use solver_core::MeshCollider;
     let dir = std::env::temp_dir().join(format!("wobble-floor-{}-{mu}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

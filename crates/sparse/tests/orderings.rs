@@ -4,7 +4,7 @@
 mod common;
 
 use common::{cloth_with_extra_kinds, TriangleArea};
-use solver_core::{figures, scenes, step, Body, GaussSeidel, StepParams};
+use solver_core::{figures, step, Body, GaussSeidel, StepParams};
 use sparse::ordering::{invert, particle_graph, reverse_cuthill_mckee};
 use sparse::{apply_ordering, make_solver, Incidence, Ordering, SolverOptions};
 

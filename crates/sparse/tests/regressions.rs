@@ -4,7 +4,8 @@
 mod common;
 
 use common::{on_a_copy, predicted, solve};
-use solver_core::{figures, scenes, step, Body, Packed4, Scene, Solver, StepParams};
+use scenes::Scene;
+use solver_core::{figures, step, Body, Packed4, Solver, StepParams};
 use sparse::newton::MERIT_WINDOW;
 use sparse::{make_solver, Chebyshev, InnerSolve, Newton, SolverOptions};
 

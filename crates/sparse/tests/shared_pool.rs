@@ -5,7 +5,7 @@
 #![cfg(feature = "parallel")]
 
 use solver_core::figures::state_hash;
-use solver_core::{scenes, step, StepParams};
+use solver_core::{step, StepParams};
 use sparse::{make_solver, Pool, SolverOptions};
 
 #[test]

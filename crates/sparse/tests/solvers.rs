@@ -4,7 +4,7 @@
 mod common;
 
 use common::{cloth_with_extra_kinds, max_abs_diff, predicted, solve};
-use solver_core::{figures, scenes, step, Body, Solver, StepParams, Stiffness};
+use solver_core::{figures, step, Body, Solver, StepParams, Stiffness};
 use sparse::{make_solver, Colored, ColoringMethod, SolverOptions, SOLVER_NAMES};
 
 /// Small blocks so that the parallel paths run even on small test scenes.

@@ -6,7 +6,7 @@ mod common;
 use common::{cloth_with_extra_kinds, Tuples};
 use proptest::prelude::*;
 use solver_core::simd::LANES;
-use solver_core::{scenes, Constraints};
+use solver_core::Constraints;
 use sparse::{Coloring, CsrPattern, Incidence, LaneSplit};
 
 fn tuples(n: usize, ids: Vec<Vec<u32>>) -> (Constraints, usize) {

@@ -10,7 +10,7 @@ use common::{
 };
 use solver_core::glam::Vec3;
 use solver_core::{
-    figures, scenes, step, Body, Constraints, GaussSeidel, Particles, Solver, StepParams, Topology,
+    figures, step, Body, Constraints, GaussSeidel, Particles, Solver, StepParams, Topology,
 };
 use sparse::ordering::{apply_ordering, Ordering};
 use sparse::{Colored, Coloring, Incidence, Kernel, SolverOptions};

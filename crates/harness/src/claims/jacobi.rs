@@ -9,14 +9,14 @@
 //! variant's chain error at both iteration counts against the limit; C14's, each variant's
 //! momentum change against its step time.
 //!
-//! The measurements are `solver_core::analytic`'s, which the analytic tests
+//! The measurements are `scenes::analytic`'s, which the analytic tests
 //! (tests/chain_static_stretch.rs, tests/free_body_momentum.rs) run too.
 
 use super::{Claim, Ctx, Decision, Verdict};
 use crate::csv::RowWriter;
 use crate::plot::{dot, level, Plot, Series};
 use crate::setup::Error;
-use solver_core::analytic::{
+use scenes::analytic::{
     cloth_momentum, hanging_chain, CHAIN_ALPHA, CHAIN_DAMPING, CHAIN_N, CHAIN_SECONDS, CLOTH_STEPS,
 };
 use solver_core::{Solver, StepParams, WobbleError};

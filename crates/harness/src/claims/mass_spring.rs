@@ -1,6 +1,6 @@
 //! C7, the mass-spring integrator claim: for each integrator (explicit Euler, semi-implicit
 //! Euler, velocity Verlet, RK4) the largest spring stiffness that stays stable at a fixed dt,
-//! found by `solver_core::mass_spring::largest_stable_stiffness` (bracketing, then bisection in
+//! found by `scenes::mass_spring::largest_stable_stiffness` (bracketing, then bisection in
 //! log space to about 1%; "stable" = finite and energy never above its start by more than
 //! M·|g|·(bounding diagonal)). Confirmed if k_max(semi-implicit) >= 10 k_max(explicit) and
 //! k_max(Verlet) > k_max(explicit), partly if one of the two holds, refuted if neither.
@@ -9,8 +9,7 @@ use super::{Claim, Ctx, Decision};
 use crate::csv::RowWriter;
 use crate::plot::{Plot, Series};
 use crate::setup::Error;
-use solver_core::mass_spring::{largest_stable_stiffness, Integrator};
-use solver_core::scenes;
+use scenes::mass_spring::{largest_stable_stiffness, Integrator};
 
 /// Where C7 comes from.
 pub const SOURCE: &str = "Unity soft-body tutorial";

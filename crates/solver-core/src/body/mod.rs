@@ -1,15 +1,15 @@
 //! A body: particles, constraints, the surface/volume topology, colliders and attachments.
 
-pub mod materials;
 pub mod particles;
 pub mod state;
 
-use crate::body::particles::{Packed4, Particles};
+use crate::body::particles::Particles;
 use crate::collide::{Collider, Contact};
-use crate::constraints::Constraints;
-use crate::effects::wind::Wind;
+use crate::constraints::{Constraints, Drag};
 use crate::error::{check_finite, Result, WobbleError};
 use crate::error::{check_index, check_indices};
+use crate::geometry::packed::Packed4;
+use crate::wind::Wind;
 use glam::Vec3;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -196,5 +196,23 @@ impl Body {
         check_index("attachment", a, a, self.attachments.len())?;
         let at = self.attachments.remove(a);
         self.particles.set_mass(at.particle as usize, mass)
+    }
+
+    /// The grab (drag) table, if a grab made one: its position among the kinds of
+    /// `constraints.extra`, and the table.
+    pub(crate) fn drag_table_mut(&mut self) -> Option<(usize, &mut Drag)> {
+        self.constraints
+            .extra
+            .iter_mut()
+            .enumerate()
+            .find_map(|(k, kind)| kind.as_any_mut().downcast_mut::<Drag>().map(|d| (k, d)))
+    }
+
+    /// The grab (drag) table, if a grab made one.
+    pub(crate) fn drag_table(&self) -> Option<&Drag> {
+        self.constraints
+            .extra
+            .iter()
+            .find_map(|kind| kind.as_any().downcast_ref::<Drag>())
     }
 }

@@ -15,11 +15,10 @@
 //! `Deserialize`; [`BodyState::topology_fingerprint`], unlike the process-unique topology id,
 //! is the same in every process, so a state can cross a network or a save file.
 
-use crate::body::particles::Packed4;
 use crate::body::{Attachment, Body};
-use crate::constraints::Drag;
 use crate::error::check_index;
 use crate::error::{check_finite, Result, WobbleError};
+use crate::geometry::packed::Packed4;
 use glam::Vec3;
 
 /// Everything that changes while a body steps (see the [module](self) doc).
@@ -83,13 +82,6 @@ pub fn topology_fingerprint(body: &Body) -> u64 {
     h.0
 }
 
-fn drag_table(body: &Body) -> Option<&Drag> {
-    body.constraints
-        .extra
-        .iter()
-        .find_map(|k| k.as_any().downcast_ref::<Drag>())
-}
-
 /// Checks a packed array of a state: its length is the body's and every value is finite; for
 /// positions (`inverse_mass`), `w` is a valid inverse mass.
 fn check_packed(what: &'static str, a: &[Packed4], n: usize, inverse_mass: bool) -> Result<()> {
@@ -132,7 +124,7 @@ impl Body {
             force: p.force.clone(),
             mass: p.mass.clone(),
             attachments: self.attachments.clone(),
-            drag_targets: drag_table(self).map_or(Vec::new(), |d| d.targets.clone()),
+            drag_targets: self.drag_table().map_or(Vec::new(), |d| d.targets.clone()),
             topology_id: self.topology_id(),
             topology_fingerprint: topology_fingerprint(self),
         }
@@ -176,7 +168,7 @@ impl Body {
                 check_finite("state attachment target", k, c)?;
             }
         }
-        let grabs = drag_table(self).map_or(0, |d| d.targets.len());
+        let grabs = self.drag_table().map_or(0, |d| d.targets.len());
         check_len("grab count", state.drag_targets.len(), grabs)?;
         for (k, t) in state.drag_targets.iter().enumerate() {
             for c in t.to_array() {
@@ -191,7 +183,7 @@ impl Body {
         p.force.copy_from_slice(&state.force);
         p.mass.copy_from_slice(&state.mass);
         self.attachments.clone_from(&state.attachments);
-        if let Some((_, d)) = crate::interaction::picking::drag_table(self) {
+        if let Some((_, d)) = self.drag_table_mut() {
             d.targets.copy_from_slice(&state.drag_targets);
         }
         Ok(())

@@ -3,8 +3,8 @@
 use super::grid::Grid;
 use super::{common_setters, setters, Bending, Common};
 use crate::body::Body;
-use crate::effects::wind::Wind;
 use crate::error::Result;
+use crate::wind::Wind;
 use glam::Vec3;
 
 /// Builds a rectangular cloth: `cols` x `rows` particles spanning `width` (local x) by `depth`

@@ -3,10 +3,22 @@
 use super::grid::Grid;
 use super::{common_setters, setters, Bending, Common};
 use crate::body::Body;
-use crate::effects::wind::Wind;
 use crate::error::Result;
-use crate::scenes::{flag_wind, FLAG_BENDING_COMPLIANCE};
+use crate::wind::Wind;
 use glam::Vec3;
+
+/// Compliance of the flag's dihedral bending constraints (docs/SCENES.md).
+pub const FLAG_BENDING_COMPLIANCE: f32 = 1e-4;
+
+/// The flag's wind (docs/SCENES.md): (5, 0, 1) m/s, air density 1.2 kg/m³, drag coefficient 1.
+pub fn flag_wind() -> Wind {
+    Wind {
+        velocity: Vec3::new(5.0, 0.0, 1.0),
+        air_density: 1.2,
+        drag: 1.0,
+        lift: 0.0,
+    }
+}
 
 /// Builds a flag: `cols` x `rows` particles spanning `width` along local x (the fly) by
 /// `height` along local y (the pole), in the plane z = 0 from the local origin, pinned along

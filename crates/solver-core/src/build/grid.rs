@@ -1,13 +1,13 @@
 //! The rectangular grid the cloth and the flag share: particles `v = j * cols + i`, and the
 //! distance constraints and triangles in the order of docs/SCENES.md.
 
+use super::MAX_N;
 use super::{add_bending, check_compliance, check_length, Bending, Common};
 use crate::body::particles::Particles;
 use crate::body::{Body, Topology};
 use crate::constraints::{Constraints, DistanceConstraints};
-use crate::effects::wind::Wind;
 use crate::error::{check_size, Result};
-use crate::scenes::MAX_N;
+use crate::wind::Wind;
 use glam::Vec3;
 
 /// A grid's settings beyond the common ones.

@@ -30,13 +30,16 @@
 //! settings build the scene's body bit for bit (the tests check it).
 
 pub mod cloth;
+pub mod convert;
 pub mod flag;
 mod grid;
+pub mod materials;
 pub mod rope;
 pub mod soft;
 pub mod tet;
 
 pub use cloth::Cloth;
+pub use convert::{body_from_tetmesh, body_from_trimesh};
 pub use flag::Flag;
 pub use rope::Rope;
 pub use soft::SoftBody;
@@ -44,10 +47,27 @@ pub use tet::TetBody;
 
 use crate::body::Body;
 use crate::collide::Collider;
-use crate::constraints::{add_bending_links, DihedralBending, IsometricBending};
+use crate::constraints::{DihedralBending, IsometricBending};
 use crate::error::{check_index, check_parameter};
 use crate::error::{Result, WobbleError};
 use glam::{Affine3A, Mat4, Vec3, Vec4};
+
+/// Largest accepted size parameter for the grid builders and scenes (n = 4096 is 16.7M vertices).
+pub const MAX_N: usize = 4096;
+
+/// Appends Godot/Bullet bending links to `body` (see
+/// [`DistanceConstraints::push_bending_links`](crate::constraints::DistanceConstraints::push_bending_links)):
+/// a distance constraint with `compliance` between every pair of particles two edges apart.
+/// Returns how many were added. The structural prefix (`topology.structural`) is unchanged; the
+/// body's topology id is renewed.
+pub fn add_bending_links(body: &mut Body, compliance: f32) -> Result<usize> {
+    let added = body
+        .constraints
+        .distance
+        .push_bending_links(&body.particles.x, compliance)?;
+    body.topology_changed();
+    Ok(added)
+}
 
 /// How a surface resists bending.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -1,11 +1,11 @@
 //! [`Rope`]: a chain of particles linked to their neighbours.
 
+use super::MAX_N;
 use super::{add_bending, check_length, common_setters, setters, Bending, Common};
 use crate::body::particles::Particles;
 use crate::body::{Body, Topology};
 use crate::constraints::{Constraints, DistanceConstraints};
 use crate::error::{Result, WobbleError};
-use crate::scenes::MAX_N;
 use glam::Vec3;
 
 /// Most particles in one rope (as many as a grid scene of side [`MAX_N`] has).

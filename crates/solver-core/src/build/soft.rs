@@ -1,12 +1,13 @@
 //! [`SoftBody`]: a closed surface that keeps its volume (a jelly, a ball, a cushion).
 
+use super::convert::body_from_trimesh;
 use super::{add_bending, check_compliance, common_setters, setters, Bending, Common};
-use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::constraints::SurfaceVolume;
 use crate::error::{Result, WobbleError};
+use crate::geometry::packed::Packed4;
+use crate::mesh::shapes::icosphere;
 use crate::mesh::TriMesh;
-use crate::scenes::{body_from_trimesh, icosphere};
 
 /// The surface a [`SoftBody`] is made of, in local coordinates.
 enum Surface {

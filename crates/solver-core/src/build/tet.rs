@@ -1,10 +1,11 @@
 //! [`TetBody`]: a solid body of tetrahedra.
 
+use super::convert::body_from_tetmesh;
 use super::{check_compliance, check_length, common_setters, setters, Common};
 use crate::body::Body;
 use crate::error::Result;
+use crate::mesh::shapes::cube_tets;
 use crate::mesh::tetgen::TetMesh;
-use crate::scenes::{body_from_tetmesh, cube_tets};
 
 /// The tetrahedra a [`TetBody`] is made of, in local coordinates.
 enum Solid {

@@ -39,10 +39,10 @@
 //! constraint between every pair of particles two edges apart. They go into the distance table
 //! after the structural and shear constraints, so every distance kernel handles them.
 
-use super::{check_compliance, check_particles, ConstraintKind, MAX_ARITY};
-use crate::body::particles::Packed4;
-use crate::body::Body;
+use super::{check_compliance, ConstraintKind, MAX_ARITY};
+use crate::error::check_particles;
 use crate::error::{Result, WobbleError};
+use crate::geometry::packed::Packed4;
 use glam::Vec3;
 use std::collections::HashMap;
 
@@ -289,48 +289,4 @@ impl ConstraintKind for IsometricBending {
     fn scale(&self) -> f32 {
         1.0
     }
-}
-
-/// Appends Godot/Bullet bending links to the distance table: one distance constraint (with
-/// `compliance`) between every pair of particles two edges apart in the graph of the distance
-/// constraints already there and not already joined. Returns how many were added. The
-/// structural prefix (`topology.structural`) is unchanged; the body's topology id is renewed.
-pub fn add_bending_links(body: &mut Body, compliance: f32) -> Result<usize> {
-    check_compliance(compliance)?;
-    let n = body.particles.len();
-    let d = &body.constraints.distance;
-    let (start, mut nbr) = super::distance::neighbours(n, &d.pairs);
-    for v in 0..n {
-        nbr[start[v] as usize..start[v + 1] as usize].sort_unstable();
-    }
-    let around = |v: usize| &nbr[start[v] as usize..start[v + 1] as usize];
-    // mark[k] == i + 1 when k is i itself, a neighbour of i, or already linked to i.
-    let mut mark = vec![0u32; n];
-    let mut links = Vec::new();
-    for i in 0..n {
-        let tag = i as u32 + 1;
-        mark[i] = tag;
-        for &j in around(i) {
-            mark[j as usize] = tag;
-        }
-        for &j in around(i) {
-            for &k in around(j as usize) {
-                if k as usize > i && mark[k as usize] != tag {
-                    mark[k as usize] = tag;
-                    links.push([i as u32, k]);
-                }
-            }
-        }
-    }
-    let x = &body.particles.x;
-    let d = &mut body.constraints.distance;
-    let before = d.len();
-    for [i, k] in links {
-        let rest = (x[i as usize].xyz() - x[k as usize].xyz()).length();
-        if rest > 0.0 {
-            d.push(i, k, rest, compliance)?;
-        }
-    }
-    body.topology_changed();
-    Ok(body.constraints.distance.len() - before)
 }

@@ -1,10 +1,10 @@
 //! Distance constraints `C = |x_i - x_j| - l0`, stored as a structure of arrays.
 
 use super::{xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
-use crate::body::particles::Packed4;
 use crate::error::check_index;
 use crate::error::check_non_negative;
 use crate::error::{Result, WobbleError};
+use crate::geometry::packed::Packed4;
 use glam::Vec3;
 
 /// Distance constraints between particle pairs: indices, rest lengths, compliances.
@@ -81,6 +81,48 @@ impl DistanceConstraints {
     /// Mean rest length (1 when empty).
     pub fn mean_rest(&self) -> f32 {
         super::mean_rest(&self.rest)
+    }
+}
+
+impl DistanceConstraints {
+    /// Appends Godot/Bullet bending links: one distance constraint (with `compliance`) between
+    /// every pair of the `x.len()` particles two edges apart in the graph of the constraints
+    /// already in the table and not already joined, at their distance in `x`. Returns how many
+    /// were added.
+    pub fn push_bending_links(&mut self, x: &[Packed4], compliance: f32) -> Result<usize> {
+        check_non_negative("compliance", compliance)?;
+        let n = x.len();
+        let (start, mut nbr) = neighbours(n, &self.pairs);
+        for v in 0..n {
+            nbr[start[v] as usize..start[v + 1] as usize].sort_unstable();
+        }
+        let around = |v: usize| &nbr[start[v] as usize..start[v + 1] as usize];
+        // mark[k] == i + 1 when k is i itself, a neighbour of i, or already linked to i.
+        let mut mark = vec![0u32; n];
+        let mut links = Vec::new();
+        for i in 0..n {
+            let tag = i as u32 + 1;
+            mark[i] = tag;
+            for &j in around(i) {
+                mark[j as usize] = tag;
+            }
+            for &j in around(i) {
+                for &k in around(j as usize) {
+                    if k as usize > i && mark[k as usize] != tag {
+                        mark[k as usize] = tag;
+                        links.push([i as u32, k]);
+                    }
+                }
+            }
+        }
+        let before = self.len();
+        for [i, k] in links {
+            let rest = (x[i as usize].xyz() - x[k as usize].xyz()).length();
+            if rest > 0.0 {
+                self.push(i, k, rest, compliance)?;
+            }
+        }
+        Ok(self.len() - before)
     }
 }
 

@@ -4,7 +4,7 @@
 //! [`crate::interaction::picking`].
 
 use super::{ConstraintKind, MAX_ARITY};
-use crate::body::particles::Packed4;
+use crate::geometry::packed::Packed4;
 use glam::Vec3;
 
 /// Identifies one grab made with [`crate::interaction::picking::grab`].

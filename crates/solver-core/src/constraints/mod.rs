@@ -59,20 +59,20 @@ pub(crate) use step_loop_contact_accessors;
 pub mod bending;
 pub(crate) mod distance;
 pub mod drag;
+pub mod material;
 pub mod neohookean;
 pub mod tether;
 pub mod volume;
 
-pub use bending::{add_bending_links, DihedralBending, IsometricBending};
+pub use bending::{DihedralBending, IsometricBending};
 pub use distance::{project_distance_pair, project_distance_scalar, DistanceConstraints};
 pub use drag::{Drag, GrabId};
 pub use neohookean::NeoHookean;
 pub use tether::{project_tethers, TetherDistance, Tethers};
 pub use volume::{project_tet_volumes, SurfaceVolume, TetVolume};
 
-use crate::body::particles::Packed4;
-use crate::error::check_index;
-use crate::error::{Result, WobbleError};
+use crate::error::Result;
+use crate::geometry::packed::Packed4;
 use glam::Vec3;
 use std::any::Any;
 use std::fmt::Debug;
@@ -182,26 +182,6 @@ pub trait ConstraintKind: KindObject + Send + Sync + Debug {
     ) -> f32 {
         0.0
     }
-}
-
-/// Checks the particles of constraint `index` of `kind`: in range for `n` particles, distinct.
-pub(crate) fn check_particles(
-    kind: &'static str,
-    index: usize,
-    ids: &[u32],
-    n: usize,
-) -> Result<()> {
-    for (a, &p) in ids.iter().enumerate() {
-        check_index(kind, index, p as usize, n)?;
-        if ids[..a].contains(&p) {
-            return Err(WobbleError::RepeatedParticle {
-                kind,
-                index,
-                particle: p,
-            });
-        }
-    }
-    Ok(())
 }
 
 /// Checks a compliance: finite and >= 0.

@@ -24,10 +24,11 @@
 //! 1.3% below its rest volume with 10 substeps (4 or 50 iterations alike) and within 10% of
 //! Hooke's elongation with 40 substeps of 4 iterations (tests/materials.rs).
 
-use super::{check_particles, ConstraintKind, MAX_ARITY};
-use crate::body::materials::Material;
-use crate::body::particles::Packed4;
+use super::material::Material;
+use super::{ConstraintKind, MAX_ARITY};
+use crate::error::check_particles;
 use crate::error::{check_index, Result, WobbleError};
+use crate::geometry::packed::Packed4;
 use glam::{Mat3, Vec3};
 
 /// Lamé parameters of a material the pair accepts: 0 < ν < 0.5 (finite λ > 0).

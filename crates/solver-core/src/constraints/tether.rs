@@ -17,11 +17,11 @@
 //! constraint. Rest distances are measured either straight or through the graph of the distance
 //! constraints (Dijkstra, an upper bound on the geodesic).
 
+use super::distance::DistanceConstraints;
 use super::{check_compliance, xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
-use crate::body::particles::Packed4;
-use crate::body::Body;
 use crate::error::check_index;
 use crate::error::{Result, WobbleError};
+use crate::geometry::packed::Packed4;
 use glam::Vec3;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -65,27 +65,29 @@ impl Tethers {
     /// inverse mass 0), rest lengths measured in the current (rest) pose by `distance`.
     /// Particles no pin can reach through the constraints get no tether.
     pub fn from_pins(
-        body: &Body,
+        x: &[Packed4],
+        links: &DistanceConstraints,
         distance: TetherDistance,
         per_particle: usize,
         compliance: f32,
     ) -> Result<Self> {
-        let pins: Vec<u32> = (0..body.len() as u32)
-            .filter(|&i| body.particles.x[i as usize].w == 0.0)
+        let pins: Vec<u32> = (0..x.len() as u32)
+            .filter(|&i| x[i as usize].w == 0.0)
             .collect();
-        Self::to_anchors(body, &pins, distance, per_particle, compliance)
+        Self::to_anchors(x, links, &pins, distance, per_particle, compliance)
     }
 
     /// Tethers from every free particle to its `per_particle` nearest of `anchors`.
     pub fn to_anchors(
-        body: &Body,
+        x: &[Packed4],
+        links: &DistanceConstraints,
         anchors: &[u32],
         distance: TetherDistance,
         per_particle: usize,
         compliance: f32,
     ) -> Result<Self> {
         check_compliance(compliance)?;
-        let n = body.len();
+        let n = x.len();
         if per_particle == 0 {
             return Err(WobbleError::BadCount {
                 name: "tethers per particle",
@@ -96,14 +98,13 @@ impl Tethers {
         for (k, &a) in anchors.iter().enumerate() {
             check_index("tether anchor", k, a as usize, n)?;
         }
-        let x = &body.particles.x;
         // dist[a][i]: rest distance of particle i from anchor a.
         let dist: Vec<Vec<f32>> = anchors
             .iter()
             .map(|&a| match distance {
                 TetherDistance::Euclidean => {
                     let pa = x[a as usize].xyz();
-                    let reach = graph_distances(body, a);
+                    let reach = graph_distances(x, links, a);
                     x.iter()
                         .zip(reach)
                         .map(|(p, r)| {
@@ -115,7 +116,7 @@ impl Tethers {
                         })
                         .collect()
                 }
-                TetherDistance::Graph => graph_distances(body, a),
+                TetherDistance::Graph => graph_distances(x, links, a),
             })
             .collect();
         let mut t = Tethers::default();
@@ -147,13 +148,11 @@ impl Tethers {
     }
 }
 
-/// Shortest-path distances from `source` through the body's distance constraints (Dijkstra,
-/// edge weights = rest-pose lengths); infinity where unreachable.
-pub fn graph_distances(body: &Body, source: u32) -> Vec<f32> {
-    let n = body.len();
-    let x = &body.particles.x;
-    let d = &body.constraints.distance;
-    let (start, nbr) = super::distance::neighbours(n, &d.pairs);
+/// Shortest-path distances from `source` through the distance constraints `links` between the
+/// particles at `x` (Dijkstra, edge weights = lengths in `x`); infinity where unreachable.
+pub fn graph_distances(x: &[Packed4], links: &DistanceConstraints, source: u32) -> Vec<f32> {
+    let n = x.len();
+    let (start, nbr) = super::distance::neighbours(n, &links.pairs);
     let mut dist = vec![f32::INFINITY; n];
     let mut heap = BinaryHeap::new();
     dist[source as usize] = 0.0;

@@ -18,18 +18,14 @@
 //! are taken relative to one surface particle before the cross products (the volume of a
 //! closed surface does not depend on the origin) so that f32 keeps its precision far from 0.
 
-use super::{check_compliance, check_particles, xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
-use crate::body::particles::Packed4;
+use super::{check_compliance, xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
+use crate::error::check_particles;
 use crate::error::check_positive;
 use crate::error::{Result, WobbleError};
+use crate::geometry::packed::Packed4;
+use crate::geometry::volume::signed_tet_volume;
 use glam::Vec3;
 use std::sync::Mutex;
-
-/// Signed volume of the tetrahedron (x0, x1, x2, x3).
-#[inline(always)]
-pub fn signed_tet_volume(x0: Vec3, x1: Vec3, x2: Vec3, x3: Vec3) -> f32 {
-    (x1 - x0).dot((x2 - x0).cross(x3 - x0)) / 6.0
-}
 
 /// One volume constraint per tetrahedron.
 #[derive(Clone, Debug, Default)]

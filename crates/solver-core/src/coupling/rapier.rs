@@ -67,9 +67,9 @@
 use crate::body::Body;
 use crate::constraints::{ConstraintKind, MAX_ARITY};
 use crate::error::{Result, WobbleError};
+use crate::geometry::packed::Packed4;
 use crate::solver::{GaussSeidel, Solver};
 use crate::step::{step, StepParams, StepReport};
-use crate::Packed4;
 use glam::Vec3;
 use rapier3d::math::{Pose, Vector};
 use rapier3d::prelude::{ColliderHandle, PhysicsWorld, RigidBody, RigidBodyHandle, RigidBodyType};

@@ -14,12 +14,12 @@
 //! vertex summing its incident face normals in a fixed order, so the parallel path equals the
 //! serial one bit for bit.
 
-use crate::body::particles::Packed4;
-use crate::constraints::volume::signed_tet_volume;
 use crate::error::check_index;
 use crate::error::{check_finite, Result, WobbleError};
+use crate::geometry::packed::Packed4;
+use crate::geometry::queries::closest_point_on_triangle;
+use crate::geometry::volume::signed_tet_volume;
 use crate::par::*;
-use crate::world::mesh_collider::closest_point_on_triangle;
 use glam::Vec3;
 use std::collections::HashMap;
 
@@ -197,7 +197,7 @@ impl Embedding {
         let mut boxes = Vec::with_capacity(tets.len());
         let mut mean_size = 0.0f32;
         for (t, tet) in tets.iter().enumerate() {
-            crate::constraints::check_particles("tetrahedron", t, tet, sim.len())?;
+            crate::error::check_particles("tetrahedron", t, tet, sim.len())?;
             let p = tet.map(|v| xs[v as usize]);
             if signed_tet_volume(p[0], p[1], p[2], p[3]).abs() <= f32::MIN_POSITIVE {
                 return Err(WobbleError::InvertedTetrahedron {

@@ -5,4 +5,3 @@
 pub mod embedding;
 pub mod plasticity;
 pub mod tearing;
-pub mod wind;

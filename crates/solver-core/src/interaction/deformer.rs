@@ -18,9 +18,9 @@
 //! independent, so the update runs in parallel over chunks; the parallel path gives bit-for-bit
 //! the serial result (each vertex's arithmetic is the same).
 
-use crate::body::particles::Packed4;
 use crate::error::check_non_negative;
 use crate::error::{check_dt, check_finite, Result, WobbleError};
+use crate::geometry::packed::Packed4;
 use crate::par::*;
 use glam::Vec3;
 

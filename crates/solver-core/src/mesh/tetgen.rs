@@ -8,9 +8,9 @@
 //! `<index> <n0> <n1> <n2> <n3> [...]`. `#` starts a comment. Indices start at 0 or 1, as the
 //! first point's index says. Ten-node (quadratic) tetrahedra keep their four corners.
 
-use crate::body::particles::Packed4;
 use crate::error::{check_finite, Result, WobbleError};
-use crate::figures;
+use crate::geometry::packed::Packed4;
+use crate::geometry::volume::tet_volume;
 use glam::Vec3;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -44,9 +44,9 @@ impl TetMesh {
         let scale = (hi - lo).max_element().max(f32::MIN_POSITIVE);
         let mut negative = 0;
         for (t, tet) in tets.iter_mut().enumerate() {
-            crate::constraints::check_particles("tetrahedron", t, tet, positions.len())?;
+            crate::error::check_particles("tetrahedron", t, tet, positions.len())?;
             let [a, b, c, d] = tet.map(|v| positions[v as usize]);
-            let v = crate::constraints::volume::signed_tet_volume(a, b, c, d);
+            let v = crate::geometry::volume::signed_tet_volume(a, b, c, d);
             if v.is_nan() || v.abs() <= 1e-9 * scale * scale * scale {
                 return Err(WobbleError::InvertedTetrahedron {
                     index: t,
@@ -123,7 +123,7 @@ impl TetMesh {
             .iter()
             .map(|&p| Packed4::new(p, 0.0))
             .collect();
-        figures::tet_volume(&self.tets, &x)
+        tet_volume(&self.tets, &x)
     }
 }
 

@@ -8,8 +8,7 @@
 //! `std::arch` rather than `wide`: `wide` picks its code at compile time from the build's
 //! target features, and this kernel must exist in every x86-64 build, chosen at run time.
 
-use super::block::{self, isa_arithmetic, Isa, Job};
-use super::lane::arr4;
+use super::block::{self, arr4, isa_arithmetic, Isa, Job};
 use core::arch::x86_64::*;
 
 /// AVX2 + FMA registers, two at a time: a block's two parts (slots 0-1 and 2-3 of every
@@ -251,22 +250,4 @@ impl Isa for Avx2x1 {
             _mm256_permute2f128_ps::<0x31>(a, b),
         )
     }
-}
-
-/// [`super::bend::project_range`] on this instruction set.
-///
-/// # Safety
-/// The CPU has AVX2 and FMA; otherwise as [`super::bend::project_range`].
-#[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn project_bend_range(job: Job<super::BendBatch>) {
-    super::bend::project_range::<Avx2x1>(job)
-}
-
-/// [`super::tether::project_range`] on this instruction set.
-///
-/// # Safety
-/// The CPU has AVX2 and FMA; otherwise as [`super::tether::project_range`].
-#[target_feature(enable = "avx2,fma")]
-pub(super) unsafe fn project_tether_range(job: Job<super::TetherBatch>) {
-    super::tether::project_range::<Avx2>(job)
 }

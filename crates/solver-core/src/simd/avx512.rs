@@ -123,21 +123,3 @@ impl Isa for Avx512 {
 pub(super) unsafe fn project_range(job: Job<super::EdgeBatch>) {
     block::project_range::<Avx512>(job)
 }
-
-/// [`super::bend::project_range`] on this instruction set.
-///
-/// # Safety
-/// The CPU has AVX-512F; otherwise as [`super::bend::project_range`].
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn project_bend_range(job: Job<super::BendBatch>) {
-    super::bend::project_range::<Avx512>(job)
-}
-
-/// [`super::tether::project_range`] on this instruction set.
-///
-/// # Safety
-/// The CPU has AVX-512F; otherwise as [`super::tether::project_range`].
-#[target_feature(enable = "avx512f")]
-pub(super) unsafe fn project_tether_range(job: Job<super::TetherBatch>) {
-    super::tether::project_range::<Avx512>(job)
-}

@@ -28,14 +28,15 @@
 //! sorted by their first particle, so that a block's particles are near each other. A partial
 //! last block is copied to a stack buffer padded with degenerate lanes and run the same way.
 
+use super::block::arr4;
 use super::block::{Isa, Job};
-use super::lane::{arr4, positive_finite, Lane, V3, W};
+use super::lane::{positive_finite, Lane, V3, W};
 use super::{Kernel, LaneBatch, LANES};
-use crate::body::particles::Packed4;
 use crate::constraints::bending::DIHEDRAL_MAX_STEP;
 use crate::constraints::{DihedralBending, IsometricBending, MIN_DENOMINATOR};
 use crate::error::check_index;
 use crate::error::{Result, WobbleError};
+use crate::geometry::packed::Packed4;
 
 /// The bending model of a [`BendBatch`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -593,6 +594,26 @@ unsafe fn solve_part<I: Isa, const DIHEDRAL: bool>(
     });
 }
 
+#[cfg(target_arch = "x86_64")]
+/// [`project_range`] on this instruction set.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; otherwise as [`project_range`].
+#[target_feature(enable = "avx2,fma")]
+unsafe fn project_range_avx2(job: Job<BendBatch>) {
+    project_range::<super::avx2::Avx2x1>(job)
+}
+
+#[cfg(target_arch = "x86_64")]
+/// [`project_range`] on this instruction set.
+///
+/// # Safety
+/// The CPU has AVX-512F; otherwise as [`project_range`].
+#[target_feature(enable = "avx512f")]
+unsafe fn project_range_avx512(job: Job<BendBatch>) {
+    project_range::<super::avx512::Avx512>(job)
+}
+
 impl LaneBatch for BendBatch {
     super::lane_batch_sizes!(BendBatch);
     unsafe fn project_scalar(job: Job<Self>) {
@@ -607,9 +628,9 @@ impl LaneBatch for BendBatch {
     unsafe fn project_vector(kernel: Kernel, job: Job<Self>) {
         match kernel {
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => super::avx512::project_bend_range(job),
+            Kernel::Avx512 => project_range_avx512(job),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => super::avx2::project_bend_range(job),
+            Kernel::Avx2 => project_range_avx2(job),
             _ => project_range::<super::portable::Portable>(job),
         }
     }

@@ -4,10 +4,36 @@
 //! [`project_range`] in an entry point compiled for its instructions.
 
 use super::batch::{BlockKind, EdgeBatch, GATHER, PAIR, QUAD, RUN, STRIDE2};
-use super::lane::arr4;
 use super::{DETERMINISTIC, LANES};
-use crate::body::particles::Packed4;
+use crate::geometry::packed::Packed4;
 use std::ops::Range;
+
+/// `[e(0), e(1), e(2), e(3)]` for `arr4!(k => e(k))`: a macro, not a function of a closure,
+/// because closures (and `core::array::from_fn`, `map`) stay out of line in the
+/// `#[target_feature]` kernels when their bodies are large, a call per vector operation.
+macro_rules! arr4 {
+    ($k:ident => $e:expr) => {
+        [
+            {
+                let $k = 0usize;
+                $e
+            },
+            {
+                let $k = 1usize;
+                $e
+            },
+            {
+                let $k = 2usize;
+                $e
+            },
+            {
+                let $k = 3usize;
+                $e
+            },
+        ]
+    };
+}
+pub(super) use arr4;
 
 /// A quad kind that is only known per quad at run time (mixed blocks).
 const MIXED: u8 = u8::MAX;

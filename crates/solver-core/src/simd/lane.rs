@@ -317,30 +317,3 @@ impl<L: Lane> V3<L> {
 pub(super) unsafe fn positive_finite<L: Lane>(a: L, above: f32) -> L::M {
     L::and(L::splat(above).lt(a), a.lt(L::splat(f32::INFINITY)))
 }
-
-/// `[e(0), e(1), e(2), e(3)]` for `arr4!(k => e(k))`: a macro, not a function of a closure,
-/// because closures (and `core::array::from_fn`, `map`) stay out of line in the
-/// `#[target_feature]` kernels when their bodies are large, a call per vector operation.
-macro_rules! arr4 {
-    ($k:ident => $e:expr) => {
-        [
-            {
-                let $k = 0usize;
-                $e
-            },
-            {
-                let $k = 1usize;
-                $e
-            },
-            {
-                let $k = 2usize;
-                $e
-            },
-            {
-                let $k = 3usize;
-                $e
-            },
-        ]
-    };
-}
-pub(super) use arr4;

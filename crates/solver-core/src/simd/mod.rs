@@ -82,8 +82,8 @@ pub use bend::{atan2_abs_scalar, BendBatch, BendModel, ATAN_MAX_ERROR};
 pub use block::Job;
 pub use tether::TetherBatch;
 
-use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
+use crate::geometry::packed::Packed4;
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;

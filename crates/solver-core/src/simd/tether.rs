@@ -14,13 +14,14 @@
 //! Each particle is one 16-byte gather and the lane update is the one of
 //! [`crate::constraints::project_tethers`] (skipped while `C <= 0`).
 
+use super::block::arr4;
 use super::block::{Isa, Job};
-use super::lane::{arr4, positive_finite, Lane, V3, W};
+use super::lane::{positive_finite, Lane, V3, W};
 use super::{Kernel, LaneBatch, LANES};
-use crate::body::particles::Packed4;
 use crate::constraints::{Tethers, MIN_DENOMINATOR};
 use crate::error::check_index;
 use crate::error::{Result, WobbleError};
+use crate::geometry::packed::Packed4;
 
 /// One batch of tethers of one table, laid out for the kernels; `ids[k]` is the table's id of
 /// the tether at position `k` (multiplier `lambda[k]` in every call).
@@ -282,6 +283,26 @@ pub(super) unsafe fn project_range<I: Isa>(job: Job<TetherBatch>) {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+/// [`project_range`] on this instruction set.
+///
+/// # Safety
+/// The CPU has AVX2 and FMA; otherwise as [`project_range`].
+#[target_feature(enable = "avx2,fma")]
+unsafe fn project_range_avx2(job: Job<TetherBatch>) {
+    project_range::<super::avx2::Avx2>(job)
+}
+
+#[cfg(target_arch = "x86_64")]
+/// [`project_range`] on this instruction set.
+///
+/// # Safety
+/// The CPU has AVX-512F; otherwise as [`project_range`].
+#[target_feature(enable = "avx512f")]
+unsafe fn project_range_avx512(job: Job<TetherBatch>) {
+    project_range::<super::avx512::Avx512>(job)
+}
+
 impl LaneBatch for TetherBatch {
     super::lane_batch_sizes!(TetherBatch);
     unsafe fn project_scalar(job: Job<Self>) {
@@ -292,9 +313,9 @@ impl LaneBatch for TetherBatch {
     unsafe fn project_vector(kernel: Kernel, job: Job<Self>) {
         match kernel {
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => super::avx512::project_tether_range(job),
+            Kernel::Avx512 => project_range_avx512(job),
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => super::avx2::project_tether_range(job),
+            Kernel::Avx2 => project_range_avx2(job),
             _ => project_range::<super::portable::Portable>(job),
         }
     }

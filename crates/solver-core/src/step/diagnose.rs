@@ -16,10 +16,10 @@
 //! checker that the plain step instantiates with a no-op), so the two cannot drift apart; a test
 //! checks that replaying a healthy step lands on the bit-identical state.
 
-use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::constraints::{project_distance_scalar, project_generic, Constraints};
 use crate::error::WobbleError;
+use crate::geometry::packed::Packed4;
 use crate::solver::{SolveState, Solver};
 use crate::step::{advance, diverged_at, prepare_step, StageCheck, StepParams, MAX_SPEED};
 

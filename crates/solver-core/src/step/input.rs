@@ -26,11 +26,11 @@
 //! stepped when a value is bad. An index out of range (an attachment's particle, a drag
 //! constraint's corner) is refused with [`WobbleError::IndexOutOfRange`].
 
-use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::constraints::Drag;
 use crate::error::check_index;
 use crate::error::{Result, WobbleError};
+use crate::geometry::packed::Packed4;
 use glam::Vec3;
 
 /// A bad value found: what holds it, which one, the field, the value, why and what replaced it.

@@ -40,13 +40,13 @@ pub mod diagnose;
 pub mod input;
 pub mod passes;
 
-use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::collide::{apply_friction, apply_restitution, find_contacts, project_contacts};
 use crate::error::{
     check_count, check_dt, check_non_negative, check_positive, Result, WobbleError,
 };
 use crate::figures::residual;
+use crate::geometry::packed::Packed4;
 use crate::solver::{project_step_loop_kinds, Executor, Serial, SolveState, Solver};
 use crate::step::diagnose::Finding;
 use glam::Vec3;
@@ -56,17 +56,7 @@ use std::sync::Arc;
 /// Largest accepted iteration or substep count.
 pub const MAX_COUNT: usize = 100_000;
 
-/// A step that leaves any particle faster than this (m/s) has diverged, as surely as one that
-/// produced a NaN: [`step`] restores the body and returns [`WobbleError::Diverged`].
-///
-/// Why 1e6 m/s: wobble's scenes are in SI units, where soft bodies and cloth move at metres per
-/// second; 1e6 m/s is 150 times the speed of sound in steel, and at it a particle crosses 17 km
-/// in one step of 1/60 s. The fastest legitimate runs in the tests stay below 1e3 m/s (the 3 m
-/// box of README's extreme parameters, 300 steps of dt = 1/10 s of gravity), so no legitimate
-/// scene comes near; a solver that diverges grows its error geometrically, iteration after
-/// iteration (plain Jacobi on the cloth reached 1e14 m/s), so it crosses the bound within a
-/// step or two of leaving the physical range, well before f32 overflows.
-pub const MAX_SPEED: f32 = 1e6;
+pub use crate::error::MAX_SPEED;
 
 /// How constraint stiffness is expressed.
 #[derive(Clone, Copy, Debug, PartialEq)]

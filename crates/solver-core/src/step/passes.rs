@@ -16,7 +16,8 @@
 //! unit tests compare them), and the prediction is checked, backed up and rolled back exactly
 //! as the portable block does it.
 
-use crate::body::particles::{Packed4, Particles};
+use crate::body::particles::Particles;
+use crate::geometry::packed::Packed4;
 use crate::shared_mut::SharedMut;
 use crate::solver::Executor;
 use glam::Vec3;
@@ -483,7 +484,7 @@ fn velocity_and_predict_block(
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use super::Motion;
-    use crate::body::particles::Packed4;
+    use crate::geometry::packed::Packed4;
     use core::arch::x86_64::*;
 
     /// Lanes x, y, z of both particles set, lane w clear.

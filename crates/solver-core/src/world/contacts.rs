@@ -21,8 +21,8 @@
 //! loses the same amount over `h`. Pair contacts have no friction, and no contact has
 //! restitution (they are inelastic).
 
-use crate::body::particles::Packed4;
 use crate::constraints::{project_generic, xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
+use crate::geometry::packed::Packed4;
 use glam::{Vec3, Vec3A, Vec4};
 
 /// The contacts of one body for one substep: plane contacts (one particle) and pair contacts

@@ -53,11 +53,11 @@ pub use contacts::WorldContacts;
 pub use mesh_collider::{MeshCollider, PlaneHit};
 pub use self_collision::SelfCollision;
 
-use crate::body::particles::Packed4;
 use crate::body::Body;
 use crate::collide::Collider;
 use crate::constraints::ConstraintKind;
 use crate::error::{check_index, check_non_negative, Result, WobbleError};
+use crate::geometry::packed::Packed4;
 use crate::par::*;
 use crate::solver::{GaussSeidel, Solver};
 use crate::step::{step, StepParams};

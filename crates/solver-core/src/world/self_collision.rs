@@ -25,8 +25,8 @@
 //! particle belongs on); the velocity clamp slows a body moving faster than `max_travel / h`
 //! (use more substeps); pair contacts have no friction.
 
-use crate::body::particles::Packed4;
 use crate::error::{Result, WobbleError};
+use crate::geometry::packed::Packed4;
 use crate::world::contacts::WorldContacts;
 use glam::{IVec3, Vec3, Vec3A, Vec4};
 

@@ -145,7 +145,7 @@ impl ConstraintKind for Tuples {
 /// The cloth with one area constraint per triangle (arity 3) and a floor just below the
 /// rest height for every fourth particle (arity 1, unilateral), after the distance table.
 pub fn cloth_with_extra_kinds(n: usize) -> Body {
-    let mut body = solver_core::scenes::cloth(n).unwrap();
+    let mut body = scenes::cloth(n).unwrap();
     let area = TriangleArea::new(&body.topology.triangles, &body.particles.x);
     body.constraints.push_kind(Box::new(area));
     let floor = Floor {

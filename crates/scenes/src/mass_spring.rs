@@ -32,11 +32,11 @@
 //! Colliders are handled after each step by pushing particles out and removing the inward
 //! normal velocity (perfectly inelastic, with Coulomb friction on the tangential velocity).
 
-use crate::body::particles::Packed4;
-use crate::body::Body;
-use crate::error::check_non_negative;
-use crate::error::{check_dt, check_finite, Result, WobbleError};
 use glam::Vec3;
+use solver_core::body::Body;
+use solver_core::error::check_non_negative;
+use solver_core::error::{check_dt, check_finite, Result, WobbleError};
+use solver_core::geometry::packed::Packed4;
 use std::str::FromStr;
 
 /// Which role a spring plays.
@@ -124,7 +124,7 @@ impl Integrator {
 impl FromStr for Integrator {
     type Err = WobbleError;
     fn from_str(s: &str) -> Result<Self> {
-        crate::error::parse_named("integrator", s, &Integrator::ALL, Integrator::name)
+        solver_core::error::parse_named("integrator", s, &Integrator::ALL, Integrator::name)
     }
 }
 
@@ -273,7 +273,7 @@ impl MassSpring {
     /// Mechanical energy: kinetic + gravitational (of free particles) + spring.
     pub fn energy(&self, body: &Body, gravity: Vec3) -> f64 {
         let x = &body.particles.x;
-        let mut e = crate::figures::energy(body, gravity);
+        let mut e = solver_core::figures::energy(body, gravity);
         for (s, &[i, j]) in self.pairs.iter().enumerate() {
             let l = (x[i as usize].xyz() - x[j as usize].xyz()).length();
             let stretch = (l - self.rest[s]) as f64;
@@ -492,7 +492,7 @@ pub fn largest_stable_stiffness(
     steps: usize,
 ) -> Result<f32> {
     check_dt(dt)?;
-    crate::error::check_count("stability steps", steps, 1_000_000)?;
+    solver_core::error::check_count("stability steps", steps, 1_000_000)?;
     SpringParams::uniform(1.0, damping).validate()?;
     body.validate()?;
     let stable = |k: f32| is_stable(body, integrator, k, dt, damping, steps);

@@ -3,13 +3,13 @@
 //! hinges and 10 steps of the reference Gauss-Seidel on the ground, with invariants checked
 //! after each stage.
 
-use super::repair::{bending_hinges, parse_obj_repaired, MeshOptions};
-use crate::collide::Collider;
-use crate::error::WobbleError;
-use crate::figures;
-use crate::scenes::body_from_trimesh;
-use crate::solver::GaussSeidel;
-use crate::step::{step, StepParams};
+use solver_core::build::body_from_trimesh;
+use solver_core::collide::Collider;
+use solver_core::error::WobbleError;
+use solver_core::figures;
+use solver_core::mesh::repair::{bending_hinges, parse_obj_repaired, MeshOptions};
+use solver_core::solver::GaussSeidel;
+use solver_core::step::{step, StepParams};
 use std::path::Path;
 
 /// What [`fuzz_entry`] did with its input.

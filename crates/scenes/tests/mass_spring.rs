@@ -1,11 +1,11 @@
 //! The force-based mass-spring model: springs, integrators against the analytic oscillator,
 //! and the stability search (explicit Euler's largest stable stiffness is the smallest).
 
-use solver_core::glam::Vec3;
-use solver_core::mass_spring::{
+use scenes::mass_spring::{
     is_stable, largest_stable_stiffness, Integrator, MassSpring, SpringKind, SpringParams,
 };
-use solver_core::{scenes, Body, Collider, Constraints, DistanceConstraints, Particles, Topology};
+use solver_core::glam::Vec3;
+use solver_core::{Body, Collider, Constraints, DistanceConstraints, Particles, Topology};
 
 #[test]
 fn cloth_gets_structural_shear_and_bend_springs() {

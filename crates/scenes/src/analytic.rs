@@ -11,9 +11,10 @@
 //! that sum to zero for an internal constraint (translation invariance: `Σ_p ∇_p C = 0`), so
 //! the total momentum `Σ m v` is unchanged but for f32 rounding.
 
-use crate::error::Result;
-use crate::glam::Vec3;
-use crate::{scenes, step, Body, Solver, StepParams};
+use crate::standard as scenes;
+use glam::Vec3;
+use solver_core::error::Result;
+use solver_core::{step, Body, Solver, StepParams};
 
 /// Particles of the hanging chain (`scenes::rope`, 0.1 kg each, the first pinned).
 pub const CHAIN_N: usize = 10;

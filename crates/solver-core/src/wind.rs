@@ -15,9 +15,9 @@
 //! the flow, and the drag opposes the cloth's own motion through still air, so it also damps.
 //! The step loop evaluates the wind once per substep from the velocities at its start.
 
-use crate::body::particles::Packed4;
 use crate::error::check_non_negative;
 use crate::error::{Result, WobbleError};
+use crate::geometry::packed::Packed4;
 use glam::Vec3;
 
 /// A steady, uniform wind acting on a body's triangles.

@@ -1,6 +1,6 @@
 //! The standard scenes are built exactly as docs/SCENES.md writes them, and the cloth hangs.
 
-use solver_core::{figures, scenes, step, GaussSeidel, StepParams};
+use solver_core::{figures, step, GaussSeidel, StepParams};
 
 #[test]
 fn cloth_has_the_documented_counts_and_pins() {
@@ -68,6 +68,6 @@ fn hanging_cloth_keeps_pins_exact_hangs_and_stays_finite() {
 
 #[test]
 fn unknown_scenes_and_a_mesh_scene_without_file_fail_clearly() {
-    assert!(solver_core::Scene::parse("teapot", 2, None).is_err());
-    assert!(solver_core::Scene::parse("mesh", 2, None).is_err());
+    assert!(scenes::Scene::parse("teapot", 2, None).is_err());
+    assert!(scenes::Scene::parse("mesh", 2, None).is_err());
 }

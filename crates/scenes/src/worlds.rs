@@ -1,0 +1,108 @@
+//! The world scenes of docs/SCENES.md: several bodies, or one body against colliders and
+//! itself, stepped by a [`World`].
+
+use crate::standard::{check_n, closed_surface_body, grid_body};
+use glam::Vec3;
+use solver_core::build::body_from_tetmesh;
+use solver_core::mesh::shapes::{cube_tets, icosphere};
+use solver_core::mesh::TriMesh;
+use solver_core::{Collider, MeshCollider, Particles, Result, World};
+
+/// Side of a `stack` block (m).
+pub const STACK_BLOCK: f32 = 0.5;
+
+/// Gap between the `stack` blocks, and between the lowest one and the ground, at the start (m).
+pub const STACK_GAP: f32 = 0.05;
+
+/// Horizontal offset of each `stack` block from the one below (m): the blocks are staggered,
+/// so that edges of one lie across the faces of the next.
+pub const STACK_STAGGER: Vec3 = Vec3::new(0.04, 0.0, 0.03);
+
+/// The `stack` world: three jelly blocks, each a [`STACK_BLOCK`] m cube of 3³ cells of
+/// tetrahedra (distance and volume compliance 1e-4 m/N, 1 kg), one above the other, each
+/// [`STACK_STAGGER`] off the one below, [`STACK_GAP`] apart and the lowest that far above the
+/// ground (friction 0.5), so that they fall onto each other and come to rest as a tower.
+pub fn stack() -> Result<World> {
+    let mut world = World::new();
+    for i in 0..3 {
+        let y = STACK_GAP + i as f32 * (STACK_BLOCK + STACK_GAP);
+        let corner =
+            Vec3::new(-0.5 * STACK_BLOCK, y, -0.5 * STACK_BLOCK) + STACK_STAGGER * i as f32;
+        let mesh = cube_tets(3, corner, STACK_BLOCK)?;
+        let mut body = body_from_tetmesh(&mesh, 1.0, 1e-4, 1e-4)?;
+        body.add_collider(Collider::ground(0.5, 0.0));
+        world.add_body(body, None)?;
+    }
+    Ok(world)
+}
+
+/// Side of the `drape` cloth (m).
+pub const DRAPE_SIZE: f32 = 1.6;
+
+/// The `drape` world: an `n` x `n` cloth of [`DRAPE_SIZE`] m, 1 kg, no pins, flat at y = 1,
+/// its centre 0.1 m off the top of a sphere of radius 0.3 m resting on the ground (both
+/// colliders friction 0.5), so that it hangs over the sphere and folds onto itself on the
+/// ground; self-collision at a thickness of 1.2 edge lengths (a particle's travel per
+/// substep bounded by a quarter of it) when `self_collision`.
+pub fn drape(n: usize, self_collision: bool) -> Result<World> {
+    check_n("drape n", n)?;
+    let spacing = DRAPE_SIZE / (n - 1) as f32;
+    let mut pos = Vec::with_capacity(n * n);
+    for j in 0..n {
+        for i in 0..n {
+            pos.push(Vec3::new(
+                i as f32 * spacing - 0.5 * DRAPE_SIZE + 0.1,
+                1.0,
+                j as f32 * spacing - 0.5 * DRAPE_SIZE,
+            ));
+        }
+    }
+    let mut body = grid_body(Particles::new(&pos, &vec![1.0 / (n * n) as f32; n * n])?, n)?;
+    body.add_collider(Collider::ground(0.5, 0.0));
+    body.add_collider(Collider::sphere(Vec3::new(0.0, 0.3, 0.0), 0.3)?);
+    let mut world = World::new();
+    world.add_body(body, None)?;
+    if self_collision {
+        world.enable_self_collision(0, 1.2 * spacing)?;
+        if let Some(sc) = &mut world.bodies[0].self_collision {
+            sc.max_travel = 0.25 * sc.thickness;
+        }
+    }
+    Ok(world)
+}
+
+/// Speed of the `tunnel` bodies (m/s).
+pub const TUNNEL_SPEED: f32 = 20.0;
+
+/// The `tunnel` world: two jellies (radius 0.1 m, 1 subdivision, 0.5 kg) at 20 m/s along +x,
+/// starting 0.5 m before x = 0: the first at z = 0 toward a 1 cm box (half extents 0.005, 0.5,
+/// 0.5 m, centred on x = 0), the second at z = 2 toward a triangle-mesh wall of two triangles
+/// in the plane x = 0; ground plane, no gravity. At dt = 1/60 a body moves 0.33 m per step,
+/// 33 times the box's thickness.
+pub fn tunnel() -> Result<World> {
+    let mut world = World::new();
+    for z in [0.0, 2.0] {
+        let mesh = icosphere(Vec3::new(-0.5, 0.6, z), 0.1, 1)?;
+        let mut body = closed_surface_body(&mesh, 0.5)?;
+        for v in body.particles.v.iter_mut() {
+            v.set_xyz(Vec3::new(TUNNEL_SPEED, 0.0, 0.0));
+        }
+        world.add_body(body, None)?;
+    }
+    world.add_collider(Collider::cuboid(
+        Vec3::new(0.0, 0.6, 0.0),
+        Vec3::new(0.005, 0.5, 0.5),
+        glam::Quat::IDENTITY,
+    )?)?;
+    let wall = TriMesh::new(
+        vec![
+            Vec3::new(0.0, 0.0, 1.5),
+            Vec3::new(0.0, 1.2, 1.5),
+            Vec3::new(0.0, 1.2, 2.5),
+            Vec3::new(0.0, 0.0, 2.5),
+        ],
+        vec![[0, 1, 2], [0, 2, 3]],
+    )?;
+    world.meshes.push(MeshCollider::new(&wall, 0.005, 0.5)?);
+    Ok(world)
+}
