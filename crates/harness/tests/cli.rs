@@ -298,7 +298,7 @@ fn report_quick_writes_report_and_claims_with_every_verdict() {
     let report = read(&dir.path().join("REPORT.md"));
     let claims = read(&dir.path().join("CLAIMS.md"));
     assert!(report.contains("## Machine"));
-    let count = harness::claims::CLAIMS.len();
+    let count = harness::commands::claims::CLAIMS.len();
     assert!(
         report.contains("## Summary of findings") && report.contains(&format!("- **C{count}** "))
     );
