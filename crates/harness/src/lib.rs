@@ -62,7 +62,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run one scene with one solver and print its figures as one JSON object.
-    Step(measure::step::StepArgs),
+    Step(step::StepArgs),
     /// Residual per iteration of one step from a common state, per solver; stretch against iterations.
     Converge(converge::ConvergeArgs),
     /// Step time against size per solver and thread count (log-log, cache levels marked).

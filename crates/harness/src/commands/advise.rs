@@ -20,7 +20,7 @@ use crate::output::progress;
 use crate::output::section::Section;
 use crate::setup::{
     check_mesh, check_size, check_solvers, or_note, parse_counts, Error, SceneArg, SolverArg,
-    Tuning,
+    Tuning, ALL_SOLVERS,
 };
 use clap::Args;
 use serde::Serialize;
@@ -46,7 +46,7 @@ pub struct AdviseArgs {
     #[arg(long)]
     pub max_stretch: f64,
     /// Solvers to try, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = SolverArg::all())]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = ALL_SOLVERS)]
     pub solvers: Vec<SolverArg>,
     /// Iteration counts to try.
     #[arg(long, default_value = "1,2,4,8,16,32")]

@@ -36,7 +36,7 @@ pub struct GpuArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_values_t = [SolverArg::Colored, SolverArg::Jacobi, SolverArg::Chebyshev]
+        default_value = "colored,jacobi,chebyshev"
     )]
     pub solvers: Vec<SolverArg>,
     /// Solver iterations per substep.

@@ -17,7 +17,7 @@ use crate::measure::machine;
 use crate::measure::sweep::Budget;
 use crate::output::section::{rel, Section};
 use crate::setup::{
-    check_solvers, BackendArg, Common, Error, OrderingArg, Passes, SceneArg, SolverArg,
+    check_solvers, BackendArg, Common, Error, OrderingArg, Passes, SceneArg, SolverArg, ALL_SOLVERS,
 };
 use clap::Args;
 use std::path::Path;
@@ -30,7 +30,7 @@ pub struct ReportArgs {
     #[arg(long)]
     pub quick: bool,
     /// Solvers to compare, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = SolverArg::all())]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = ALL_SOLVERS)]
     pub solvers: Vec<SolverArg>,
     /// Do not build an x86-64-v3 binary for cachegrind (full mode builds one when needed).
     #[arg(long)]

@@ -13,7 +13,7 @@ use crate::output::progress;
 use crate::output::section::{figure, link, Section};
 use crate::setup::{
     check_solvers, parse_counts, parse_sizes, BackendArg, Common, Error, OrderingArg, SceneArg,
-    SolverArg,
+    SolverArg, ALL_SOLVERS,
 };
 use clap::Args;
 
@@ -27,7 +27,7 @@ pub struct ScaleArgs {
     #[arg(long, default_value = "16,23,32,45,64,128,256,512,1024")]
     pub sizes: String,
     /// Solvers, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = SolverArg::all())]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = ALL_SOLVERS)]
     pub solvers: Vec<SolverArg>,
     /// Solver iterations per substep.
     #[arg(long, default_value_t = 8)]
@@ -43,7 +43,7 @@ pub struct ScaleArgs {
     pub ordering: OrderingArg,
     /// Backends, comma-separated: `cpu`, `gpu` or both (the GPU runs colored, jacobi and
     /// chebyshev on one device and no CPU threads: its rows have threads = 1).
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [BackendArg::Cpu])]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "cpu")]
     pub backend: Vec<BackendArg>,
     /// How long the sweep may take: steps per point, time-outs and the overall budget.
     #[command(flatten)]

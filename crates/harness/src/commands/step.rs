@@ -2,7 +2,9 @@
 //! (each step timed whole) and prints one JSON object. The run itself is
 //! [`crate::measure::step`], which the sweeps share.
 
-use crate::measure::step::{measure_repeated, StepArgs};
+pub use crate::measure::step::StepArgs;
+
+use crate::measure::step::measure_repeated;
 use crate::output::json::print_json;
 use crate::setup::Error;
 

@@ -30,7 +30,7 @@ pub struct SubstepsArgs {
     #[arg(long)]
     pub mesh: Option<PathBuf>,
     /// Solvers, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [SolverArg::Gs])]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "gs")]
     pub solvers: Vec<SolverArg>,
     /// Totals substeps x iterations.
     #[arg(long, default_value = "8,16,30")]

@@ -21,7 +21,7 @@ pub struct TethersArgs {
     #[arg(long, default_value_t = 32)]
     pub n: usize,
     /// Solvers, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [SolverArg::Gs, SolverArg::Colored])]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "gs,colored")]
     pub solvers: Vec<SolverArg>,
     /// Solver iterations per step.
     #[arg(long, default_value_t = 8)]

@@ -13,6 +13,7 @@ use sparse::{apply_ordering, make_solver, Ordering, SolverOptions};
 use std::path::{Path, PathBuf};
 pub use values::{
     BackendArg, IntegratorArg, KernelArg, ModelArg, OrderingArg, SceneArg, SolverArg, StepSceneArg,
+    ALL_SOLVERS,
 };
 
 /// Errors of the harness: the library's, or a bad argument.
@@ -183,6 +184,7 @@ impl Default for Tuning {
             omega: d.omega,
             inner: d.inner,
             seed: d.seed,
+            // The library's default kernel, as the value that names it.
             kernel: KernelArg::ALL
                 .iter()
                 .copied()

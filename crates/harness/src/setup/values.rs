@@ -139,13 +139,12 @@ value_enum! {
     }
 }
 
-impl SolverArg {
-    /// The solvers the project compares (the first `sparse::COMPARED_SOLVERS`), then the rest:
-    /// the default of every `--solvers` list.
-    pub fn all() -> Vec<SolverArg> {
-        SolverArg::ALL.to_vec()
-    }
+/// Every solver, comma-separated in [`SolverArg`]'s order (the compared ones first): the
+/// default of every `--solvers` list, written out so that `--help` shows it as it is typed.
+pub const ALL_SOLVERS: &str =
+    "gs,colored,jacobi,chebyshev,newton-gs,newton-jacobi,newton-direct,gs-shuffled";
 
+impl SolverArg {
     /// The names of `solvers`, as the sweeps record them.
     pub fn names(solvers: &[SolverArg]) -> Vec<String> {
         solvers.iter().map(|s| s.name().to_string()).collect()
@@ -251,6 +250,7 @@ mod tests {
     fn values_spell_the_library_names() {
         let solvers: Vec<&str> = SolverArg::ALL.iter().map(|s| s.name()).collect();
         assert_eq!(solvers, sparse::SOLVER_NAMES);
+        assert_eq!(ALL_SOLVERS, solvers.join(","));
         for k in KernelArg::ALL {
             assert_eq!(k.kernel().name(), k.name());
         }

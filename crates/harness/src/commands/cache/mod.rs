@@ -55,21 +55,31 @@ pub struct CacheArgs {
     #[arg(long, default_value = "64,128,256,512,1024")]
     pub large: String,
     /// Orderings, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = OrderingArg::ALL.to_vec())]
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "natural,shuffled,rcm,morton"
+    )]
     pub orderings: Vec<OrderingArg>,
     /// Solvers, comma-separated.
     #[arg(
         long,
         value_enum,
         value_delimiter = ',',
-        default_values_t = [SolverArg::Gs, SolverArg::Colored, SolverArg::Jacobi]
+        default_value = "gs,colored,jacobi"
     )]
     pub solvers: Vec<SolverArg>,
     /// Solver iterations per step.
     #[arg(long, default_value_t = 8)]
     pub iters: usize,
     /// Orderings measured under cachegrind, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = OrderingArg::ALL.to_vec())]
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "natural,shuffled,rcm,morton"
+    )]
     pub cachegrind_orderings: Vec<OrderingArg>,
     /// Sizes measured under cachegrind (cloth n = 23, 32, 128 and 512 are 529, 1024, 16k and
     /// 262k vertices; 1M takes hours under valgrind here).

@@ -32,7 +32,7 @@ pub mod timing;
 use crate::measure::machine;
 use crate::output::progress;
 use crate::output::section::{link, rel, Section};
-use crate::setup::{check_solvers, Error, SolverArg, Tuning};
+use crate::setup::{check_solvers, Error, SolverArg, Tuning, ALL_SOLVERS};
 pub use claim::{count_or_more, run_columns, Claim, Ctx, Decision, Scale, Verdict, RUN_COLUMNS};
 use clap::Args;
 use std::cell::RefCell;
@@ -49,7 +49,7 @@ pub struct ClaimsArgs {
     #[arg(long)]
     pub only: Option<String>,
     /// Solvers whose energy behaviour C6 checks (the reference gs decides its verdict).
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = SolverArg::all())]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = ALL_SOLVERS)]
     pub solvers: Vec<SolverArg>,
     /// Build an x86-64-v3 binary for cachegrind when valgrind cannot run this one (C3).
     #[arg(long)]
@@ -277,10 +277,10 @@ pub fn markdown(claims: &[Claim], seconds: &[(f64, f64)], ctx: &Ctx) -> String {
     s.push_str("# Claims tested\n\n");
     s.push_str(&format!(
         "Written by `wobble claims{}`: every figure below was measured by that run and every verdict \
-         computed from the figures by the rule stated beside it (see `crates/harness/src/claims/`). \
+         computed from the figures by the rule stated beside it (see `crates/harness/src/commands/claims/`). \
          Verdicts: confirmed, refuted, partly, inconclusive (the interval of a timed figure straddles \
          the rule's threshold), or untestable-here (with why). Timed figures come from interleaved, \
-         repeated runs and carry a 95% order-statistic interval of the median (`paired.rs`); the \
+         repeated runs and carry a 95% order-statistic interval of the median (`measure/paired.rs`); the \
          machine is shared, so timings are noisy and the intervals say how much.\n\n",
         if ctx.quick { " --quick" } else { "" }
     ));

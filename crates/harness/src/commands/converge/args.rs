@@ -1,6 +1,6 @@
 //! The arguments of `wobble converge`, which its CPU and GPU runners and its writers read.
 
-use crate::setup::{BackendArg, Common, OrderingArg, SceneArg, SolverArg};
+use crate::setup::{BackendArg, Common, OrderingArg, SceneArg, SolverArg, ALL_SOLVERS};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -17,7 +17,7 @@ pub struct ConvergeArgs {
     #[arg(long)]
     pub mesh: Option<PathBuf>,
     /// Solvers, comma-separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = SolverArg::all())]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = ALL_SOLVERS)]
     pub solvers: Vec<SolverArg>,
     /// Iterations of the measured step.
     #[arg(long, default_value_t = 50)]

@@ -214,7 +214,7 @@ pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
         }
     };
     sec.line(format!(
-        "{} n={} ({} vertices, {} constraints), common state after {} warm steps of gs; one step of {} iterations per solver, timing median of {} repetitions per iteration count. Method: see `converge.rs` docs.",
+        "{} n={} ({} vertices, {} constraints), common state after {} warm steps of gs; one step of {} iterations per solver, timing median of {} repetitions per iteration count. Method: see the docs of `crates/harness/src/commands/converge/mod.rs`.",
         a.scene,
         a.n,
         base.len(),
