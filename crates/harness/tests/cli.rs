@@ -490,3 +490,19 @@ fn step_names_its_kernel_and_refuses_one_the_cpu_lacks() {
         }
     }
 }
+
+#[test]
+fn step_takes_each_scenes_own_default_size_and_suggests_a_mistyped_solver() {
+    // Without --n, each scene takes its own size: the jelly's subdivision level 3 and the
+    // cube's 4 cells per side, where the cloth's 32 would be refused.
+    for (scene, n) in [("jelly", 3), ("cube", 4), ("rope", 32)] {
+        let json =
+            common::step_json(&["--scene", scene, "--steps", "1", "--warmup", "0", "--json"]);
+        assert_eq!(json["n"], n, "{scene}: {json}");
+    }
+    // Enumerated values are clap's: a typo is refused with the nearest name.
+    let err = refused(&["step", "--solver", "colourd"]);
+    assert!(err.contains("'colored'"), "{err}");
+    let err = refused(&["scale", "--solvers", "gs,jacobbi"]);
+    assert!(err.contains("'jacobi'"), "{err}");
+}
