@@ -2,46 +2,51 @@
 //!
 //! The `wobble` command as a library (its tests call it in-process); `src/main.rs` is the
 //! `wobble` binary, which `cargo run --release -- report` at the repository root runs (the
-//! workspace's default members). One module per subcommand; each builds a body from a standard scene
-//! (solver-core), a solver by name (sparse), runs it, and prints or writes its figures.
+//! workspace's default members).
 //!
-//! - [`setup`]: scene, ordering and solver from command-line arguments; argument checks.
-//! - [`stats`]: medians, percentiles and least-squares fits; [`paired`]: interleaved timing of
-//!   alternatives, with intervals for medians and paired ratios.
-//! - [`sim`]: in-process runs with per-step figures.
-//! - [`child`]: `wobble step` (or valgrind) as a child process, with its peak RSS.
-//! - [`csv`]: CSV written row by row; [`plot`]: SVG + PNG plots; [`machine`]: CPU and caches.
-//! - [`section`]: what a subcommand hands to the report.
-//! - subcommands: [`step`], [`converge`], [`scale`], [`cache`], [`substeps`], [`claims`],
-//!   [`advise`], [`render`], [`tethers`], [`threads`], [`hitch`], [`gpu_backend`] (`wobble gpu`),
-//!   [`report`].
+//! ## Parts, from the command line down
+//!
+//! - [`cli_main`] (here): parses the command line with clap and hands each subcommand's
+//!   arguments to its module.
+//! - [`commands`]: one module per subcommand (`step`, `converge`, `scale`, `cache`,
+//!   `substeps`, `claims`, `advise`, `render`, `tethers`, `threads`, `hitch`, `gpu`,
+//!   `report`). `report` runs the others; `claims` and `cache` are folders of their own.
+//! - [`measure`]: what the subcommands measure with: one `wobble step` run in process
+//!   ([`measure::step`]), sweeps of `wobble step` child processes ([`measure::sweep`],
+//!   [`measure::child`]), residual curves from a common state ([`measure::residuals`]),
+//!   in-process runs with per-step figures ([`measure::sim`]), interleaved timing with
+//!   intervals ([`measure::paired`]), statistics ([`measure::stats`]), the machine
+//!   ([`measure::machine`]).
+//! - [`output`]: CSV row by row, SVG + PNG plots, JSON, report sections, progress bars.
+//! - [`setup`]: the CLI edge: the enumerated argument values as `clap::ValueEnum`s
+//!   ([`setup::values`]: scene, solver, ordering, kernel, model, integrator, backend, each
+//!   spelled as the library parses it), the argument groups several subcommands share, the
+//!   checks of sizes and lists, the harness's error, and the body and solver built from the
+//!   arguments through solver-core and sparse.
+//!
+//! ## Data flow
+//!
+//! arguments (clap) -> [`setup`] checks them and builds the body (solver-core's scenes, sparse's
+//! orderings) and the solver (`sparse::make_solver`) -> [`measure`] steps it and takes the
+//! figures (in process, or in a `wobble step` child whose JSON report is read back) ->
+//! [`output`] writes rows as they come, then plots and a report [`output::section::Section`]
+//! -> `report` gathers the sections into REPORT.md and the claims into CLAIMS.md.
+//!
+//! Imports point down that list only: a command imports measure, output and setup; measure
+//! imports output and setup; output imports setup; setup imports only the library crates. No
+//! file imports a file that imports it, directly or through others.
 
-pub mod advise;
-pub mod cache;
-pub mod child;
-pub mod claims;
-pub mod converge;
-#[cfg(feature = "gpu")]
-pub mod converge_gpu;
-pub mod csv;
-pub mod gpu_backend;
-pub mod hitch;
-pub mod machine;
-pub mod paired;
-pub mod plot;
-pub mod progress;
-pub mod render;
-pub mod report;
-pub mod scale;
-pub mod section;
+pub mod commands;
+pub mod measure;
+pub mod output;
 pub mod setup;
-pub mod sim;
-pub mod stats;
-pub mod step;
-pub mod substeps;
-pub mod tethers;
-pub mod threads;
-pub mod world_step;
+
+/// `harness::claims` as the root package's tests name it (`tests/seed_quotes.rs`).
+pub use commands::claims;
+
+use commands::{
+    advise, cache, converge, hitch, render, report, scale, step, substeps, tethers, threads,
+};
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -77,7 +82,7 @@ enum Command {
     /// One parallel solver's step time at several thread counts, measured in turns on one body.
     Threads(threads::ThreadsArgs),
     /// The GPU backend against the CPU solvers: step time per size, crossover, 1024 x 1024 goal.
-    Gpu(gpu_backend::GpuArgs),
+    Gpu(commands::gpu::GpuArgs),
     /// What a grab or a release costs its frame, against the frames before it.
     Hitch(hitch::HitchArgs),
     /// The main job: run converge, scale, cache, substeps, claims and render; write REPORT.md.
@@ -88,7 +93,7 @@ enum Command {
 /// and a non-zero exit.
 pub fn cli_main() -> ExitCode {
     let cli = Cli::parse();
-    let result = plot::register_font().and_then(|()| match cli.command {
+    let result = output::plot::register_font().and_then(|()| match cli.command {
         Command::Step(args) => step::run(&args),
         Command::Converge(args) => converge::run(&args).map(|s| s.print_files()),
         Command::Scale(args) => scale::run(&args).map(|s| s.print_files()),
@@ -99,7 +104,7 @@ pub fn cli_main() -> ExitCode {
         Command::Render(args) => render::run(&args).map(|s| s.print_files()),
         Command::Tethers(args) => tethers::run(&args).map(|s| s.print_files()),
         Command::Threads(args) => threads::run(&args),
-        Command::Gpu(args) => gpu_backend::run(&args).map(|s| s.print_files()),
+        Command::Gpu(args) => commands::gpu::run(&args).map(|s| s.print_files()),
         Command::Hitch(args) => hitch::run(&args),
         Command::Report(args) => report::run(&args).map(|s| {
             println!("wrote {} files", s.files.len());

@@ -2,11 +2,11 @@
 //! must confirm and one on which it must refute, and the timing rule's guarantee that two
 //! measurements whose intervals both hold the true value never give opposite verdicts.
 
-use harness::claims::behaviour::enough_from;
-use harness::claims::classic::asymptotic_rate;
-use harness::claims::rules;
-use harness::claims::Verdict;
-use harness::paired::{median_interval, Interval};
+use harness::commands::claims::behaviour::enough_from;
+use harness::commands::claims::classic::asymptotic_rate;
+use harness::commands::claims::rules;
+use harness::commands::claims::Verdict;
+use harness::measure::paired::{median_interval, Interval};
 
 fn iv(lo: f64, median: f64, hi: f64) -> Interval {
     Interval {
@@ -86,7 +86,7 @@ macro_rules! case {
 /// leave it open.
 #[test]
 fn each_rule_gives_the_verdict_of_its_cases() {
-    use harness::claims::jacobi::verdict;
+    use harness::commands::claims::jacobi::verdict;
     let cases = [
         case!(rules::c1(Some(5), Some(&iv(0.5, 0.7, 0.9))) => Confirmed),
         case!(rules::c1(Some(15), Some(&iv(3.0, 4.0, 6.0))) => Refuted),
@@ -186,14 +186,14 @@ fn young_holds_exactly_for_the_linearized_chain() {
     for (k, p) in rope.particles.x.iter_mut().enumerate() {
         p.y -= 0.05 * (k as f32).powi(2) / 49.0;
     }
-    let (rj, rgs) = harness::claims::classic::linearized_radii(&rope);
+    let (rj, rgs) = harness::commands::claims::classic::linearized_radii(&rope);
     assert!(rj > 0.0 && rj < 1.0, "{rj}");
     assert!((rgs - rj * rj).abs() < 1e-9, "{rgs} vs {}", rj * rj);
 }
 
 #[test]
 fn c19_colored_stable_where_jacobi_types_are_not() {
-    use harness::claims::rules::BudgetRun;
+    use harness::commands::claims::rules::BudgetRun;
     let run = |solver, colored, iterations, stable| BudgetRun {
         scene: "cloth",
         solver,

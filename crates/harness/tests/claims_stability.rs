@@ -22,7 +22,7 @@ fn verdicts(dir: &std::path::Path) -> Vec<(String, String)> {
 fn timed_verdicts_do_not_flip_between_consecutive_runs() {
     let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (va, vb) = (verdicts(a.path()), verdicts(b.path()));
-    assert_eq!(va.len(), harness::claims::CLAIMS.len());
+    assert_eq!(va.len(), harness::commands::claims::CLAIMS.len());
     for ((id, x), (_, y)) in va.iter().zip(&vb) {
         assert!(
             !matches!(

@@ -298,7 +298,7 @@ fn report_quick_writes_report_and_claims_with_every_verdict() {
     let report = read(&dir.path().join("REPORT.md"));
     let claims = read(&dir.path().join("CLAIMS.md"));
     assert!(report.contains("## Machine"));
-    let count = harness::claims::CLAIMS.len();
+    let count = harness::commands::claims::CLAIMS.len();
     assert!(
         report.contains("## Summary of findings") && report.contains(&format!("- **C{count}** "))
     );
@@ -489,4 +489,20 @@ fn step_names_its_kernel_and_refuses_one_the_cpu_lacks() {
             }
         }
     }
+}
+
+#[test]
+fn step_takes_each_scenes_own_default_size_and_suggests_a_mistyped_solver() {
+    // Without --n, each scene takes its own size: the jelly's subdivision level 3 and the
+    // cube's 4 cells per side, where the cloth's 32 would be refused.
+    for (scene, n) in [("jelly", 3), ("cube", 4), ("rope", 32)] {
+        let json =
+            common::step_json(&["--scene", scene, "--steps", "1", "--warmup", "0", "--json"]);
+        assert_eq!(json["n"], n, "{scene}: {json}");
+    }
+    // Enumerated values are clap's: a typo is refused with the nearest name.
+    let err = refused(&["step", "--solver", "colourd"]);
+    assert!(err.contains("'colored'"), "{err}");
+    let err = refused(&["scale", "--solvers", "gs,jacobbi"]);
+    assert!(err.contains("'jacobi'"), "{err}");
 }

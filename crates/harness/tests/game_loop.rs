@@ -1,18 +1,17 @@
 //! The game-loop measurements in process, on tiny sizes: `wobble hitch` (the frame of a grab
 //! against its neighbours) and `wobble threads --bodies` (bodies sharing one pool).
 
-use harness::hitch::{measure as hitch, HitchArgs};
-use harness::setup::Layout;
-use harness::threads::{measure as threads, ThreadsArgs};
-use sparse::Kernel;
+use harness::commands::hitch::{measure as hitch, HitchArgs};
+use harness::commands::threads::{measure as threads, ThreadsArgs};
+use harness::setup::{KernelArg, Layout, OrderingArg, SceneArg, SolverArg};
 
 fn hitch_args(renew_topology: bool) -> HitchArgs {
     HitchArgs {
-        scene: "cloth".into(),
+        scene: SceneArg::Cloth,
         n: 8,
-        solver: "colored".into(),
+        solver: SolverArg::Colored,
         threads: 1,
-        kernel: Kernel::Auto,
+        kernel: KernelArg::Auto,
         iterations: 4,
         period: 4,
         events: 6,
@@ -46,15 +45,15 @@ fn grabs_and_releases_keep_the_topology_unless_asked() {
 )]
 fn bodies_sharing_a_pool_give_the_same_bits_on_every_thread_count() {
     let args = ThreadsArgs {
-        scene: "cloth".into(),
+        scene: SceneArg::Cloth,
         n: 12,
-        solver: "colored".into(),
+        solver: SolverArg::Colored,
         iterations: 4,
         threads: "1,2".into(),
         layout: Layout {
-            ordering: "natural".into(),
+            ordering: OrderingArg::Natural,
             tile: sparse::colored::DEFAULT_TILE_PARTICLES,
-            kernel: Kernel::Auto,
+            kernel: KernelArg::Auto,
         },
         bodies: 3,
         across_bodies: false,

@@ -1,0 +1,918 @@
+//! Behaviour claims C5, C6, C8, C10, C12: stretch against iterations, energy over long runs,
+//! substeps against iterations, stiffness against iterations and dt, and the jelly. Every run
+//! is in-process (`sim`), from rest, at docs/SCENES.md settings unless the claim varies one.
+
+use super::claim::{Claim, Ctx, Decision};
+use super::rules;
+use crate::measure::sim::{mean, Sim, Spec, Trace};
+use crate::measure::split::{run_split, SplitRow};
+use crate::output::csv::RowWriter;
+use crate::output::plot::{crossing, dot, level, Plot, Series};
+use crate::setup::{or_note, Error};
+use solver_core::glam::Vec3;
+use solver_core::{StepParams, Stiffness};
+use std::path::PathBuf;
+
+const GODOT: &str = "Godot SoftBody3D article";
+const UNITY: &str = "Unity soft-body tutorial";
+
+/// Builds `spec`, optionally sets every distance constraint's compliance, and runs `steps`.
+fn run(spec: &Spec, compliance: Option<f32>, steps: usize) -> Result<Result<Trace, String>, Error> {
+    match or_note(Sim::new(spec))? {
+        Err(note) => Ok(Err(note)),
+        Ok(mut sim) => {
+            if let Some(a) = compliance {
+                sim.body
+                    .constraints
+                    .distance
+                    .compliance
+                    .iter_mut()
+                    .for_each(|c| *c = a);
+            }
+            Ok(Ok(sim.run(steps)))
+        }
+    }
+}
+
+/// Runs gs on the `n` x `n` cloth from rest for `sim_s` simulated seconds with `stiffness`
+/// (every distance constraint's compliance set to `compliance` if given) at
+/// (iterations, dt); returns the run and its mean stretch over the second half (NaN if it
+/// diverged).
+pub fn late_stretch(
+    ctx: &Ctx,
+    n: usize,
+    stiffness: Stiffness,
+    compliance: Option<f32>,
+    (iterations, dt): (usize, f32),
+    sim_s: f64,
+) -> Result<Result<(Trace, f64), String>, Error> {
+    let steps = (sim_s / dt as f64).round() as usize;
+    let mut spec = Spec::new("cloth", n, "gs");
+    spec.tuning = ctx.tuning.clone();
+    spec.params = StepParams {
+        dt,
+        iterations,
+        stiffness,
+        ..Default::default()
+    };
+    Ok(run(&spec, compliance, steps)?.map(|t| {
+        let s = if t.finished() {
+            t.stretch_mean_avg_from(steps / 2)
+        } else {
+            f64::NAN
+        };
+        (t, s)
+    }))
+}
+
+/// The columns a [`late_stretch`] run ends its CSV row with ([`late_cells`]).
+pub const LATE_COLUMNS: [&str; 5] = ["iterations", "dt", "steps", "stretch_late_avg", "status"];
+
+/// The [`LATE_COLUMNS`] cells of run `t` at (iterations, dt) with late stretch `s`.
+pub fn late_cells((iterations, dt): (usize, f32), t: &Trace, s: f64) -> [String; 5] {
+    [
+        iterations.to_string(),
+        dt.to_string(),
+        t.steps().to_string(),
+        s.to_string(),
+        t.diverged.clone().unwrap_or_else(|| "ok".into()),
+    ]
+}
+
+/// A run with the free particles' positions after every step.
+pub struct Tracked {
+    /// The figures of the run.
+    pub trace: Trace,
+    /// Positions of the free particles after each step.
+    pub x: Vec<Vec<Vec3>>,
+    /// The largest extent of the body's bounding box at the start, in metres.
+    pub size: f64,
+}
+
+/// Runs `spec` for `steps`, keeping the positions after each step.
+pub fn tracked(spec: &Spec, steps: usize) -> Result<Result<Tracked, String>, Error> {
+    let mut sim = match or_note(Sim::new(spec))? {
+        Ok(s) => s,
+        Err(note) => return Ok(Err(note)),
+    };
+    let (lo, hi) = sim.body.particles.x.iter().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(l, h), p| (l.min(p.xyz()), h.max(p.xyz())),
+    );
+    let size = (hi - lo).max_element() as f64;
+    let mut trace = Trace {
+        energy: vec![solver_core::figures::energy(&sim.body, sim.params.gravity)],
+        ..Default::default()
+    };
+    let mut x = Vec::with_capacity(steps);
+    for _ in 0..steps {
+        let t = sim.run(1);
+        let failed = t.diverged.clone();
+        trace.ms.extend(t.ms);
+        trace.stretch_mean.extend(t.stretch_mean);
+        trace.stretch_max.extend(t.stretch_max);
+        trace.energy.extend(t.energy.into_iter().skip(1));
+        trace.volume.extend(t.volume);
+        trace.lowest_y.extend(t.lowest_y);
+        if failed.is_some() {
+            trace.diverged = failed;
+            break;
+        }
+        x.push(
+            sim.body
+                .particles
+                .x
+                .iter()
+                .filter(|p| p.w > 0.0)
+                .map(|p| p.xyz())
+                .collect(),
+        );
+    }
+    Ok(Ok(Tracked { trace, x, size }))
+}
+
+/// Mean over the steps both runs completed of the RMS distance between their free
+/// particles, in metres (infinite if `a` diverged).
+pub fn mean_distance(a: &Tracked, reference: &Tracked) -> f64 {
+    if !a.trace.finished() {
+        return f64::INFINITY;
+    }
+    let per_step: Vec<f64> =
+        a.x.iter()
+            .zip(&reference.x)
+            .map(|(p, q)| {
+                let s: f64 = p
+                    .iter()
+                    .zip(q)
+                    .map(|(u, v)| (*u - *v).length_squared() as f64)
+                    .sum();
+                (s / p.len().max(1) as f64).sqrt()
+            })
+            .collect();
+    mean(&per_step)
+}
+
+/// The fewest of `ks` (ascending) from which on every tested count is within `tol`.
+pub fn enough_from(ks: &[usize], distance: &[f64], tol: f64) -> Option<usize> {
+    let mut first = None;
+    for (&k, &d) in ks.iter().zip(distance).rev() {
+        if d <= tol {
+            first = Some(k);
+        } else {
+            break;
+        }
+    }
+    first
+}
+
+/// C5's and C12's experiment on one body: how many iterations per step before its motion is
+/// indistinguishable from a converged solve's.
+struct ToConverged<'a> {
+    /// The CSV is `<stem>.csv`, the plot `<stem>`.
+    stem: &'a str,
+    /// The CSV's columns (each run's cells come from the claim).
+    header: &'a [&'a str],
+    /// The counts tested, ascending.
+    its: &'a [usize],
+    /// Steps of every run, from rest.
+    steps: usize,
+    /// The plot's title.
+    title: String,
+    /// The body as the tolerance's label names it.
+    body: &'a str,
+    /// The tolerance's decimals of mm in its label.
+    decimals: usize,
+}
+
+/// What a [`ToConverged`] experiment found.
+struct Found {
+    /// The run at each tested count.
+    runs: Vec<Trace>,
+    /// Each run's mean RMS distance to the converged run, in metres.
+    dist: Vec<f64>,
+    /// 1% of the body's size, in metres.
+    tol: f64,
+    /// The fewest count from which on every tested count stays within `tol`.
+    enough: Option<usize>,
+    /// The CSV and the plot.
+    files: Vec<PathBuf>,
+}
+
+impl ToConverged<'_> {
+    /// Runs `spec` at each count against `reference` (the converged run of the same `spec`),
+    /// each run's CSV row being `cells(count, run, distance)`; a run that cannot be built ends
+    /// the experiment with its note.
+    fn run(
+        &self,
+        ctx: &Ctx,
+        reference: &Tracked,
+        spec: impl Fn(usize) -> Spec,
+        cells: impl Fn(usize, &Trace, f64) -> Vec<String>,
+    ) -> Result<Result<Found, String>, Error> {
+        let tol = 0.01 * reference.size;
+        let path = ctx.path(&format!("{}.csv", self.stem));
+        let mut w = RowWriter::create(&path, self.header)?;
+        let mut runs = Vec::with_capacity(self.its.len());
+        let mut dist = Vec::with_capacity(self.its.len());
+        for &it in self.its {
+            let t = match tracked(&spec(it), self.steps)? {
+                Ok(t) => t,
+                Err(note) => return Ok(Err(note)),
+            };
+            let d = mean_distance(&t, reference);
+            w.record(&cells(it, &t.trace, d))?;
+            runs.push(t.trace);
+            dist.push(d);
+        }
+        let enough = enough_from(self.its, &dist, tol);
+        let tol_name = format!(
+            "tolerance {:.*} mm (1% of the {})",
+            self.decimals,
+            tol * 1e3,
+            self.body
+        );
+        let plot = distance_plot(self.title.clone(), self.its, &dist, tol, &tol_name);
+        let files = ctx.files(path, &[(&plot, self.stem)])?;
+        Ok(Ok(Found {
+            runs,
+            dist,
+            tol,
+            enough,
+            files,
+        }))
+    }
+}
+
+/// (max - min) / mean of finite values.
+pub fn spread(v: &[f64]) -> f64 {
+    let f: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if f.len() < 2 {
+        return f64::NAN;
+    }
+    let (lo, hi) = f
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| {
+            (l.min(x), h.max(x))
+        });
+    (hi - lo) / mean(&f)
+}
+
+/// The values with four decimals, comma-separated.
+pub fn fmt(v: &[f64]) -> String {
+    v.iter()
+        .map(|s| format!("{s:.4}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The plot of C5 and C12: gs's distance to the converged run against iterations, the
+/// tolerance, and where the curve first crosses it.
+fn distance_plot(title: String, its: &[usize], dist: &[f64], tol: f64, tol_name: &str) -> Plot {
+    let max_it = its.last().map_or(1.0, |&k| k as f64);
+    let mut series = vec![
+        Series::xy("gs", its.iter().map(|&i| i as f64), dist),
+        level(
+            tol_name,
+            (its.first().map_or(1.0, |&k| k as f64), max_it),
+            tol,
+            3,
+        ),
+    ];
+    if let Some(at) = crossing(&series[0].points, tol, true, true) {
+        series.push(dot(
+            &format!("crosses the tolerance at {:.1} iterations", at.0),
+            at,
+            0,
+        ));
+    }
+    Plot::new(
+        title,
+        "iterations per step",
+        "mean RMS distance to the converged run (m)",
+        series,
+    )
+    .log_x()
+    .log_y()
+}
+
+/// C5: cloth needs ten-odd iterations before it stops looking like rubber bands.
+pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
+    let text = "gs on the hanging cloth (n=32, 1024 vertices; 16 in --quick): how many iterations per step before the motion is indistinguishable from a converged solve's, i.e. before the cloth stops behaving like rubber bands";
+    let n = ctx.scale.stretch_n;
+    let its: Vec<usize> = if ctx.quick {
+        vec![1, 2, 4, 8, 12, 16, 24, 32]
+    } else {
+        vec![1, 2, 4, 8, 10, 12, 16, 20, 24, 32, 48, 64]
+    };
+    let reference_its = if ctx.quick { 128 } else { 256 };
+    let steps = if ctx.quick { 60 } else { 120 };
+    let spec = |it: usize| {
+        let mut s = Spec::new("cloth", n, "gs").iterations(it);
+        s.tuning = ctx.tuning.clone();
+        s
+    };
+    let reference = match tracked(&spec(reference_its), steps)? {
+        Ok(t) => t,
+        Err(note) => return Ok(Claim::untestable("C5", GODOT, text, note)),
+    };
+    let experiment = ToConverged {
+        stem: "c5",
+        header: &[
+            "iterations",
+            "steps",
+            "distance_to_reference_m",
+            "stretch_mean_avg",
+            "status",
+        ],
+        its: &its,
+        steps,
+        title: format!("C5: distance to a converged run ({reference_its} iterations), gs, cloth n={n}, {steps} steps"),
+        body: "cloth",
+        decimals: 0,
+    };
+    let cells = |it: usize, t: &Trace, d: f64| {
+        vec![
+            it.to_string(),
+            t.steps().to_string(),
+            d.to_string(),
+            t.stretch_mean_avg().to_string(),
+            t.diverged.clone().unwrap_or_else(|| "ok".into()),
+        ]
+    };
+    let found = match experiment.run(ctx, &reference, spec, cells)? {
+        Ok(found) => found,
+        Err(note) => return Ok(Claim::untestable("C5", GODOT, text, note)),
+    };
+    let (dist, tol, k) = (&found.dist, found.tol, found.enough);
+    let stretch: Vec<f64> = found.runs.iter().map(Trace::stretch_mean_avg).collect();
+    let verdict = rules::c5(k);
+    let max_it = *its.last().unwrap_or(&1) as f64;
+    Ok(Claim {
+        id: "C5",
+        source: GODOT,
+        text,
+        measured: format!(
+            "gs, cloth n={n} ({} vertices), {steps} steps from rest at dt 1/60; reference: the same run at {reference_its} iterations (mean stretch {:.3}%). Mean RMS distance to it: {}; mean stretch: {}",
+            n * n,
+            100.0 * reference.trace.stretch_mean_avg(),
+            its.iter().zip(dist).map(|(k, d)| format!("{k} it {:.1} mm", d * 1e3)).collect::<Vec<_>>().join(", "),
+            its.iter().zip(&stretch).map(|(k, s)| format!("{k} it {:.2}%", 100.0 * s)).collect::<Vec<_>>().join(", "),
+        ),
+        rule: format!("a count is enough when the run stays within {:.0} mm (1% of the cloth's size) of the converged run, averaged over the run, at it and every higher tested count; k = the fewest such. 十几 (ten-odd) is 10-19: confirmed if 10 <= k <= 19, partly if 8 <= k <= 24 otherwise, refuted if k < 8, k > 24 or never", tol * 1e3),
+        verdict,
+        decision: Decision::exact(
+            format!("enough from {} iterations", k.map_or(format!("none up to {}", max_it as usize), |k| k.to_string())),
+            "10-19",
+        ),
+        files: found.files,
+    })
+}
+
+/// How a C6 run starts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Start {
+    /// The scene as built, at rest.
+    Rest,
+    /// Every free particle moving at 2 m/s sideways and 1 m/s up.
+    Moving,
+    /// Half the particles (the far rows) 100 times heavier, at rest.
+    MassRatio,
+}
+
+impl Start {
+    fn name(self) -> &'static str {
+        match self {
+            Start::Rest => "rest",
+            Start::Moving => "moving",
+            Start::MassRatio => "mass-ratio-100",
+        }
+    }
+}
+
+/// Energy figures of one run: the largest rise above E(0) and the largest rise in one step,
+/// both over |E(0)|.
+pub fn energy_rises(energy: &[f64]) -> (f64, f64) {
+    let e0 = energy.first().copied().unwrap_or(f64::NAN);
+    let scale = e0.abs().max(1e-12);
+    let max = energy.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let step = energy
+        .windows(2)
+        .map(|w| w[1] - w[0])
+        .fold(f64::NEG_INFINITY, f64::max);
+    ((max - e0) / scale, step.max(0.0) / scale)
+}
+
+/// C6: PBD is unconditionally stable; projection never pumps energy in.
+pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
+    let src = "Godot SoftBody3D article and a Unity tutorial";
+    let text = "no run gains energy (kinetic + gravitational) above its start, in total or in any one step, or diverges: the 16 x 16 cloth from rest for every solver, and with gs also from a moving start, with a mass ratio of 100, and the jelly bouncing on the ground (contacts); dt from 1/120 to 1/15, no damping";
+    let n = 16;
+    let steps = ctx.scale.energy_steps;
+    let dts = [1.0 / 120.0, 1.0 / 60.0, 1.0 / 30.0, 1.0 / 15.0];
+    const TOL: f64 = 1e-3;
+    let path = ctx.path("c6.csv");
+    let mut w = RowWriter::create(
+        &path,
+        &[
+            "scene",
+            "start",
+            "solver",
+            "dt",
+            "steps",
+            "energy_start",
+            "energy_max",
+            "energy_final",
+            "rise_over_start",
+            "largest_step_rise_over_start",
+            "status",
+        ],
+    )?;
+    let mut series = Vec::new();
+    let mut bad = Vec::new();
+    let mut missing = Vec::new();
+    let mut gs_state: Option<bool> = None;
+    let mut gs_step_rises = false;
+    let mut worst = (String::new(), f64::NEG_INFINITY);
+    let mut worst_total = (String::new(), f64::NEG_INFINITY);
+    let mut tested = Vec::new();
+    let mut runs: Vec<(&str, Start, String)> = ctx
+        .solvers
+        .iter()
+        .map(|s| ("cloth", Start::Rest, s.clone()))
+        .collect();
+    runs.push(("cloth", Start::Moving, "gs".into()));
+    runs.push(("cloth", Start::MassRatio, "gs".into()));
+    runs.push(("jelly", Start::Rest, "gs".into()));
+    for (scene, start, solver) in &runs {
+        let size = if *scene == "jelly" {
+            ctx.scale.jelly_n
+        } else {
+            n
+        };
+        for (di, &dt) in dts.iter().enumerate() {
+            let mut spec = Spec::new(scene, size, solver);
+            spec.params.dt = dt;
+            spec.tuning = ctx.tuning.clone();
+            let mut sim = match or_note(Sim::new(&spec))? {
+                Ok(s) => s,
+                Err(note) => {
+                    missing.push(format!("{solver}: {note}"));
+                    break;
+                }
+            };
+            let count = sim.body.len();
+            match start {
+                Start::Rest => {}
+                Start::Moving => {
+                    for (x, v) in sim
+                        .body
+                        .particles
+                        .x
+                        .iter()
+                        .zip(sim.body.particles.v.iter_mut())
+                    {
+                        if x.w > 0.0 {
+                            v.set_xyz(Vec3::new(2.0, 1.0, 0.0));
+                        }
+                    }
+                }
+                Start::MassRatio => {
+                    for i in count / 2..count {
+                        let m = sim.body.particles.mass[i];
+                        if m.is_finite() && m > 0.0 {
+                            sim.body.particles.set_mass(i, 100.0 * m)?;
+                        }
+                    }
+                }
+            }
+            let t = sim.run(steps);
+            let (rise, step_rise) = energy_rises(&t.energy);
+            let e0 = t.energy[0];
+            let emax = t.energy.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let ok = t.finished() && rise <= TOL;
+            let label = format!("{scene} {} {solver} dt=1/{:.0}", start.name(), 1.0 / dt);
+            if step_rise > worst.1 {
+                worst = (label.clone(), step_rise);
+            }
+            if rise > worst_total.1 {
+                worst_total = (label.clone(), rise);
+            }
+            if !ok {
+                bad.push(format!(
+                    "{label} ({})",
+                    t.diverged.clone().unwrap_or_else(|| format!(
+                        "energy rose {:.2}% above the start, {:.2}% in one step",
+                        100.0 * rise,
+                        100.0 * step_rise
+                    ))
+                ));
+            }
+            if solver == "gs" {
+                gs_state = Some(gs_state.unwrap_or(true) && ok);
+                gs_step_rises |= step_rise > TOL;
+                if *scene == "cloth" && *start == Start::Rest {
+                    let stride = (t.energy.len() / 400).max(1);
+                    series.push(Series {
+                        name: format!("gs dt=1/{:.0}", 1.0 / dt),
+                        points: t
+                            .energy
+                            .iter()
+                            .enumerate()
+                            .step_by(stride)
+                            .map(|(k, e)| (k as f64 * dt as f64, e / e0))
+                            .collect(),
+                        color: Some(di),
+                        ..Default::default()
+                    });
+                }
+            }
+            w.record(&[
+                scene.to_string(),
+                start.name().into(),
+                solver.clone(),
+                dt.to_string(),
+                t.steps().to_string(),
+                e0.to_string(),
+                emax.to_string(),
+                t.energy.last().copied().unwrap_or(f64::NAN).to_string(),
+                rise.to_string(),
+                step_rise.to_string(),
+                t.diverged.clone().unwrap_or_else(|| "ok".into()),
+            ])?;
+            if di == 0 {
+                tested.push(format!("{scene}/{}/{solver}", start.name()));
+            }
+        }
+    }
+    let Some(gs_ok) = gs_state else {
+        return Ok(Claim::untestable(
+            "C6",
+            src,
+            text,
+            format!("the reference gs could not run: {}", missing.join("; ")),
+        ));
+    };
+    let verdict = rules::c6(!gs_ok, gs_step_rises);
+    let plot = Plot::new(
+        format!("C6: energy over its start, gs, cloth n={n} from rest, {steps} steps"),
+        "simulated time (s)",
+        "energy / energy at the start",
+        series,
+    );
+    let files = ctx.files(path, &[(&plot, "c6")])?;
+    Ok(Claim {
+        id: "C6",
+        source: src,
+        text,
+        measured: format!(
+            "{steps} steps per run at dt = 1/120, 1/60, 1/30, 1/15, 8 iterations, no damping; runs {}: largest rise above the start {:.2e} of |E(0)| ({}); largest rise in one step {:.2e} of |E(0)| ({}; the energy falls overall and rises in single steps as it sloshes between kinetic and gravitational, the velocity being the position change over the step); runs that rose above the start or diverged: {}{}",
+            tested.join(", "),
+            worst_total.1,
+            worst_total.0,
+            worst.1,
+            worst.0,
+            if bad.is_empty() { "none".to_string() } else { bad.join(", ") },
+            if missing.is_empty() { String::new() } else { format!(" (not in this build: {})", missing.join("; ")) }
+        ),
+        rule: format!(
+            "energy E = kinetic + gravitational of the free particles. The claim (no energy explosion, stable at any dt) fails for a gs run that rises above E(0) by more than {TOL:e} of |E(0)| or diverges: refuted. If none does but some gs run gains more than {TOL:e} |E(0)| in one step, energy is pumped in locally: partly. Confirmed if neither. Other solvers are reported, not judged"
+        ),
+        verdict,
+        decision: Decision::exact(
+            format!(
+                "largest rise above start {:.2e} |E(0)|, in one step {:.2e} |E(0)| ({})",
+                worst_total.1, worst.1, worst.0
+            ),
+            format!("<= {TOL:e}"),
+        ),
+        files,
+    })
+}
+
+/// C8: n substeps of one iteration beat one step of n iterations at equal cost.
+pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
+    let src = "Small Steps in Physics Simulation (Macklin et al. 2019)";
+    let text = "n substeps of 1 iteration beat 1 step of n iterations at equal cost";
+    let n = ctx.scale.conv_n;
+    let totals: Vec<usize> = if ctx.quick {
+        vec![8, 16]
+    } else {
+        vec![8, 16, 30]
+    };
+    let steps = if ctx.quick { 60 } else { 120 };
+    let path = ctx.path("c8.csv");
+    let mut w = RowWriter::create(&path, &crate::measure::split::split_header())?;
+    let mut pairs: Vec<(usize, SplitRow, SplitRow)> = Vec::new();
+    for &t in &totals {
+        let mut base = Spec::new("cloth", n, "gs");
+        base.tuning = ctx.tuning.clone();
+        let sub = run_split(&base, (t, 1), steps)?;
+        let its = run_split(&base, (1, t), steps)?;
+        w.row(&sub)?;
+        w.row(&its)?;
+        if sub.figures.status.starts_with("unsupported") {
+            return Ok(Claim::untestable("C8", src, text, sub.figures.status));
+        }
+        pairs.push((t, sub, its));
+    }
+    let mut stretch_wins = 0;
+    let mut both = 0;
+    let mut figs = Vec::new();
+    for (t, sub, its) in &pairs {
+        let win = sub.figures.stretch_mean_avg < its.figures.stretch_mean_avg;
+        let cost = sub.figures.ms_per_step_median <= 1.5 * its.figures.ms_per_step_median;
+        stretch_wins += win as usize;
+        both += (win && cost) as usize;
+        figs.push(format!(
+            "total {t}: {t}x1 stretch {:.4} in {:.3} ms, 1x{t} stretch {:.4} in {:.3} ms",
+            sub.figures.stretch_mean_avg,
+            sub.figures.ms_per_step_median,
+            its.figures.stretch_mean_avg,
+            its.figures.ms_per_step_median
+        ));
+    }
+    let verdict = rules::c8(stretch_wins, both, pairs.len());
+    let pts = |f: fn(&(usize, SplitRow, SplitRow)) -> f64| -> Vec<(f64, f64)> {
+        pairs.iter().map(|p| (p.0 as f64, f(p))).collect()
+    };
+    let plot = Plot::new(
+        format!("C8: stretch at equal projections, gs, cloth n={n}"),
+        "projections per step (substeps x iterations)",
+        "mean edge stretch over the run (fraction of rest length)",
+        vec![
+            Series {
+                name: "n substeps x 1 iteration".into(),
+                points: pts(|p| p.1.figures.stretch_mean_avg),
+                ..Default::default()
+            },
+            Series {
+                name: "1 step x n iterations".into(),
+                points: pts(|p| p.2.figures.stretch_mean_avg),
+                ..Default::default()
+            },
+        ],
+    )
+    .log_x()
+    .log_y();
+    let files = ctx.files(path, &[(&plot, "c8")])?;
+    Ok(Claim {
+        id: "C8",
+        source: src,
+        text,
+        measured: format!("gs, cloth n={n}, {steps} steps from rest: {}", figs.join("; ")),
+        rule: "per total n: substeps win if their mean stretch is lower and their step time is at most 1.5x that of one step of n iterations (equal projections; \"equal cost\"). Confirmed if they win at every total, refuted if their stretch is never lower, partly otherwise".into(),
+        verdict,
+        decision: Decision::exact(format!("substeps win at {both} of {} totals (lower stretch in {stretch_wins})", pairs.len()), "all"),
+        files,
+    })
+}
+
+/// C10: the k' rule makes PBD stiffness independent of iterations; XPBD compliance makes it
+/// independent of iterations and dt.
+pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
+    let src = "Müller et al. 2007 (k' rule); Macklin et al. 2016 (XPBD)";
+    let text = "on the hanging 16 x 16 cloth: PBD with Müller's k' gives a stretch independent of the iteration count; XPBD at a compliance that stretches the cloth a few percent gives the converged stretch at any iteration count, and the same stretch at any dt when each step is converged";
+    let n = 16;
+    const K: f32 = 0.9;
+    const LIMIT: f64 = 0.2;
+    let sim_s: f64 = if ctx.quick { 1.0 } else { 2.0 };
+    let its = [4usize, 8, 16, 32];
+    let converged_its = if ctx.quick { 64 } else { 128 };
+    let path = ctx.path("c10.csv");
+    let mut w = RowWriter::create(
+        &path,
+        &[&["part", "stiffness_or_compliance"][..], &LATE_COLUMNS].concat(),
+    )?;
+    // Stretch averaged over the second half of sim_s simulated seconds.
+    let mut measure = |part: &str,
+                       stiffness: Stiffness,
+                       compliance: Option<f32>,
+                       it: usize,
+                       dt: f32|
+     -> Result<Result<f64, String>, Error> {
+        let (t, s) = match late_stretch(ctx, n, stiffness, compliance, (it, dt), sim_s)? {
+            Ok(r) => r,
+            Err(note) => return Ok(Err(note)),
+        };
+        let setting = match stiffness {
+            Stiffness::Pbd { k, .. } => k.to_string(),
+            Stiffness::Xpbd => compliance.unwrap_or(0.0).to_string(),
+        };
+        w.record(
+            &[
+                &[part.to_string(), setting][..],
+                &late_cells((it, dt), &t, s),
+            ]
+            .concat(),
+        )?;
+        Ok(Ok(s))
+    };
+    let pbd = |corr| Stiffness::Pbd {
+        k: K,
+        iteration_corrected: corr,
+    };
+    let mut plain = Vec::new();
+    let mut corrected = Vec::new();
+    for &it in &its {
+        for (v, corr) in [(&mut plain, false), (&mut corrected, true)] {
+            match measure(
+                if corr { "pbd-k'" } else { "pbd-k" },
+                pbd(corr),
+                None,
+                it,
+                1.0 / 60.0,
+            )? {
+                Ok(s) => v.push(s),
+                Err(note) => return Ok(Claim::untestable("C10", src, text, note)),
+            }
+        }
+    }
+    // The compliance: the stiffest of a ladder whose converged stretch is at least 2%.
+    let mut alpha = f32::NAN;
+    let mut reference = f64::NAN;
+    for a in [1e-4f32, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1] {
+        let s = measure(
+            "xpbd-calibration",
+            Stiffness::Xpbd,
+            Some(a),
+            converged_its,
+            1.0 / 60.0,
+        )?
+        .unwrap_or(f64::NAN);
+        if s >= 0.02 {
+            alpha = a;
+            reference = s;
+            break;
+        }
+    }
+    let mut xpbd_it = Vec::new();
+    let mut xpbd_dt = Vec::new();
+    let mut xpbd_dt_fixed = Vec::new();
+    let dts = [1.0f32 / 30.0, 1.0 / 60.0, 1.0 / 120.0];
+    if alpha.is_finite() {
+        for &it in &its {
+            xpbd_it.push(
+                measure(
+                    "xpbd-iterations",
+                    Stiffness::Xpbd,
+                    Some(alpha),
+                    it,
+                    1.0 / 60.0,
+                )?
+                .unwrap_or(f64::NAN),
+            );
+        }
+        for &dt in &dts {
+            xpbd_dt.push(
+                measure(
+                    "xpbd-dt-converged",
+                    Stiffness::Xpbd,
+                    Some(alpha),
+                    converged_its,
+                    dt,
+                )?
+                .unwrap_or(f64::NAN),
+            );
+            xpbd_dt_fixed.push(
+                measure("xpbd-dt-8-iterations", Stiffness::Xpbd, Some(alpha), 8, dt)?
+                    .unwrap_or(f64::NAN),
+            );
+        }
+    }
+    let (sp_plain, sp_corr, sp_dt) = (spread(&plain), spread(&corrected), spread(&xpbd_dt));
+    let dev_it = xpbd_it
+        .iter()
+        .map(|s| ((s - reference) / reference).abs())
+        .fold(f64::NEG_INFINITY, f64::max);
+    let xs = |v: &[usize]| v.iter().map(|&i| i as f64).collect::<Vec<_>>();
+    let plot = Plot::new(
+        format!("C10: late mean stretch against iterations, gs, cloth n={n}, dt=1/60"),
+        "iterations per step",
+        "mean stretch over the second half of the run",
+        vec![
+            Series::xy(format!("PBD k={K}"), xs(&its), &plain),
+            Series::xy(format!("PBD k' (k={K})"), xs(&its), &corrected),
+            Series::xy(format!("XPBD alpha={alpha:e}"), xs(&its), &xpbd_it),
+            level(
+                &format!("XPBD converged ({converged_its} iterations)"),
+                (4.0, 32.0),
+                reference,
+                2,
+            ),
+        ],
+    )
+    .log_x()
+    .log_y();
+    let inv = |d: f32| 1.0 / d as f64;
+    let plot_dt = Plot::new(
+        format!("C10: XPBD (alpha={alpha:e}) late mean stretch against dt, cloth n={n}"),
+        "steps per second (1 / dt)",
+        "mean stretch over the second half of the run",
+        vec![
+            Series::xy(
+                format!("converged steps ({converged_its} iterations)"),
+                dts.iter().map(|&d| inv(d)),
+                &xpbd_dt,
+            ),
+            Series::xy(
+                "8 iterations per step",
+                dts.iter().map(|&d| inv(d)),
+                &xpbd_dt_fixed,
+            ),
+        ],
+    )
+    .log_x()
+    .log_y();
+    let files = ctx.files(path, &[(&plot, "c10"), (&plot_dt, "c10_dt")])?;
+    Ok(Claim {
+        id: "C10",
+        source: src,
+        text,
+        measured: format!(
+            "gs, cloth n={n}, mean stretch over the second half of {sim_s} simulated seconds from rest. PBD k={K} at iterations {its:?}, dt 1/60: plain {} (spread {sp_plain:.2}), with k' {} (spread {sp_corr:.2}). XPBD compliance {alpha:e} (the stiffest of 1e-4..1e-1 whose converged stretch is >= 2%): converged ({converged_its} iterations) {reference:.4}; at iterations {its:?}: {} (largest deviation from converged {dev_it:.2}). dt 1/30, 1/60, 1/120 with converged steps: {} (spread {sp_dt:.2}); with 8 iterations per step (iterations per simulated second change with dt): {} (reported, not judged)",
+            fmt(&plain), fmt(&corrected), fmt(&xpbd_it), fmt(&xpbd_dt), fmt(&xpbd_dt_fixed)
+        ),
+        rule: format!("spread = (max - min) / mean across settings. Three parts: PBD k' independent of iterations (spread <= {LIMIT} and at most half plain k's); XPBD at every tested count within {LIMIT} (relative) of the converged stretch; XPBD with converged steps independent of dt (spread <= {LIMIT}). Confirmed if all hold, refuted if none, partly otherwise"),
+        verdict: rules::c10(sp_plain, sp_corr, dev_it, sp_dt, LIMIT),
+        decision: Decision::exact(
+            format!("k' spread {sp_corr:.2} (plain {sp_plain:.2}); XPBD deviation over iterations {dev_it:.2}; over dt {sp_dt:.2}"),
+            format!("<= {LIMIT}"),
+        ),
+        files,
+    })
+}
+
+/// C12: 3-5 solver iterations are usually enough for a jelly.
+pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
+    let text = "gs on the jelly (icosphere of radius 0.25 m dropped on the ground): how many iterations per step before the motion is indistinguishable from a converged solve's";
+    let n = ctx.scale.jelly_n;
+    let its = [1usize, 2, 3, 4, 5, 8, 16, 32];
+    let reference_its = 128;
+    let steps = if ctx.quick { 90 } else { 180 };
+    let spec = |it: usize| Spec::new("jelly", n, "gs").iterations(it);
+    let reference = match tracked(&spec(reference_its), steps)? {
+        Ok(t) => t,
+        Err(note) => {
+            return Ok(Claim::untestable("C12", UNITY, text, format!("the jelly scene runs through the normal path and this build refuses it: {note}")));
+        }
+    };
+    let header = super::claim::run_columns(&[
+        "distance_to_reference_m",
+        "stretch_mean_avg",
+        "volume_ratio_mean",
+        "status",
+    ]);
+    let experiment = ToConverged {
+        stem: "c12",
+        header: &header,
+        its: &its,
+        steps,
+        title: format!("C12: jelly (subdivision {n}), distance to a converged run ({reference_its} iterations)"),
+        body: "jelly",
+        decimals: 1,
+    };
+    let volume = |t: &Trace| (!t.volume.is_empty()).then(|| mean(&t.volume));
+    let cells = |it: usize, t: &Trace, d: f64| {
+        vec![
+            "jelly".into(),
+            n.to_string(),
+            "gs".into(),
+            it.to_string(),
+            t.steps().to_string(),
+            d.to_string(),
+            t.stretch_mean_avg().to_string(),
+            volume(t).map_or(String::new(), |v| v.to_string()),
+            t.diverged.clone().unwrap_or_else(|| "ok".into()),
+        ]
+    };
+    let found = match experiment.run(ctx, &reference, spec, cells)? {
+        Ok(found) => found,
+        Err(note) => return Ok(Claim::untestable("C12", UNITY, text, note)),
+    };
+    let (dist, tol, k) = (&found.dist, found.tol, found.enough);
+    let rows: Vec<(usize, f64, Option<f64>)> = its
+        .iter()
+        .zip(&found.runs)
+        .map(|(&it, t)| (it, t.stretch_mean_avg(), volume(t)))
+        .collect();
+    Ok(Claim {
+        id: "C12",
+        source: UNITY,
+        text,
+        measured: format!(
+            "gs, jelly subdivision {n}, {steps} steps (dropped on the ground); reference: {reference_its} iterations. Per count: {}",
+            rows.iter()
+                .zip(dist)
+                .map(|(r, d)| format!("{} it: distance {:.2} mm, stretch {:.4}{}", r.0, d * 1e3, r.1, r.2.map_or(String::new(), |v| format!(", volume {v:.3}"))))
+                .collect::<Vec<_>>()
+                .join("; "),
+        ),
+        rule: format!("a count is enough when the run stays within {:.1} mm (1% of the jelly's size) of the converged run, averaged over the run, at it and every higher tested count; k = the fewest such: confirmed if k <= 5, partly if k <= 8, refuted otherwise (or never)", tol * 1e3),
+        verdict: rules::c12(k),
+        decision: Decision::exact(
+            format!("enough from {} iterations", k.map_or("none tested".to_string(), |k| k.to_string())),
+            "<= 5",
+        ),
+        files: found.files,
+    })
+}

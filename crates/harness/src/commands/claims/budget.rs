@@ -1,0 +1,219 @@
+//! C19 (Vivace, Fratarcangeli et al. 2016): colored Gauss-Seidel stays stable at small
+//! iteration budgets where Jacobi-type solvers do not.
+//!
+//! Every solver runs the cloth and the jelly from rest at 1 to 4 iterations per step. A run is
+//! stable when it finishes (no step refused as diverged) and never holds more energy than it
+//! started with (more than [`ENERGY_TOL`] of |E(0)|; kinetic + gravitational, so an unstable
+//! iteration that pumps energy in shows). The largest edge stretch is recorded beside it: at
+//! these budgets every solver is far from converged, and how far is accuracy, not stability.
+
+use super::behaviour::energy_rises;
+use super::claim::{Claim, Ctx, Decision};
+use super::rules::{self, BudgetRun};
+use crate::measure::sim::{Sim, Spec};
+use crate::output::csv::RowWriter;
+use crate::output::plot::{Plot, Series};
+use crate::setup::{or_note, Error};
+use sparse::{make_solver, Averaging, SolverOptions};
+
+/// Largest energy rise above the start a stable run may show, over |E(0)|.
+pub const ENERGY_TOL: f64 = 1e-3;
+
+/// A solver of the comparison: its label, its name for `make_solver`, and its averaging
+/// (`None`: the library default).
+struct Variant {
+    label: &'static str,
+    solver: &'static str,
+    average: Option<Averaging>,
+}
+
+const VARIANTS: [Variant; 5] = [
+    Variant {
+        label: "colored",
+        solver: "colored",
+        average: None,
+    },
+    Variant {
+        label: "jacobi (plain, omega 1)",
+        solver: "jacobi",
+        average: Some(Averaging::Off),
+    },
+    Variant {
+        label: "jacobi (constraint-averaged)",
+        solver: "jacobi",
+        average: Some(Averaging::Constraint),
+    },
+    Variant {
+        label: "jacobi (Macklin 2014 particle-averaged)",
+        solver: "jacobi",
+        average: Some(Averaging::Particle),
+    },
+    Variant {
+        label: "chebyshev",
+        solver: "chebyshev",
+        average: None,
+    },
+];
+
+/// The figures of one run.
+struct Outcome {
+    steps: usize,
+    rise: f64,
+    stretch_max: f64,
+    status: String,
+}
+
+impl Outcome {
+    fn stable(&self) -> bool {
+        self.status == "ok" && self.rise <= ENERGY_TOL
+    }
+}
+
+fn run_one(
+    ctx: &Ctx,
+    scene: &str,
+    n: usize,
+    v: &Variant,
+    iterations: usize,
+    steps: usize,
+) -> Result<Result<Outcome, String>, Error> {
+    let mut spec = Spec::new(scene, n, v.solver).iterations(iterations);
+    spec.tuning = ctx.tuning.clone();
+    let mut sim = match or_note(Sim::new(&spec))? {
+        Ok(s) => s,
+        Err(note) => return Ok(Err(note)),
+    };
+    if let Some(average) = v.average {
+        let opts = SolverOptions {
+            average,
+            omega: if average == Averaging::Off {
+                1.0
+            } else {
+                ctx.tuning.omega
+            },
+            ..ctx.tuning.options(1)
+        };
+        sim.solver = make_solver(v.solver, &opts)?;
+    }
+    let t = sim.run(steps);
+    let (rise, _) = energy_rises(&t.energy);
+    Ok(Ok(Outcome {
+        steps: t.steps(),
+        rise,
+        stretch_max: t
+            .stretch_max
+            .iter()
+            .copied()
+            .fold(f64::NEG_INFINITY, f64::max),
+        status: t.diverged.unwrap_or_else(|| "ok".into()),
+    }))
+}
+
+/// C19: colored GS stays stable at small iteration budgets where Jacobi-type solvers do not.
+pub fn c19(ctx: &Ctx) -> Result<Claim, Error> {
+    let src = "Vivace 2016";
+    let text = "colored Gauss-Seidel, plain and averaged Jacobi and Chebyshev-accelerated Jacobi at 1-4 iterations per step on the hanging cloth and the jelly dropped on the ground, from rest: which runs stay stable";
+    let budgets = [1usize, 2, 3, 4];
+    let steps = if ctx.quick { 60 } else { 180 };
+    let scenes = [("cloth", ctx.scale.stretch_n), ("jelly", ctx.scale.jelly_n)];
+    let path = ctx.path("c19.csv");
+    let mut w = RowWriter::create(
+        &path,
+        &super::claim::run_columns(&["energy_rise_over_start", "stretch_max", "stable", "status"]),
+    )?;
+    let mut runs = Vec::new();
+    let mut unstable = Vec::new();
+    let mut missing = Vec::new();
+    let mut stretch = Vec::new();
+    let mut files = vec![path];
+    for (scene, n) in scenes {
+        let mut series = Vec::new();
+        for (vi, v) in VARIANTS.iter().enumerate() {
+            let mut pts = Vec::new();
+            for &it in &budgets {
+                let o = match run_one(ctx, scene, n, v, it, steps)? {
+                    Ok(o) => o,
+                    Err(note) => {
+                        missing.push(format!("{scene}/{}: {note}", v.label));
+                        break;
+                    }
+                };
+                w.record(&[
+                    scene.to_string(),
+                    n.to_string(),
+                    v.label.to_string(),
+                    it.to_string(),
+                    o.steps.to_string(),
+                    o.rise.to_string(),
+                    o.stretch_max.to_string(),
+                    o.stable().to_string(),
+                    o.status.clone(),
+                ])?;
+                if !o.stable() {
+                    unstable.push(format!(
+                        "{scene} {} at {it} ({})",
+                        v.label,
+                        if o.status != "ok" {
+                            format!("diverged after {} steps", o.steps)
+                        } else {
+                            format!("energy {:.1}% above the start", 100.0 * o.rise)
+                        }
+                    ));
+                }
+                runs.push(BudgetRun {
+                    scene,
+                    solver: v.label,
+                    iterations: it,
+                    colored: v.solver == "colored",
+                    stable: o.stable(),
+                });
+                pts.push((it as f64, o.stretch_max));
+                stretch.push((scene, v.label, it, o.stretch_max, o.stable()));
+            }
+            series.push(Series {
+                name: v.label.into(),
+                points: pts,
+                color: Some(vi),
+                ..Default::default()
+            });
+        }
+        let plot = Plot::new(format!("C19: largest edge stretch over {steps} steps, {scene} n={n} (diverged runs: their last state)"), "iterations per step", "largest edge stretch over the run (fraction of rest length)", series).log_y();
+        files.extend(plot.save(&ctx.path(&format!("c19_{scene}")))?);
+    }
+    if !runs.iter().any(|r| r.colored) {
+        return Ok(Claim::untestable(
+            "C19",
+            src,
+            text,
+            format!("colored could not run: {}", missing.join("; ")),
+        ));
+    }
+    let verdict = rules::c19(&runs);
+    let (failing, variants) = rules::jacobi_failures(&runs);
+    let colored_unstable = runs.iter().filter(|r| r.colored && !r.stable).count();
+    let stretch_line = stretch
+        .iter()
+        .filter(|r| r.2 == 1 && r.4)
+        .map(|r| format!("{} {} {:.0}%", r.0, r.1, 100.0 * r.3))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Ok(Claim {
+        id: "C19",
+        source: src,
+        text,
+        measured: format!(
+            "{steps} steps at dt 1/60 from rest, iterations {budgets:?}, scenes cloth n={} and jelly subdivision {}; unstable runs: {}. Largest edge stretch of the stable runs at 1 iteration (accuracy, not judged): {stretch_line}{}",
+            ctx.scale.stretch_n,
+            ctx.scale.jelly_n,
+            if unstable.is_empty() { "none".to_string() } else { unstable.join(", ") },
+            if missing.is_empty() { String::new() } else { format!(" (not run: {})", missing.join("; ")) }
+        ),
+        rule: format!("a run is stable if it finishes (no step refused as diverged) and its energy never rises above the start by more than {ENERGY_TOL:e} of |E(0)|. Refuted if colored is unstable at any tested budget or scene, or no Jacobi-type variant is unstable where colored is stable; otherwise confirmed if every Jacobi-type variant is unstable somewhere colored is stable, partly if only some are"),
+        verdict,
+        decision: Decision::exact(
+            format!("colored unstable in {colored_unstable} of {} runs; Jacobi-type variants unstable where colored is stable: {failing} of {variants}", runs.iter().filter(|r| r.colored).count()),
+            "colored 0; Jacobi-type all",
+        ),
+        files,
+    })
+}

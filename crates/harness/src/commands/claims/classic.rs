@@ -1,0 +1,465 @@
+//! Classic results added as claims of their own: C15, Young's rho(GS) = rho(J)^2 for
+//! consistently ordered systems, measured on the rope and the cloth against the spectral radii
+//! of the linearized iterations; C16, plain PBD stiffness depends on iterations and dt; C17,
+//! Gauss-Seidel's ordering matters little; C18, Jacobi needs averaging or under-relaxation.
+
+use super::behaviour::{fmt, late_cells, late_stretch, spread, LATE_COLUMNS};
+use super::claim::{Claim, Ctx, Decision};
+use super::rules;
+use crate::measure::residuals::{common_state, residual_curve};
+use crate::output::csv::RowWriter;
+use crate::output::plot::{Plot, Series};
+use crate::setup::{or_note, Error};
+use nalgebra::DMatrix;
+use solver_core::{step, Body, StepParams, Stiffness};
+use sparse::{make_solver, Averaging, SolverOptions};
+
+/// The per-iteration contraction factor of the tail of a residual curve: the geometric mean
+/// of r(k+1)/r(k) over the second half of the iterations above the float floor (1e-5 of r(0)).
+pub fn asymptotic_rate(curve: &[f64]) -> f64 {
+    let r0 = curve.first().copied().unwrap_or(f64::NAN);
+    let end = curve
+        .iter()
+        .rposition(|&r| r.is_finite() && r > 1e-5 * r0)
+        .unwrap_or(0);
+    if end < 4 {
+        return f64::NAN;
+    }
+    let start = end / 2;
+    (curve[end] / curve[start]).powf(1.0 / (end - start) as f64)
+}
+
+/// The linearized constraint system at the body's positions: `A = J W Jᵀ` over the distance
+/// constraints with a movable particle, and the spectral radii of its Jacobi iteration
+/// `I - D⁻¹A` and Gauss-Seidel iteration `I - (D + L)⁻¹A` (constraint order).
+pub fn linearized_radii(body: &Body) -> (f64, f64) {
+    let d = &body.constraints.distance;
+    let x = &body.particles.x;
+    let rows: Vec<usize> = (0..d.len())
+        .filter(|&c| {
+            let [i, j] = d.pairs[c];
+            x[i as usize].w + x[j as usize].w > 0.0
+        })
+        .collect();
+    let m = rows.len();
+    let grad = |c: usize| {
+        let [i, j] = d.pairs[c];
+        let (a, b) = (x[i as usize].xyz(), x[j as usize].xyz());
+        ((a - b).normalize_or_zero(), i, j)
+    };
+    let mut a = DMatrix::<f64>::zeros(m, m);
+    for (r, &c) in rows.iter().enumerate() {
+        let (nc, ci, cj) = grad(c);
+        for (s, &e) in rows.iter().enumerate() {
+            let (ne, ei, ej) = grad(e);
+            let mut v = 0.0f64;
+            // ∇_p C_c is +n_c at i, -n_c at j.
+            for (p, sc) in [(ci, 1.0f64), (cj, -1.0)] {
+                for (q, se) in [(ei, 1.0f64), (ej, -1.0)] {
+                    if p == q {
+                        v += sc * se * x[p as usize].w as f64 * nc.dot(ne) as f64;
+                    }
+                }
+            }
+            a[(r, s)] = v;
+        }
+    }
+    let diag = DMatrix::from_diagonal(&a.diagonal());
+    let lower = DMatrix::from_fn(m, m, |r, s| if r > s { a[(r, s)] } else { 0.0 });
+    let id = DMatrix::<f64>::identity(m, m);
+    let radius = |t: DMatrix<f64>| {
+        t.complex_eigenvalues()
+            .iter()
+            .map(|z| z.norm())
+            .fold(0.0f64, f64::max)
+    };
+    let dinv = DMatrix::from_diagonal(&a.diagonal().map(|v| if v > 0.0 { 1.0 / v } else { 0.0 }));
+    let rj = radius(&id - &dinv * &a);
+    let rgs = match (&diag + &lower).try_inverse() {
+        Some(inv) => radius(&id - inv * &a),
+        None => f64::NAN,
+    };
+    (rj, rgs)
+}
+
+/// One system of C15: measured rates and linearized radii.
+struct System {
+    name: String,
+    measured: (f64, f64),
+    linearized: (f64, f64),
+    curves: (Vec<f64>, Vec<f64>),
+}
+
+fn system(ctx: &Ctx, scene: &str, n: usize, iters: usize) -> Result<Result<System, String>, Error> {
+    let base = match or_note(common_state(scene, n, None, "natural", 10))? {
+        Ok(b) => b,
+        Err(note) => return Ok(Err(note)),
+    };
+    let plain = SolverOptions {
+        average: Averaging::Off,
+        omega: 1.0,
+        ..ctx.tuning.options(1)
+    };
+    let mut gs = make_solver("gs", &plain)?;
+    let mut jac = make_solver("jacobi", &plain)?;
+    let cg = residual_curve(&base, gs.as_mut(), iters)?;
+    // Plain Jacobi may diverge (its radius above 1, as on the cloth): that is a measurement,
+    // recorded as an infinite rate, not a failure of the claim.
+    let (cj, diverged) = match or_note(residual_curve(&base, jac.as_mut(), iters))? {
+        Ok(c) => (c, None),
+        Err(note) => (Vec::new(), Some(note)),
+    };
+    // The iteration converges to the end of a fully converged step: linearize there.
+    let mut converged = base.clone();
+    let params = StepParams {
+        iterations: 4 * iters,
+        ..Default::default()
+    };
+    step(&mut converged, &params, gs.as_mut(), None)?;
+    let (rj, rgs) = linearized_radii(&converged);
+    let rate_j = if diverged.is_some() {
+        f64::INFINITY
+    } else {
+        asymptotic_rate(&cj)
+    };
+    Ok(Ok(System {
+        name: match &diverged {
+            None => format!("{scene} n={n}"),
+            Some(note) => format!("{scene} n={n} (plain Jacobi diverged: {note})"),
+        },
+        measured: (asymptotic_rate(&cg), rate_j),
+        linearized: (rgs, rj),
+        curves: (cg, cj),
+    }))
+}
+
+/// C15: rho(GS) = rho(J)^2 on a consistently ordered system (the rope: its constraint graph is
+/// a path, so A is tridiagonal), and how far it holds on the cloth (which is not).
+pub fn c15(ctx: &Ctx) -> Result<Claim, Error> {
+    let text = "rho(GS) = rho(J)^2 for plain (unaveraged, omega 1) Jacobi and Gauss-Seidel on a consistently ordered system: tested on the rope (constraint graph a path, A tridiagonal), with the cloth (not consistently ordered) reported beside it";
+    const TOL: f64 = 0.1;
+    let iters = if ctx.quick { 200 } else { 400 };
+    let rope = match system(ctx, "rope", 16, iters)? {
+        Ok(s) => s,
+        Err(note) => return Ok(Claim::untestable("C15", "Young 1954", text, note)),
+    };
+    let cloth = system(ctx, "cloth", if ctx.quick { 5 } else { 7 }, iters)?;
+    let path = ctx.path("c15.csv");
+    let mut w = RowWriter::create(
+        &path,
+        &[
+            "system",
+            "rate_gs_measured",
+            "rate_jacobi_measured",
+            "rho_gs_linearized",
+            "rho_jacobi_linearized",
+        ],
+    )?;
+    let mut systems = vec![&rope];
+    if let Ok(c) = &cloth {
+        systems.push(c);
+    }
+    for s in &systems {
+        w.record(&[
+            s.name.clone(),
+            s.measured.0.to_string(),
+            s.measured.1.to_string(),
+            s.linearized.0.to_string(),
+            s.linearized.1.to_string(),
+        ])?;
+    }
+    let verdict = rules::c15(rope.measured, rope.linearized, TOL);
+    let plot = Plot::new(
+        "C15: plain Jacobi and Gauss-Seidel inside one step, rope n=16",
+        "iterations in the step",
+        "constraint residual (RMS C / mean rest length)",
+        vec![
+            Series::curve("gs", &rope.curves.0, usize::MAX),
+            Series::curve("plain jacobi", &rope.curves.1, usize::MAX),
+        ],
+    )
+    .log_y();
+    let files = ctx.files(path, &[(&plot, "c15")])?;
+    let ratio = |(gs, j): (f64, f64)| gs.ln() / (2.0 * j.ln());
+    let show = |s: &System| {
+        format!(
+            "{}: measured rate gs {:.5}, plain jacobi {:.5} (jacobi² {:.5}; log ratio {:.3}); linearized radii gs {:.5}, jacobi {:.5} (jacobi² {:.5}; log ratio {:.3})",
+            s.name,
+            s.measured.0,
+            s.measured.1,
+            s.measured.1 * s.measured.1,
+            ratio(s.measured),
+            s.linearized.0,
+            s.linearized.1,
+            s.linearized.1 * s.linearized.1,
+            ratio(s.linearized)
+        )
+    };
+    Ok(Claim {
+        id: "C15",
+        source: "Young 1954",
+        text,
+        measured: format!(
+            "one step from a common state (10 warm gs steps), {iters} iterations; rates are the geometric-mean contraction per iteration over the tail of the residual curve; radii are the largest |eigenvalue| of the iteration matrices of A = J W Jᵀ linearized at the converged step (nalgebra, dense). {}. {}",
+            show(&rope),
+            match &cloth {
+                Ok(c) => format!("{} (plain Jacobi's radius above 1 means it diverges there)", show(c)),
+                Err(note) => format!("cloth not run: {note}"),
+            }
+        ),
+        rule: format!("log ratio = ln rho_gs / ln(rho_j²) (1 when rho_gs = rho_j²); holds if |log ratio - 1| <= {TOL}. Two parts on the rope: measured rates, linearized radii. Confirmed if both hold, refuted if neither, partly otherwise; the cloth is reported, not judged"),
+        verdict,
+        decision: Decision::exact(
+            format!("rope log ratio measured {:.3}, linearized {:.3}", ratio(rope.measured), ratio(rope.linearized)),
+            format!("1 ± {TOL}"),
+        ),
+        files,
+    })
+}
+
+/// C16: plain PBD (stiffness factor k per projection, no k' correction) has a stiffness that
+/// depends on the iteration count and on dt.
+pub fn c16(ctx: &Ctx) -> Result<Claim, Error> {
+    let text = "plain PBD (k = 0.5 per projection, no k' correction) on the 16 x 16 cloth: the late mean stretch at 2-16 iterations (dt 1/60) and at dt 1/30-1/120 (8 iterations)";
+    const K: f32 = 0.5;
+    const MIN_SPREAD: f64 = 0.5;
+    let n = 16;
+    let sim_s = if ctx.quick { 1.0 } else { 2.0 };
+    let its = [2usize, 4, 8, 16];
+    let dts = [1.0f32 / 30.0, 1.0 / 60.0, 1.0 / 120.0];
+    let path = ctx.path("c16.csv");
+    let mut w = RowWriter::create(&path, &[&["sweep"][..], &LATE_COLUMNS].concat())?;
+    let mut run = |sweep: &str, it: usize, dt: f32| -> Result<Result<f64, String>, Error> {
+        let pbd = Stiffness::Pbd {
+            k: K,
+            iteration_corrected: false,
+        };
+        let (t, s) = match late_stretch(ctx, n, pbd, None, (it, dt), sim_s)? {
+            Ok(r) => r,
+            Err(note) => return Ok(Err(note)),
+        };
+        w.record(&[&[sweep.to_string()][..], &late_cells((it, dt), &t, s)].concat())?;
+        Ok(Ok(s))
+    };
+    let mut by_it = Vec::new();
+    for &it in &its {
+        match run("iterations", it, 1.0 / 60.0)? {
+            Ok(s) => by_it.push(s),
+            Err(note) => return Ok(Claim::untestable("C16", "Müller 2007", text, note)),
+        }
+    }
+    let mut by_dt = Vec::new();
+    for &dt in &dts {
+        by_dt.push(run("dt", 8, dt)?.unwrap_or(f64::NAN));
+    }
+    let (si, sd) = (spread(&by_it), spread(&by_dt));
+    let plot = Plot::new(
+        format!("C16: plain PBD (k={K}) late mean stretch, cloth n={n}"),
+        "iterations per step (dt 1/60)",
+        "mean stretch over the second half of the run",
+        vec![Series::xy(
+            format!("PBD k={K}"),
+            its.iter().map(|&i| i as f64),
+            &by_it,
+        )],
+    )
+    .log_x()
+    .log_y();
+    let files = ctx.files(path, &[(&plot, "c16")])?;
+    Ok(Claim {
+        id: "C16",
+        source: "Müller 2007",
+        text,
+        measured: format!(
+            "{sim_s} simulated seconds from rest, stretch averaged over the second half: at iterations {its:?}: {} (spread {si:.2}); at dt 1/30, 1/60, 1/120: {} (spread {sd:.2})",
+            fmt(&by_it),
+            fmt(&by_dt)
+        ),
+        rule: format!("spread = (max - min) / mean across the settings; stiffness depends on a setting if its spread >= {MIN_SPREAD}. Two parts, iterations and dt: confirmed if both, refuted if neither, partly otherwise"),
+        verdict: rules::c16(si, sd, MIN_SPREAD),
+        decision: Decision::exact(format!("spread over iterations {si:.2}, over dt {sd:.2}"), format!(">= {MIN_SPREAD}")),
+        files,
+    })
+}
+
+/// The residual after `k` iterations (or the last one measured).
+fn at(curve: &[f64], k: usize) -> f64 {
+    curve
+        .get(k.min(curve.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(f64::NAN)
+}
+
+/// C17: the order of the Gauss-Seidel sweep (natural, shuffled, graph-colored) changes its
+/// convergence little at equal iterations.
+pub fn c17(ctx: &Ctx) -> Result<Claim, Error> {
+    let text = "Gauss-Seidel in natural, shuffled and graph-colored order on the cloth, one step from the common state: the residual after 20 iterations and the asymptotic rate, at equal iterations";
+    const FACTOR: f64 = 1.5;
+    const K: usize = 20;
+    let mut curves = Vec::new();
+    for name in ["gs", "gs-shuffled", "colored"] {
+        match ctx.curve(name)? {
+            Ok(c) => curves.push((name.to_string(), c)),
+            Err(note) => {
+                return Ok(Claim::untestable(
+                    "C17",
+                    "Vivace 2016",
+                    text,
+                    format!("{name}: {note}"),
+                ))
+            }
+        }
+    }
+    let path = ctx.path("c17.csv");
+    let mut w = RowWriter::create(
+        &path,
+        &[
+            "order",
+            "residual_at_20",
+            "residual_at_end",
+            "asymptotic_rate",
+        ],
+    )?;
+    let base_res = at(&curves[0].1, K);
+    let base_rate = asymptotic_rate(&curves[0].1).ln();
+    let mut worst: f64 = 1.0;
+    let mut figs = Vec::new();
+    for (name, c) in &curves {
+        let r = asymptotic_rate(c);
+        w.record(&[
+            name.clone(),
+            at(c, K).to_string(),
+            c.last().copied().unwrap_or(f64::NAN).to_string(),
+            r.to_string(),
+        ])?;
+        let res_ratio = at(c, K) / base_res;
+        let rate_ratio = r.ln() / base_rate;
+        for x in [res_ratio, rate_ratio] {
+            worst = worst.max(x.max(1.0 / x));
+        }
+        figs.push(format!("{name}: residual after {K} {:.3e} ({res_ratio:.2}x natural's), rate {r:.5} (log-rate {rate_ratio:.2}x natural's)", at(c, K)));
+    }
+    let plot = Plot::new(
+        format!("C17: Gauss-Seidel orderings, cloth n={}", ctx.scale.conv_n),
+        "iterations in the step",
+        "constraint residual (RMS C / mean rest length)",
+        Series::curves(&curves, usize::MAX),
+    )
+    .log_y();
+    let files = ctx.files(path, &[(&plot, "c17")])?;
+    Ok(Claim {
+        id: "C17",
+        source: "Vivace 2016",
+        text,
+        measured: format!("{}, one step from the common state, {} iterations: {}", ctx.conv_cloth(), ctx.scale.conv_iters, figs.join("; ")),
+        rule: format!("worst factor = the largest, over shuffled and colored, of the ratio (either way) of residual after {K} iterations and of log-rate to natural order's: confirmed if <= {FACTOR}, refuted if > 2 x {FACTOR}, partly between"),
+        verdict: rules::ordering(worst, FACTOR),
+        decision: Decision::exact(format!("worst factor {worst:.2}"), format!("<= {FACTOR}")),
+        files,
+    })
+}
+
+/// C18: plain Jacobi needs averaging or under-relaxation to converge.
+pub fn c18(ctx: &Ctx) -> Result<Claim, Error> {
+    let text = "Jacobi on the cloth, one step from the common state, with and without averaging, over relaxations omega 0.25-1.75: plain (unaveraged) Jacobi at omega = 1 does not converge, and averaging makes it converge";
+    let base = match ctx.base()? {
+        Ok(b) => b,
+        Err(note) => return Ok(Claim::untestable("C18", "Macklin 2014", text, note)),
+    };
+    let omegas = [0.25f32, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75];
+    let iters = ctx.scale.conv_iters;
+    let path = ctx.path("c18.csv");
+    let mut w = RowWriter::create(
+        &path,
+        &[
+            "averaging",
+            "omega",
+            "residual_start",
+            "residual_end",
+            "asymptotic_rate",
+            "status",
+        ],
+    )?;
+    let mut rates: Vec<(Averaging, f32, f64)> = Vec::new();
+    let mut series = Vec::new();
+    for (ai, average) in [Averaging::Off, Averaging::Particle, Averaging::Constraint]
+        .into_iter()
+        .enumerate()
+    {
+        let mut pts = Vec::new();
+        for &omega in &omegas {
+            let opts = SolverOptions {
+                average,
+                omega,
+                ..ctx.tuning.options(1)
+            };
+            let mut s = make_solver("jacobi", &opts)?;
+            let (rate, status, r0, r1) = match or_note(residual_curve(&base, s.as_mut(), iters))? {
+                Ok(c) => {
+                    let end = c.last().copied().unwrap_or(f64::NAN);
+                    let r = if end.is_finite() {
+                        (end / c[0]).powf(1.0 / iters as f64)
+                    } else {
+                        f64::INFINITY
+                    };
+                    (r, "ok".to_string(), c[0], end)
+                }
+                Err(note) => (f64::INFINITY, note, f64::NAN, f64::NAN),
+            };
+            w.record(&[
+                format!("{average:?}"),
+                omega.to_string(),
+                r0.to_string(),
+                r1.to_string(),
+                rate.to_string(),
+                status,
+            ])?;
+            pts.push((omega as f64, rate.min(10.0)));
+            rates.push((average, omega, rate));
+        }
+        series.push(Series {
+            name: format!("averaging {average:?}"),
+            points: pts,
+            color: Some(ai),
+            ..Default::default()
+        });
+    }
+    series.push(Series {
+        name: "rate 1 (no convergence above)".into(),
+        points: vec![(0.25, 1.0), (1.75, 1.0)],
+        dashed: true,
+        color: Some(7),
+    });
+    let rate_of = |a: Averaging, o: f32| {
+        rates
+            .iter()
+            .find(|r| r.0 == a && r.1 == o)
+            .map_or(f64::NAN, |r| r.2)
+    };
+    let plain = rate_of(Averaging::Off, 1.0);
+    let averaged = rate_of(Averaging::Particle, 1.0).min(rate_of(Averaging::Constraint, 1.0));
+    let plot = Plot::new(
+        format!(
+            "C18: Jacobi's mean contraction per iteration over {iters} iterations, cloth n={}",
+            ctx.scale.conv_n
+        ),
+        "relaxation omega",
+        "(residual at the end / at the start)^(1/iterations)",
+        series,
+    );
+    let files = ctx.files(path, &[(&plot, "c18")])?;
+    Ok(Claim {
+        id: "C18",
+        source: "Macklin 2014",
+        text,
+        measured: format!(
+            "cloth n={}, one step from the common state, {iters} iterations; mean contraction per iteration: {}",
+            ctx.scale.conv_n,
+            rates.iter().map(|(a, o, r)| format!("{a:?} omega {o}: {r:.4}")).collect::<Vec<_>>().join(", ")
+        ),
+        rule: "mean contraction = (residual after all iterations / before)^(1/iterations), 1 or more meaning no convergence. Two parts: plain Jacobi at omega 1 has contraction >= 1; averaged Jacobi (per particle or per constraint) at omega 1 has contraction < 1. Confirmed if both, refuted if neither, partly otherwise".into(),
+        verdict: rules::c18(plain, averaged),
+        decision: Decision::exact(format!("contraction plain {plain:.4}, averaged {averaged:.4}"), "plain >= 1 > averaged"),
+        files,
+    })
+}

@@ -1,0 +1,450 @@
+//! C13 and C14, what each Jacobi variant costs in correctness: the fixed point it converges to
+//! (the hanging rope's static stretch, known in closed form) and whether it conserves a free
+//! body's momentum (the free cloth), for the literature's constraint averaging (Macklin et al.
+//! 2014, per particle, multipliers unscaled), the consistent form wobble uses by default (per
+//! constraint, multipliers and positions alike, see `sparse::jacobi`), plain Jacobi, and
+//! Chebyshev on both. Beside the correctness figures, each variant's mean step time on the free
+//! cloth and how far it reduces the residual in one step of many iterations from the
+//! convergence claims' common cloth state show what it costs in speed. C13's plot draws each
+//! variant's chain error at both iteration counts against the limit; C14's, each variant's
+//! momentum change against its step time.
+//!
+//! The measurements are `scenes::analytic`'s, which the analytic tests
+//! (tests/chain_static_stretch.rs, tests/free_body_momentum.rs) run too.
+
+use super::claim::{Claim, Ctx, Decision, Verdict};
+use crate::output::csv::RowWriter;
+use crate::output::plot::{dot, level, Plot, Series};
+use crate::setup::Error;
+use scenes::analytic::{
+    cloth_momentum, hanging_chain, CHAIN_ALPHA, CHAIN_DAMPING, CHAIN_N, CHAIN_SECONDS, CLOTH_STEPS,
+};
+use solver_core::{Solver, StepParams, WobbleError};
+use sparse::{make_solver, Averaging, SolverOptions};
+use std::time::Instant;
+
+/// One Jacobi variant of C13 and C14.
+#[derive(Clone, Copy, Debug)]
+pub struct Variant {
+    /// What the tables call it.
+    pub label: &'static str,
+    /// The solver name.
+    pub solver: &'static str,
+    /// Its averaging.
+    pub average: Averaging,
+    /// Its relaxation.
+    pub omega: f32,
+}
+
+/// The variants measured: the literature's averaging first (the claims' subject), then the
+/// consistent form, plain Jacobi, Chebyshev on both averagings, and the reference gs.
+pub const VARIANTS: &[Variant] = &[
+    Variant {
+        label: "jacobi, per-particle averaging (Macklin 2014), omega 1",
+        solver: "jacobi",
+        average: Averaging::Particle,
+        omega: 1.0,
+    },
+    Variant {
+        label: "jacobi, per-particle averaging (Macklin 2014), omega 1.5",
+        solver: "jacobi",
+        average: Averaging::Particle,
+        omega: 1.5,
+    },
+    Variant {
+        label: "chebyshev, per-particle averaging",
+        solver: "chebyshev",
+        average: Averaging::Particle,
+        omega: 1.0,
+    },
+    Variant {
+        label: "jacobi, per-constraint averaging (default), omega 1",
+        solver: "jacobi",
+        average: Averaging::Constraint,
+        omega: 1.0,
+    },
+    Variant {
+        label: "jacobi, per-constraint averaging, omega 1.5",
+        solver: "jacobi",
+        average: Averaging::Constraint,
+        omega: 1.5,
+    },
+    Variant {
+        label: "chebyshev, per-constraint averaging (default)",
+        solver: "chebyshev",
+        average: Averaging::Constraint,
+        omega: 1.0,
+    },
+    Variant {
+        label: "jacobi, no averaging, omega 1",
+        solver: "jacobi",
+        average: Averaging::Off,
+        omega: 1.0,
+    },
+    Variant {
+        label: "jacobi, no averaging, omega 0.5",
+        solver: "jacobi",
+        average: Averaging::Off,
+        omega: 0.5,
+    },
+    Variant {
+        label: "gs (reference)",
+        solver: "gs",
+        average: Averaging::Constraint,
+        omega: 1.0,
+    },
+];
+
+/// The CSV columns of [`Variant::cells`].
+const VARIANT_COLUMNS: [&str; 4] = ["variant", "solver", "averaging", "omega"];
+
+impl Variant {
+    /// The variant's columns of the CSVs: label, solver, averaging, omega.
+    fn cells(&self) -> [String; 4] {
+        [
+            self.label.to_string(),
+            self.solver.to_string(),
+            format!("{:?}", self.average),
+            self.omega.to_string(),
+        ]
+    }
+}
+
+/// How many of [`VARIANTS`] are the literature's averaging (the first ones).
+pub const LITERATURE: usize = 3;
+
+/// A fresh solver of `v` with the run's other options.
+fn solver_of(ctx: &Ctx, v: &Variant) -> Result<Box<dyn Solver>, WobbleError> {
+    let options = SolverOptions {
+        average: v.average,
+        omega: v.omega,
+        ..ctx.tuning.options(1)
+    };
+    make_solver(v.solver, &options)
+}
+
+/// The limit of both claims' tests: a chain error of 1%, a momentum change of 1e-4 of |p₀|.
+pub const CHAIN_LIMIT: f64 = 0.01;
+/// See [`CHAIN_LIMIT`].
+pub const MOMENTUM_LIMIT: f64 = 1e-4;
+
+/// The verdict rule of C13 and C14: a literature variant holds when its figure is finite and
+/// at most `limit`; confirmed if all of them hold, refuted if none, partly otherwise.
+pub fn verdict(literature: &[Result<f64, String>], limit: f64) -> Verdict {
+    let held = literature
+        .iter()
+        .filter(|f| matches!(f, Ok(x) if *x <= limit))
+        .count();
+    Verdict::from_parts(held, literature.len())
+}
+
+/// How C13 and C14 judge the literature's variants by one figure each: [`verdict`] against
+/// `limit`, the worst figure the decision.
+struct LiteratureRule {
+    /// When one variant holds, as the rule says it.
+    holds: String,
+    /// What the figure is, as the decision names it.
+    figure: &'static str,
+    /// The literature variants' figures, or why a run gave none.
+    figures: Vec<Result<f64, String>>,
+    /// The largest figure at which a variant holds.
+    limit: f64,
+    /// `limit` as the decision writes it.
+    bound: String,
+}
+
+impl LiteratureRule {
+    /// The claim `id` with its verdict, rule and decision from the literature variants.
+    fn claim(
+        self,
+        id: &'static str,
+        source: &'static str,
+        text: &'static str,
+        measured: String,
+        files: Vec<std::path::PathBuf>,
+    ) -> Claim {
+        Claim {
+            id,
+            source,
+            text,
+            measured,
+            rule: format!(
+                "{}; confirmed if all {LITERATURE} such variants hold, refuted if none, partly otherwise (the other variants are measured for comparison)",
+                self.holds
+            ),
+            verdict: verdict(&self.figures, self.limit),
+            decision: Decision::exact(
+                format!(
+                    "worst {} of the literature's averaging {}",
+                    self.figure,
+                    worst(&self.figures)
+                ),
+                self.bound,
+            ),
+            files,
+        }
+    }
+}
+
+/// The largest figure of `v` (a failed run counts as infinite), formatted.
+fn worst(v: &[Result<f64, String>]) -> String {
+    let w = v
+        .iter()
+        .map(|f| match f {
+            Ok(x) if x.is_finite() => *x,
+            _ => f64::INFINITY,
+        })
+        .fold(f64::NEG_INFINITY, f64::max);
+    format!("{w:.3e}")
+}
+
+/// A figure or why there is none, for the tables.
+fn show(f: &Result<f64, String>) -> String {
+    match f {
+        Ok(x) => format!("{x:.3e}"),
+        Err(e) => e.clone(),
+    }
+}
+
+/// C13: Jacobi with constraint averaging converges to the constraints' solution.
+pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
+    let source = "Macklin, Müller, Chentanez, Kim 2014, \"Unified particle physics for real-time applications\", §4.2";
+    let text = "Jacobi iteration with constraint averaging (each particle's summed corrections divided by its number of constraints) and over-relaxation ω converges, to the same solution as Gauss-Seidel, only more slowly (paraphrase)";
+    let params = |iterations| StepParams {
+        iterations,
+        damping: CHAIN_DAMPING,
+        ..Default::default()
+    };
+    let (few, many) = (20, 200);
+    let path = ctx.path("c13.csv");
+    let mut w = RowWriter::create(
+        &path,
+        &[
+            &VARIANT_COLUMNS[..],
+            &[
+                "iterations",
+                "worst_error",
+                "top_stretch_m",
+                "top_exact_m",
+                "status",
+            ],
+        ]
+        .concat(),
+    )?;
+    let mut figures = Vec::new();
+    let mut literature = Vec::new();
+    let mut series = Vec::new();
+    for (k, v) in VARIANTS.iter().enumerate() {
+        let mut at = Vec::new();
+        for iterations in [few, many] {
+            let run =
+                solver_of(ctx, v).and_then(|mut s| hanging_chain(s.as_mut(), &params(iterations)));
+            let (worst, top, exact, status) = match &run {
+                Ok(f) => (f.worst, f.top, f.top_exact, "ok".to_string()),
+                Err(e) => (f64::NAN, f64::NAN, f64::NAN, e.to_string()),
+            };
+            w.record(
+                &[
+                    &v.cells()[..],
+                    &[
+                        iterations.to_string(),
+                        worst.to_string(),
+                        top.to_string(),
+                        exact.to_string(),
+                        status.clone(),
+                    ],
+                ]
+                .concat(),
+            )?;
+            at.push(run.map(|f| f.worst).map_err(|e| e.to_string()));
+        }
+        if k < LITERATURE {
+            literature.push(at[1].clone());
+        }
+        let errors: Vec<f64> = at
+            .iter()
+            .map(|f| *f.as_ref().unwrap_or(&f64::NAN))
+            .collect();
+        series.push(Series {
+            dashed: k >= LITERATURE,
+            color: Some(k),
+            ..Series::xy(v.label, [few as f64, many as f64], &errors)
+        });
+        figures.push(format!(
+            "{}: {} after {many} iterations ({} after {few})",
+            v.label,
+            show(&at[1]),
+            show(&at[0])
+        ));
+    }
+    series.push(level(
+        &format!("limit {CHAIN_LIMIT}"),
+        (few as f64, many as f64),
+        CHAIN_LIMIT,
+        VARIANTS.len(),
+    ));
+    let plot = Plot::new(
+        "C13: hanging chain, worst stretch error against the closed form",
+        "iterations per step",
+        "worst relative error of a segment's stretch",
+        series,
+    )
+    .log_x()
+    .log_y();
+    let files = ctx.files(path, &[(&plot, "c13")])?;
+    let measured = format!(
+        "hanging chain of {CHAIN_N} particles of 0.1 kg, compliance {CHAIN_ALPHA} m/N, damping {CHAIN_DAMPING}/s, {CHAIN_SECONDS} s of dt = 1/60, worst relative error of the segments' stretch against alpha (particles below) m g: {}",
+        figures.join("; ")
+    );
+    let rule = LiteratureRule {
+        holds: format!(
+            "the literature's averaging (per particle, multipliers unscaled) holds at a tested ω and Jacobi-based solver when its worst chain error after {many} iterations is at most {CHAIN_LIMIT}"
+        ),
+        figure: "chain error",
+        figures: literature,
+        limit: CHAIN_LIMIT,
+        bound: format!("<= {CHAIN_LIMIT}"),
+    };
+    Ok(rule.claim("C13", source, text, measured, files))
+}
+
+/// C14: internal constraints conserve momentum, with Jacobi's averaging too.
+pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
+    let source = "Müller, Heidelberger, Hennix, Ratcliff 2007, \"Position based dynamics\", §3.3, with the Jacobi averaging of Macklin et al. 2014, §4.2";
+    let text = "projecting internal constraints conserves linear momentum (corrections weighted by inverse mass), also when a Jacobi solve averages them per particle (paraphrase)";
+    let n = if ctx.quick { 12 } else { 16 };
+    let params = StepParams::default();
+    let path = ctx.path("c14.csv");
+    let mut w = RowWriter::create(
+        &path,
+        &[
+            &VARIANT_COLUMNS[..],
+            &[
+                "n",
+                "steps",
+                "momentum_change_rel",
+                "ms_per_step",
+                "residual_ratio",
+                "residual_iterations",
+                "status",
+            ],
+        ]
+        .concat(),
+    )?;
+    let base = ctx.base()?;
+    let iters = ctx.scale.conv_iters;
+    let mut figures = Vec::new();
+    let mut literature = Vec::new();
+    let mut series = Vec::new();
+    for (k, v) in VARIANTS.iter().enumerate() {
+        let start = Instant::now();
+        let run = solver_of(ctx, v).and_then(|mut s| {
+            let drift = cloth_momentum(s.as_mut(), n, &params)?;
+            Ok((
+                drift,
+                start.elapsed().as_secs_f64() * 1e3 / CLOTH_STEPS as f64,
+            ))
+        });
+        let (drift, ms, status) = match &run {
+            Ok((d, ms)) => (*d, *ms, "ok".to_string()),
+            Err(e) => (f64::NAN, f64::NAN, e.to_string()),
+        };
+        // The residual after `iters` iterations over the one before any, from the common
+        // state (NaN where it cannot be built or the step fails).
+        let residual = match &base {
+            Ok(base) => {
+                let curve = solver_of(ctx, v).map_err(Error::from).and_then(|mut s| {
+                    crate::measure::residuals::residual_curve(base, s.as_mut(), iters)
+                });
+                curve.map_or(f64::NAN, |c| c[iters] / c[0])
+            }
+            Err(_) => f64::NAN,
+        };
+        w.record(
+            &[
+                &v.cells()[..],
+                &[
+                    n.to_string(),
+                    CLOTH_STEPS.to_string(),
+                    drift.to_string(),
+                    ms.to_string(),
+                    residual.to_string(),
+                    iters.to_string(),
+                    status,
+                ],
+            ]
+            .concat(),
+        )?;
+        let figure = run.map(|r| r.0).map_err(|e| e.to_string());
+        series.push(dot(v.label, (ms, drift), k));
+        figures.push(format!(
+            "{}: {}{}",
+            v.label,
+            show(&figure),
+            if ms.is_finite() {
+                format!(" ({ms:.3} ms/step, residual ratio {residual:.2e})")
+            } else {
+                String::new()
+            }
+        ));
+        if k < LITERATURE {
+            literature.push(figure);
+        }
+    }
+    let times: Vec<f64> = series
+        .iter()
+        .map(|s| s.points[0].0)
+        .filter(|t| t.is_finite())
+        .collect();
+    let span = (
+        times.iter().copied().fold(f64::INFINITY, f64::min),
+        times.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    );
+    if span.0 <= span.1 {
+        series.push(level(
+            &format!("limit {MOMENTUM_LIMIT:e}"),
+            span,
+            MOMENTUM_LIMIT,
+            VARIANTS.len(),
+        ));
+    }
+    let plot = Plot::new(
+        format!("C14: free {n} x {n} cloth, momentum change against step time"),
+        "mean step time (ms)",
+        "|p - p0| / |p0| after the run",
+        series,
+    )
+    .log_y();
+    let files = ctx.files(path, &[(&plot, "c14")])?;
+    let measured = format!(
+        "free {n} x {n} cloth (pins released), no gravity, velocities uniform in [-1, 1) m/s per component about 0.5 m/s along x (seeded), {CLOTH_STEPS} steps of dt = 1/60, 8 iterations: |p - p0| / |p0| (mean step time; residual after {iters} iterations over the residual before any, one step from the common cloth state of C1, n = {}): {}",
+        ctx.scale.conv_n,
+        figures.join("; ")
+    );
+    let rule = LiteratureRule {
+        holds: format!(
+            "a literature-averaged variant (per particle) holds when |p - p0| / |p0| is at most {MOMENTUM_LIMIT} (f32 rounding leaves a few 1e-6 of it)"
+        ),
+        figure: "|p - p0| / |p0|",
+        figures: literature,
+        limit: MOMENTUM_LIMIT,
+        bound: format!("<= {MOMENTUM_LIMIT:e}"),
+    };
+    Ok(rule.claim("C14", source, text, measured, files))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rule_confirms_when_every_literature_variant_is_within_the_limit_and_refutes_when_none_is(
+    ) {
+        let ok = [Ok(1e-3), Ok(5e-3), Ok(0.01)];
+        assert_eq!(verdict(&ok, 0.01), Verdict::Confirmed);
+        let bad = [Ok(0.73), Err("step diverged".to_string()), Ok(f64::NAN)];
+        assert_eq!(verdict(&bad, 0.01), Verdict::Refuted);
+        let some = [Ok(1e-3), Ok(0.39)];
+        assert_eq!(verdict(&some, 0.01), Verdict::Partly);
+    }
+}

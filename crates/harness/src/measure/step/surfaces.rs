@@ -1,0 +1,40 @@
+//! The figures and files every `wobble step` run may add, one body or a world:
+//! `self_intersections` and `--dump-obj`.
+
+use super::args::StepArgs;
+use crate::setup::{io_error, Error};
+use solver_core::figures::{self, Surface};
+use solver_core::Body;
+use std::io::Write;
+use std::path::Path;
+
+/// `self_intersections` of a single-body run: counted with `--intersections`, else `None`.
+pub fn intersections(args: &StepArgs, surfaces: &[Surface]) -> Result<Option<u64>, Error> {
+    if !args.intersections {
+        return Ok(None);
+    }
+    Ok(Some(figures::self_intersections(surfaces)?))
+}
+
+/// Writes the positions of `bodies` to `path` as OBJ, one object (`o body<k>`) per body with
+/// its surface triangles (bodies without triangles as bare vertices).
+pub fn dump_obj(path: &Path, bodies: &[&Body]) -> Result<(), Error> {
+    let file = std::fs::File::create(path).map_err(|e| io_error(path, e))?;
+    let mut out = std::io::BufWriter::new(file);
+    let mut base = 1usize;
+    let mut write = || -> std::io::Result<()> {
+        for (k, b) in bodies.iter().enumerate() {
+            writeln!(out, "o body{k}")?;
+            for p in &b.particles.x {
+                writeln!(out, "v {} {} {}", p.x, p.y, p.z)?;
+            }
+            for t in &b.topology.triangles {
+                let [i, j, l] = t.map(|v| v as usize + base);
+                writeln!(out, "f {i} {j} {l}")?;
+            }
+            base += b.particles.len();
+        }
+        out.flush()
+    };
+    write().map_err(|e| io_error(path, e))
+}

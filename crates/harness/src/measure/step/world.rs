@@ -1,0 +1,162 @@
+//! `wobble step` on a world of several bodies (the `drape`, `tunnel`, `stack` and `bodies`
+//! scenes of docs/SCENES.md).
+
+use super::args::{mesh_options, solver_options, StepArgs, StepReport};
+use super::surfaces::dump_obj;
+use crate::measure::stats::quantile;
+use crate::setup::{build_body_with, build_solver, Error, StepSceneArg};
+use solver_core::figures::{self, Surface};
+use solver_core::glam::Vec3;
+use solver_core::{Body, StepParams, World};
+use std::time::Instant;
+
+/// Vertical gap between the bodies of the `bodies` world as they are stacked (m).
+pub const STACK_GAP: f32 = 0.05;
+
+/// Self-collision thickness of a `bodies` body, as a fraction of its mean edge rest length.
+pub const BODY_THICKNESS: f32 = 0.5;
+
+/// The `bodies` world: one body per `--mesh` file (built as the `mesh` scene builds it, on its
+/// ground plane), stacked in the order given, each lifted so that its lowest point is
+/// [`STACK_GAP`] above the highest point of the one before, so that they fall onto each other;
+/// each with self-collision unless `--no-self-collision`.
+fn bodies_world(args: &StepArgs) -> Result<World, Error> {
+    if args.mesh.is_empty() {
+        return Err(Error::Arg(
+            "--scene bodies needs one --mesh FILE per body (repeat --mesh)".into(),
+        ));
+    }
+    let mut world = World::new();
+    let mut top = f32::NEG_INFINITY;
+    for path in &args.mesh {
+        let (mut body, _) = build_body_with(
+            "mesh",
+            args.n(),
+            Some(path.clone()),
+            args.layout.ordering.name(),
+            &mesh_options(args),
+        )?;
+        let ys = body.particles.x.iter().map(|p| p.y);
+        let (low, high) = ys.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), y| {
+            (lo.min(y), hi.max(y))
+        });
+        let lift = if top.is_finite() {
+            top + STACK_GAP - low
+        } else {
+            0.0
+        };
+        for p in &mut body.particles.x {
+            p.y += lift;
+        }
+        top = high + lift;
+        let thickness = BODY_THICKNESS * body.constraints.distance.mean_rest();
+        let k = world.add_body(body, None)?;
+        if !args.no_self_collision {
+            world.enable_self_collision(k, thickness)?;
+        }
+    }
+    Ok(world)
+}
+
+/// The world of scene `name` (size `n` for `drape`), each body with its own `solver`.
+fn build_world(args: &StepArgs) -> Result<World, Error> {
+    let mut world = match args.scene {
+        StepSceneArg::Drape => scenes::drape(args.n(), !args.no_self_collision)?,
+        StepSceneArg::Tunnel => scenes::tunnel()?,
+        StepSceneArg::Stack => scenes::stack()?,
+        StepSceneArg::Bodies => bodies_world(args)?,
+        other => return Err(Error::Arg(format!("'{other}' is not a world scene"))),
+    };
+    let opts = solver_options(args);
+    for b in &mut world.bodies {
+        b.solver = build_solver(args.solver.name(), &opts)?;
+    }
+    Ok(world)
+}
+
+/// Runs a world scene as `wobble step` runs a body, and reports the sums over its bodies
+/// (stretch figures of the first body; `volume_ratio` null).
+pub fn measure_world(args: &StepArgs) -> Result<StepReport, Error> {
+    let mut world = build_world(args)?;
+    // docs/SCENES.md: the tunnel has no gravity.
+    let gravity = if args.scene == StepSceneArg::Tunnel {
+        Vec3::ZERO
+    } else {
+        StepParams::default().gravity
+    };
+    let params = StepParams {
+        dt: args.dt,
+        substeps: args.passes.substeps,
+        iterations: args.passes.iterations,
+        damping: args.damping,
+        gravity,
+        ..Default::default()
+    };
+    let mut times = Vec::with_capacity(args.steps);
+    let mut stretch_sum = 0.0f64;
+    let mut report = Default::default();
+    let total = args.warmup + args.steps;
+    for s in 0..total {
+        let t0 = Instant::now();
+        report = world.step(&params)?;
+        let elapsed = t0.elapsed().as_secs_f64() * 1e3;
+        if s >= args.warmup {
+            times.push(elapsed);
+        }
+        stretch_sum += figures::stretch(&world.bodies[0].body).0 as f64;
+    }
+    let bodies: Vec<&Body> = world.bodies.iter().map(|b| &b.body).collect();
+    let surfaces: Vec<Surface> = bodies
+        .iter()
+        .map(|b| (&b.topology.triangles[..], &b.particles.x[..]))
+        .collect();
+    let self_intersections = Some(figures::self_intersections(&surfaces)?);
+    if let Some(path) = &args.dump_obj {
+        dump_obj(path, &bodies)?;
+    }
+    let first = bodies[0];
+    let (stretch_mean, stretch_max) = figures::stretch(first);
+    let constraints: usize = bodies.iter().map(|b| b.constraints.len()).sum();
+    let all_x: Vec<_> = bodies
+        .iter()
+        .flat_map(|b| b.particles.x.iter().copied())
+        .collect();
+    let median = quantile(&times, 0.5);
+    let solver = world.bodies[0].solver.report();
+    let projections = (constraints * args.passes.iterations * report.substeps).max(1) as f64;
+    Ok(StepReport {
+        scene: args.scene.name().to_string(),
+        n: args.n(),
+        vertices: all_x.len(),
+        constraints,
+        solver: world.bodies[0].solver.name(),
+        iterations: args.passes.iterations,
+        substeps: report.substeps,
+        dt: args.dt,
+        threads: solver.threads,
+        warmup: args.warmup,
+        steps: args.steps,
+        ms_per_step_median: median,
+        ms_per_step_p10: quantile(&times, 0.1),
+        ms_per_step_p90: quantile(&times, 0.9),
+        ns_per_projection: median * 1e6 / projections,
+        stretch_mean,
+        stretch_max,
+        stretch_mean_avg: stretch_sum / total as f64,
+        energy: bodies.iter().map(|b| figures::energy(b, gravity)).sum(),
+        volume_ratio: None,
+        finite: bodies.iter().all(|b| figures::all_finite(b)),
+        state_hash: format!("{:016x}", figures::state_hash(&all_x)),
+        colors: solver.colors,
+        ordering: "natural".into(),
+        kernel: solver.kernel.map(|k| k.name().to_string()),
+        bending: 0,
+        wind: false,
+        distance_compliance: None,
+        backend: "cpu".into(),
+        adapter: None,
+        contacts: report.contacts,
+        self_intersections,
+        runs_ns_per_projection: None,
+    })
+}

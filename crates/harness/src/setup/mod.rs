@@ -1,0 +1,329 @@
+//! Scene, ordering and solver from command-line arguments, the argument groups several
+//! subcommands share, the harness's error, and the checks that turn a bad argument into a clear
+//! message before a sweep starts. The enumerated values themselves are in [`values`].
+
+pub mod values;
+
+use clap::Args;
+pub use errors::Error;
+use scenes::mesh_scene_with;
+use scenes::Scene;
+use solver_core::mesh::repair::MeshOptions;
+use solver_core::{Body, Solver};
+use sparse::{apply_ordering, make_solver, Ordering, SolverOptions};
+use std::path::{Path, PathBuf};
+pub use values::{
+    BackendArg, IntegratorArg, KernelArg, ModelArg, OrderingArg, SceneArg, SolverArg, StepSceneArg,
+    ALL_SOLVERS,
+};
+
+/// Errors of the harness: the library's, or a bad argument.
+pub mod errors {
+    /// A harness error.
+    #[derive(Debug, thiserror::Error)]
+    pub enum Error {
+        /// From the library.
+        #[error(transparent)]
+        Wobble(#[from] solver_core::WobbleError),
+        /// A bad command-line argument.
+        #[error("{0}")]
+        Arg(String),
+        /// Writing results failed.
+        #[error("{0}")]
+        Io(String),
+        /// The GPU device failed (a validation or out-of-memory error).
+        #[error("{0}")]
+        Gpu(String),
+    }
+}
+
+/// An I/O error with the path it concerns.
+pub fn io_error(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Io(format!("{}: {e}", path.display()))
+}
+
+/// Checks that the solvers of a `--solvers` list are not an empty list.
+pub fn check_solvers(solvers: &[SolverArg]) -> Result<(), Error> {
+    if solvers.is_empty() {
+        return Err(Error::Arg("the solver list is empty".into()));
+    }
+    Ok(())
+}
+
+/// Checks a size parameter for `scene` before any work starts (the library checks again).
+pub fn check_size(scene: &str, n: usize) -> Result<(), Error> {
+    let (lo, hi, what) = match scene {
+        "cloth" | "rope" | "flag" => (2, solver_core::build::MAX_N, "grid side n"),
+        "jelly" => (0, 7, "jelly subdivision level n"),
+        "cube" => (1, 128, "cube cells per side n"),
+        _ => return Ok(()),
+    };
+    if n < lo || n > hi {
+        return Err(Error::Arg(format!(
+            "{what} = {n} is out of range for the {scene} scene; it must be in {lo}..={hi}"
+        )));
+    }
+    Ok(())
+}
+
+/// Parses a comma-separated list of integers.
+pub fn parse_usizes(list: &str, what: &str) -> Result<Vec<usize>, Error> {
+    let v: Result<Vec<usize>, _> = list
+        .split(',')
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse::<usize>())
+        .collect();
+    let v = v.map_err(|e| {
+        Error::Arg(format!(
+            "--{what} must be a comma-separated list of non-negative integers ('{list}': {e})"
+        ))
+    })?;
+    if v.is_empty() {
+        return Err(Error::Arg(format!("--{what} is empty")));
+    }
+    Ok(v)
+}
+
+/// Parses a list of counts that must each be at least 1.
+pub fn parse_counts(list: &str, what: &str) -> Result<Vec<usize>, Error> {
+    let v = parse_usizes(list, what)?;
+    if let Some(bad) = v
+        .iter()
+        .find(|&&c| c == 0 || c > solver_core::step::MAX_COUNT)
+    {
+        return Err(Error::Arg(format!(
+            "--{what} contains {bad}; every entry must be in 1..={}",
+            solver_core::step::MAX_COUNT
+        )));
+    }
+    Ok(v)
+}
+
+/// Parses a list of sizes for `scene`, each checked.
+pub fn parse_sizes(list: &str, scene: &str) -> Result<Vec<usize>, Error> {
+    let v = parse_usizes(list, "sizes")?;
+    for &n in &v {
+        check_size(scene, n)?;
+    }
+    Ok(v)
+}
+
+/// Checks that a mesh file exists when the scene is `mesh`.
+pub fn check_mesh(scene: &str, mesh: &Option<PathBuf>) -> Result<(), Error> {
+    if scene != "mesh" {
+        return Ok(());
+    }
+    match mesh {
+        None => Err(Error::Arg("the mesh scene needs --mesh FILE".into())),
+        Some(p) if !p.exists() => Err(Error::Arg(format!(
+            "mesh file {} does not exist",
+            p.display()
+        ))),
+        Some(_) => Ok(()),
+    }
+}
+
+/// How much solving a step does: solver iterations per substep and substeps per step.
+#[derive(Args, Debug, Clone, Copy)]
+pub struct Passes {
+    /// Solver iterations per substep.
+    #[arg(long, default_value_t = 8)]
+    pub iterations: usize,
+    /// Substeps per step.
+    #[arg(long, default_value_t = 1)]
+    pub substeps: usize,
+}
+
+/// How a body's particles are numbered and how `colored` sweeps them: the ordering, the cache
+/// tile and the distance kernel (`wobble step` and `wobble threads` take them alike).
+#[derive(Args, Debug, Clone)]
+pub struct Layout {
+    /// Particle ordering.
+    #[arg(long, value_enum, default_value_t = OrderingArg::Natural)]
+    pub ordering: OrderingArg,
+    /// `colored`: particles per cache tile (0: sweep each color over the whole body).
+    #[arg(long, default_value_t = sparse::colored::DEFAULT_TILE_PARTICLES)]
+    pub tile: usize,
+    /// `colored`'s distance kernel (one the CPU lacks is refused).
+    #[arg(long, value_enum, default_value_t = KernelArg::Auto)]
+    pub kernel: KernelArg,
+}
+
+/// What most sweeps take alike: the solvers' tuning and the output directory.
+#[derive(Args, Debug, Clone)]
+pub struct Common {
+    /// Options for particular solvers: Jacobi relaxation, Newton inner sweeps, seed, kernel.
+    #[command(flatten)]
+    pub tuning: Tuning,
+    /// Output directory.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+}
+
+/// Solver options that concern particular solvers (Jacobi family, Newton, random choices).
+#[derive(Args, Debug, Clone)]
+pub struct Tuning {
+    /// Relaxation factor for the Jacobi family.
+    #[arg(long, default_value_t = 1.0)]
+    pub omega: f32,
+    /// Inner sweeps per Newton iteration.
+    #[arg(long, default_value_t = 4)]
+    pub inner: usize,
+    /// Seed for randomized choices (shuffled ordering, randomized coloring).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// `colored`'s distance kernel (one the CPU lacks is refused).
+    #[arg(long, value_enum, default_value_t = KernelArg::Auto)]
+    pub kernel: KernelArg,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        let d = SolverOptions::default();
+        Tuning {
+            omega: d.omega,
+            inner: d.inner,
+            seed: d.seed,
+            // The library's default kernel, as the value that names it.
+            kernel: KernelArg::ALL
+                .iter()
+                .copied()
+                .find(|k| k.kernel() == d.kernel)
+                .unwrap_or(KernelArg::Auto),
+        }
+    }
+}
+
+impl Tuning {
+    /// The library's options for `threads` threads (the library's defaults for the rest).
+    // The library's options grow as solvers are added; the update keeps this code unchanged.
+    #[allow(clippy::needless_update)]
+    pub fn options(&self, threads: usize) -> SolverOptions {
+        SolverOptions {
+            threads,
+            omega: self.omega,
+            inner: self.inner,
+            seed: self.seed,
+            kernel: self.kernel.kernel(),
+            ..Default::default()
+        }
+    }
+
+    /// Checks the values.
+    pub fn check(&self) -> Result<(), Error> {
+        if !(self.omega.is_finite() && self.omega > 0.0) {
+            return Err(Error::Arg(format!(
+                "--omega = {} is invalid; it must be finite and > 0",
+                self.omega
+            )));
+        }
+        if self.inner == 0 {
+            return Err(Error::Arg("--inner must be at least 1".into()));
+        }
+        Ok(())
+    }
+}
+
+/// Builds the body of `scene` (size `n`, file `mesh`) and renumbers it with `ordering`.
+pub fn build_body(
+    scene: &str,
+    n: usize,
+    mesh: Option<PathBuf>,
+    ordering: &str,
+) -> Result<(Body, Ordering), Error> {
+    build_body_with(scene, n, mesh, ordering, &MeshOptions::default())
+}
+
+/// [`build_body`] with mesh options: a mesh scene is repaired (a one-line warning with counts on
+/// stderr) or, with `strict`, refused at its first defect.
+pub fn build_body_with(
+    scene: &str,
+    n: usize,
+    mesh: Option<PathBuf>,
+    ordering: &str,
+    options: &MeshOptions,
+) -> Result<(Body, Ordering), Error> {
+    if scene == "mesh" {
+        if let Some(path) = &mesh {
+            if !path.exists() {
+                return Err(Error::Arg(format!(
+                    "mesh file {} does not exist",
+                    path.display()
+                )));
+            }
+        }
+    }
+    let ordering: Ordering = ordering.parse()?;
+    let mut body = match (scene, &mesh) {
+        ("mesh", Some(path)) => {
+            let (body, report) = mesh_scene_with(path, options)?;
+            if !report.is_clean() {
+                eprintln!("wobble: warning: {}: {report}", path.display());
+            }
+            body
+        }
+        _ => Scene::parse(scene, n, mesh)?.build()?,
+    };
+    apply_ordering(&mut body, ordering)?;
+    Ok((body, ordering))
+}
+
+/// Builds the solver called `name`.
+pub fn build_solver(name: &str, opts: &SolverOptions) -> Result<Box<dyn Solver>, Error> {
+    if opts.threads == 0 {
+        return Err(Error::Arg("--threads must be at least 1".into()));
+    }
+    Ok(make_solver(name, opts)?)
+}
+
+/// The harness's error for a GPU backend error: what the GPU does not run (no adapter
+/// included) is `unsupported`, as sweeps expect.
+#[cfg(feature = "gpu")]
+pub fn gpu_error(e: gpu::GpuError) -> Error {
+    use solver_core::WobbleError;
+    match e {
+        gpu::GpuError::Wobble(e) => Error::Wobble(e),
+        gpu::GpuError::NoAdapter(why) => {
+            Error::Wobble(WobbleError::Unsupported(format!("no GPU adapter ({why})")))
+        }
+        gpu::GpuError::Unsupported(what) => Error::Wobble(WobbleError::Unsupported(format!(
+            "{what}, on the GPU backend"
+        ))),
+        e @ gpu::GpuError::Device(_) => Error::Gpu(e.to_string()),
+    }
+}
+
+/// Splits a library refusal from a harness failure: a library error becomes a note to record
+/// ("unsupported here: ..." for what this build lacks, "failed: ..." otherwise) so a sweep goes
+/// on; a bad argument or an I/O error stays an error.
+pub fn or_note<T>(r: Result<T, Error>) -> Result<Result<T, String>, Error> {
+    match r {
+        Ok(v) => Ok(Ok(v)),
+        Err(Error::Wobble(solver_core::WobbleError::Unsupported(m))) => {
+            Ok(Err(format!("unsupported here: {m}")))
+        }
+        Err(Error::Wobble(e)) => Ok(Err(format!("failed: {e}"))),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_sizes_are_within_each_scene_range() {
+        for s in SceneArg::ALL {
+            assert!(check_size(s.name(), s.default_n()).is_ok(), "{s}");
+        }
+    }
+
+    #[test]
+    fn sizes_below_two_are_rejected_for_grids() {
+        assert!(check_solvers(&[]).is_err());
+        assert!(parse_sizes("16,1", "cloth").is_err());
+        assert!(parse_sizes("0", "jelly").is_ok());
+        assert!(parse_counts("1,0", "iters").is_err());
+    }
+}
