@@ -40,9 +40,9 @@ fn hung(mut body: Body) -> Body {
 
 /// The local ids of table `t` (in `extra`) per color of the body's greedy coloring.
 fn colors_of(body: &Body, t: usize) -> Vec<Vec<u32>> {
-    let inc = Incidence::new(&body.constraints, body.len()).expect("incidence");
+    let inc = Incidence::new(&body.constraints(), body.len()).expect("incidence");
     let coloring = Coloring::greedy(&inc);
-    let offsets = body.constraints.offsets();
+    let offsets = body.constraints().offsets();
     let (lo, hi) = (offsets[t + 1] as u32, offsets[t + 2] as u32);
     (0..coloring.colors())
         .map(|k| {
@@ -96,7 +96,7 @@ fn bends(c: &mut Criterion) {
     common::print_cpu();
     // The flag n = 32 (63 x 32, 5673 dihedral bends) after 30 steps.
     let flag = hung(scenes::flag(32).unwrap());
-    let table = flag.constraints.extra[0]
+    let table = flag.constraints().extra[0]
         .as_any()
         .downcast_ref::<DihedralBending>()
         .expect("the flag's bending")
@@ -109,10 +109,13 @@ fn bends(c: &mut Criterion) {
 
     // Isometric bending on the same flag.
     let mut iso_flag = scenes::flag(32).unwrap();
-    let iso =
-        IsometricBending::from_triangles(&iso_flag.particles.x, &iso_flag.topology.triangles, 1e-4)
-            .unwrap();
-    iso_flag.constraints.extra = vec![Box::new(iso.clone())];
+    let iso = IsometricBending::from_triangles(
+        &iso_flag.particles.x,
+        &iso_flag.topology().triangles,
+        1e-4,
+    )
+    .unwrap();
+    iso_flag.constraints_mut().extra = vec![Box::new(iso.clone())];
     iso_flag.topology_changed();
     let iso_flag = hung(iso_flag);
     let batches: Vec<BendBatch> = colors_of(&iso_flag, 0)
@@ -132,7 +135,7 @@ fn tethers(c: &mut Criterion) {
     let cloth = scenes::cloth(64).unwrap();
     let t = Tethers::from_pins(
         &cloth.particles.x,
-        &cloth.constraints.distance,
+        &cloth.constraints().distance,
         TetherDistance::Euclidean,
         2,
         0.0,
@@ -164,19 +167,19 @@ fn tethers(c: &mut Criterion) {
 fn flag_step(c: &mut Criterion) {
     let with = hung(scenes::flag(32).unwrap());
     let mut without = with.clone();
-    without.constraints.extra.clear();
+    without.constraints_mut().extra.clear();
     without.topology_changed();
     let plain = hung(scenes::cloth(32).unwrap());
     let mut tethered = plain.clone();
     let t = Tethers::from_pins(
         &tethered.particles.x,
-        &tethered.constraints.distance,
+        &tethered.constraints().distance,
         TetherDistance::Euclidean,
         2,
         0.0,
     )
     .unwrap();
-    tethered.constraints.push_kind(Box::new(t));
+    tethered.constraints_mut().push_kind(Box::new(t));
     tethered.topology_changed();
     bench_steps(
         c,

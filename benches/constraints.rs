@@ -69,7 +69,7 @@ fn bench_kind<K: ConstraintKind + 'static>(
 fn projections(c: &mut Criterion) {
     let cloth = scenes::cloth(64).unwrap();
     let x = jitter(&cloth.particles.x, 0.005, 1);
-    let tris = &cloth.topology.triangles;
+    let tris = &cloth.topology().triangles;
     let dihedral = DihedralBending::from_triangles(&cloth.particles.x, tris, 1e-4).unwrap();
     bench_kind(c, "dihedral_bending", &dihedral, &x, None);
     let isometric = IsometricBending::from_triangles(&cloth.particles.x, tris, 1e-4).unwrap();
@@ -77,7 +77,7 @@ fn projections(c: &mut Criterion) {
 
     let tethers = Tethers::from_pins(
         &cloth.particles.x,
-        &cloth.constraints.distance,
+        &cloth.constraints().distance,
         TetherDistance::Euclidean,
         2,
         0.0,
@@ -92,11 +92,11 @@ fn projections(c: &mut Criterion) {
 
     let cube = scenes::cube(8).unwrap();
     let xc = jitter(&cube.particles.x, 0.003, 2);
-    let volume = TetVolume::new(&cube.particles.x, &cube.topology.tets, 1e-6).unwrap();
+    let volume = TetVolume::new(&cube.particles.x, &cube.topology().tets, 1e-6).unwrap();
     bench_kind(c, "tet_volume", &volume, &xc, Some(project_tet_volumes));
     let nh = NeoHookean::new(
         &cube.particles.x,
-        &cube.topology.tets,
+        &cube.topology().tets,
         &Material::new(1e5, 0.3).unwrap(),
     )
     .unwrap();
@@ -106,7 +106,7 @@ fn projections(c: &mut Criterion) {
         let jelly = scenes::jelly(s).unwrap();
         let xj = jitter(&jelly.particles.x, 0.002, 3);
         let surface =
-            SurfaceVolume::new(&jelly.particles.x, &jelly.topology.triangles, 0.0).unwrap();
+            SurfaceVolume::new(&jelly.particles.x, &jelly.topology().triangles, 0.0).unwrap();
         let mut g = c.benchmark_group(format!(
             "projection/surface_volume_{}_particles",
             jelly.len()
@@ -136,7 +136,7 @@ fn bumpy_sheet(n: usize) -> (Vec<[u32; 3]>, Vec<Packed4>) {
             Packed4::new(Vec3::new(p.x, y, p.z), p.w)
         })
         .collect();
-    (body.topology.triangles.clone(), x)
+    (body.topology().triangles.clone(), x)
 }
 
 fn picking(c: &mut Criterion) {

@@ -39,7 +39,7 @@ fn bench_hanging_steps(
     for _ in 0..20 {
         step(&mut body, &params, solver.as_mut(), None).expect("step");
     }
-    let projections = body.constraints.len() * params.iterations * params.substeps;
+    let projections = body.constraints().len() * params.iterations * params.substeps;
     g.throughput(Throughput::Elements(projections as u64));
     g.bench_function(id, |b| {
         b.iter(|| {

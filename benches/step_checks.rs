@@ -82,7 +82,7 @@ fn main() {
         );
         println!(
             "step_checks/{name} cloth n=32 ({} constraints), {ROUNDS} rounds of {STEPS} steps:",
-            base.constraints.len()
+            base.constraints().len()
         );
         for (v, (label, _, _)) in VARIANTS.iter().enumerate() {
             println!(

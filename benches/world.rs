@@ -32,7 +32,8 @@ fn draped(warm: usize, self_collision: bool) -> World {
         world.step(&params()).expect("step");
     }
     if !self_collision {
-        world.bodies[0].self_collision = None;
+        let cloth = world.bodies().next().expect("the cloth").handle();
+        world.disable_self_collision(cloth).expect("the cloth");
     }
     world
 }
@@ -52,13 +53,19 @@ fn four_bodies() -> World {
     let mut world = World::new();
     for k in 0..4 {
         let mut one = drape(32, true).expect("drape");
-        let mut wb = one.bodies.remove(0);
-        for p in wb.body.particles.x.iter_mut() {
+        let first = one.bodies().next().expect("the cloth");
+        let sc = first.self_collision().expect("self-collision");
+        let (thickness, max_travel) = (sc.thickness, sc.max_travel);
+        let mut body = one.remove_body(first.handle()).expect("the cloth");
+        for p in body.particles.x.iter_mut() {
             p.set_xyz(p.xyz() + Vec3::new(2.0 * k as f32, 0.0, 0.0));
         }
-        let sc = wb.self_collision.take();
-        let index = world.add_body(wb.body, None).expect("body");
-        world.bodies[index].self_collision = sc;
+        let cloth = world.add_body(body, None).expect("body");
+        world
+            .enable_self_collision(cloth, thickness)
+            .expect("cloth");
+        let sc = world.body_mut(cloth).and_then(|b| b.self_collision_mut());
+        sc.expect("self-collision").max_travel = max_travel;
     }
     world
 }

@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let embedding = Embedding::on_surface(
         &render.positions,
         &jelly.particles.x,
-        &jelly.topology.triangles,
+        &jelly.topology().triangles,
     )?;
     let normals = VertexNormals::new(&render.triangles, render.positions.len())?;
     let (mut scratch, mut out) = (EmbeddingScratch::default(), render.positions.clone());
@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!(
         "simulation body: {} particles, {} triangles",
         jelly.len(),
-        jelly.topology.triangles.len()
+        jelly.topology().triangles.len()
     );
     println!(
         "after 90 frames: render centre at {c_render:.3}, {:.1} mm from the body's, \

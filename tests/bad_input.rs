@@ -195,7 +195,7 @@ fn bad_input_cases() -> BTreeMap<&'static str, Vec<String>> {
             let hit = hit_on(b, 0, [0.5, 0.25, 0.25]);
             grab(b, &hit, 0.0).unwrap();
             let drag = b
-                .constraints
+                .constraints_mut()
                 .extra
                 .iter_mut()
                 .find_map(|k| k.as_any_mut().downcast_mut::<Drag>())
@@ -231,7 +231,7 @@ struct Extreme {
 /// the origin, and the max stretch stays under the bound; otherwise what went wrong.
 fn run_extreme(e: &Extreme) -> String {
     let mut body = scenes::cloth(8).unwrap();
-    body.constraints.distance.set_compliance(e.compliance);
+    body.constraints_mut().distance.set_compliance(e.compliance);
     if let Some(m) = e.mass {
         for i in 0..body.len() {
             if body.particles.mass[i] > 0.0 {

@@ -296,19 +296,20 @@ fn batched_bodies() -> Vec<(&'static str, Body)> {
     let flag = scene_body("flag", 16);
     let mut iso = scene_body("flag", 16);
     let bending =
-        IsometricBending::from_triangles(&iso.particles.x, &iso.topology.triangles, 1e-4).unwrap();
-    iso.constraints.extra = vec![Box::new(bending)];
+        IsometricBending::from_triangles(&iso.particles.x, &iso.topology().triangles, 1e-4)
+            .unwrap();
+    iso.constraints_mut().extra = vec![Box::new(bending)];
     iso.topology_changed();
     let mut tethered = scene_body("cloth", 16);
     let t = Tethers::from_pins(
         &tethered.particles.x,
-        &tethered.constraints.distance,
+        &tethered.constraints().distance,
         TetherDistance::Euclidean,
         2,
         0.0,
     )
     .unwrap();
-    tethered.constraints.push_kind(Box::new(t));
+    tethered.constraints_mut().push_kind(Box::new(t));
     tethered.topology_changed();
     vec![
         ("flag 16 dihedral", flag),

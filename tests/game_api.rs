@@ -29,7 +29,7 @@ fn a_flag_on_a_pole_flutters_in_the_wind_and_reads_back() -> Result<(), WobbleEr
     for _ in 0..120 {
         step(&mut flag, &params, &mut solver, None)?;
         flag.particles.positions_into(&mut vertices)?;
-        vertex_normals_into(&flag.topology.triangles, &flag.particles.x, &mut normals)?;
+        vertex_normals_into(&flag.topology().triangles, &flag.particles.x, &mut normals)?;
     }
     assert!(vertices.iter().flatten().all(|c| c.is_finite()));
     for (j, p) in pole.iter().enumerate() {
@@ -66,7 +66,11 @@ fn a_jelly_dropped_near_a_sphere_slides_off_it_and_keeps_its_volume() -> Result<
     for _ in 0..150 {
         step(&mut jelly, &StepParams::default(), &mut solver, None)?;
         jelly.particles.positions_into(&mut vertices)?;
-        vertex_normals_into(&jelly.topology.triangles, &jelly.particles.x, &mut normals)?;
+        vertex_normals_into(
+            &jelly.topology().triangles,
+            &jelly.particles.x,
+            &mut normals,
+        )?;
         for v in &vertices {
             deepest = deepest.max(-ball.shape.signed_distance(*v).0);
         }
@@ -179,6 +183,8 @@ fn read_back_refuses_buffers_of_the_wrong_length() -> Result<(), WobbleError> {
         "{err}"
     );
     let mut long = vec![Vec3::ZERO; 17];
-    assert!(vertex_normals_into(&cloth.topology.triangles, &cloth.particles.x, &mut long).is_err());
+    assert!(
+        vertex_normals_into(&cloth.topology().triangles, &cloth.particles.x, &mut long).is_err()
+    );
     Ok(())
 }

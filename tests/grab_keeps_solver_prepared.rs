@@ -13,8 +13,8 @@ use solver_core::{step, Body, StepParams};
 
 /// The cloth's middle triangle, grabbed at its centroid.
 fn middle_hit(body: &Body) -> Hit {
-    let t = body.topology.triangles.len() / 2;
-    let corners = body.topology.triangles[t];
+    let t = body.topology().triangles.len() / 2;
+    let corners = body.topology().triangles[t];
     let point = (0..3)
         .map(|k| body.particles.position(corners[k] as usize))
         .sum::<Vec3>()

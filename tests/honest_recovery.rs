@@ -32,7 +32,7 @@ fn game_cloth(solver: &str) -> (Body, Box<dyn solver_core::Solver>) {
 }
 
 fn drag(body: &mut Body) -> &mut Drag {
-    body.constraints
+    body.constraints_mut()
         .extra
         .iter_mut()
         .find_map(|k| k.as_any_mut().downcast_mut::<Drag>())

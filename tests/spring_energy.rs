@@ -32,7 +32,7 @@ fn energy(body: &Body) -> f64 {
     for i in 0..p.len() {
         e += 0.5 * p.mass[i] as f64 * p.v[i].xyz().length_squared() as f64;
     }
-    let d = &body.constraints.distance;
+    let d = &body.constraints().distance;
     for (&[i, j], (&rest, &alpha)) in d.pairs.iter().zip(d.rest.iter().zip(&d.compliance)) {
         let len = (p.position(i as usize) - p.position(j as usize)).length() as f64;
         e += (len - rest as f64).powi(2) / (2.0 * alpha as f64);

@@ -13,7 +13,7 @@ use sparse::{make_solver, SolverOptions, SOLVER_NAMES};
 /// A ray hit on `triangle` of `body` at `barycentric`, its point at the triangle's first corner:
 /// what a game's pick hands `grab`.
 pub fn hit_on(body: &Body, triangle: u32, barycentric: [f32; 3]) -> Hit {
-    let corners = body.topology.triangles[triangle as usize];
+    let corners = body.topology().triangles[triangle as usize];
     Hit {
         triangle,
         corners,

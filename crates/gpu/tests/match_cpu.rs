@@ -229,13 +229,13 @@ fn tethered_cloth() -> Body {
     let mut body = scenes::cloth(16).unwrap();
     let tethers = Tethers::from_pins(
         &body.particles.x,
-        &body.constraints.distance,
+        &body.constraints().distance,
         TetherDistance::Graph,
         2,
         0.0,
     )
     .unwrap();
-    body.constraints.push_kind(Box::new(tethers));
+    body.constraints_mut().push_kind(Box::new(tethers));
     body.topology_changed();
     body
 }
@@ -256,7 +256,7 @@ fn tethers_match_the_cpu_on_every_gpu_solver() {
     }
     // The tethers act: after 60 steps the worst tether excess (|x_i - x_a| - L over L) is far
     // smaller than on the same cloth run without them.
-    let table = tethered_cloth().constraints.extra[0]
+    let table = tethered_cloth().constraints().extra[0]
         .as_any()
         .downcast_ref::<solver_core::constraints::Tethers>()
         .unwrap()
@@ -294,14 +294,14 @@ fn a_tether_to_a_free_anchor_is_refused_by_colored_and_run_by_jacobi() {
     let mut body = scenes::cloth(8).unwrap();
     let tethers = Tethers::to_anchors(
         &body.particles.x,
-        &body.constraints.distance,
+        &body.constraints().distance,
         &[10],
         TetherDistance::Euclidean,
         1,
         0.0,
     )
     .unwrap();
-    body.constraints.push_kind(Box::new(tethers));
+    body.constraints_mut().push_kind(Box::new(tethers));
     body.topology_changed();
     let err = GpuBody::new(&gpu, &body, GpuSolver::Colored, &SolverOptions::default());
     let message = err.unwrap_err().to_string();
@@ -342,7 +342,7 @@ fn residuals_read_back_per_iteration_match_the_cpu_step_loop() {
         let mut traced = GpuBody::new(&gpu, &body, solver, &opts).unwrap();
         let mut residuals = Vec::new();
         let report = traced
-            .step_with_residuals(&params, &body.constraints, &mut residuals)
+            .step_with_residuals(&params, &body.constraints(), &mut residuals)
             .unwrap();
         assert_eq!(report.submissions, 1 + params.iterations, "{name}");
         assert_eq!(residuals.len(), cpu_residuals.len(), "{name}");
@@ -364,7 +364,7 @@ fn residuals_read_back_per_iteration_match_the_cpu_step_loop() {
         traced.write_state(&body).unwrap();
         let mut again = Vec::new();
         traced
-            .step_with_residuals(&params, &body.constraints, &mut again)
+            .step_with_residuals(&params, &body.constraints(), &mut again)
             .unwrap();
         if name != "chebyshev" {
             // Chebyshev's probe of ρ ran in the first step; the second extrapolates.

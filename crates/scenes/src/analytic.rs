@@ -41,7 +41,7 @@ pub struct ChainFigures {
 /// segment's stretch with `α (particles below) m g` (see the module doc).
 pub fn hanging_chain(solver: &mut dyn Solver, params: &StepParams) -> Result<ChainFigures> {
     let mut body = scenes::rope(CHAIN_N)?;
-    body.constraints
+    body.constraints_mut()
         .distance
         .compliance
         .iter_mut()
@@ -50,7 +50,7 @@ pub fn hanging_chain(solver: &mut dyn Solver, params: &StepParams) -> Result<Cha
     for _ in 0..steps {
         step(&mut body, params, solver, None)?;
     }
-    let d = &body.constraints.distance;
+    let d = &body.constraints().distance;
     let x = &body.particles.x;
     let m = body.particles.mass[1] as f64;
     let g = params.gravity.length() as f64;

@@ -97,7 +97,7 @@ pub fn fuzz_entry(bytes: &[u8]) -> std::result::Result<FuzzOutcome, String> {
         Ok(b) => b,
         Err(e) => return Err(format!("a repaired mesh did not build a body: {e}")),
     };
-    let d = &body.constraints.distance;
+    let d = &body.constraints().distance;
     if d.pairs.iter().flatten().any(|&p| p >= n)
         || d.rest.iter().any(|&r| !(r.is_finite() && r > 0.0))
     {

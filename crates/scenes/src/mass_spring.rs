@@ -158,9 +158,9 @@ impl MassSpring {
     /// particle below -0.99 in the rest pose), with stiffnesses from `params`.
     pub fn from_body(body: &Body, params: SpringParams, integrator: Integrator) -> Result<Self> {
         params.validate()?;
-        let d = &body.constraints.distance;
-        let structural = if body.topology.structural > 0 {
-            body.topology.structural.min(d.len())
+        let d = &body.constraints().distance;
+        let structural = if body.topology().structural > 0 {
+            body.topology().structural.min(d.len())
         } else {
             d.len()
         };

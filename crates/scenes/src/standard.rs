@@ -254,14 +254,14 @@ pub fn closed_surface_body(mesh: &TriMesh, total_mass: f32) -> Result<Body> {
         mesh.triangles.iter_mut().for_each(|t| t.swap(1, 2));
     }
     let mut body = body_from_trimesh(&mesh, total_mass, 0.0)?;
-    if !body.topology.closed {
+    if !body.topology().closed {
         return Err(WobbleError::UnsuitableBody {
             what: "a volume (pressure) constraint",
             needs: "a closed surface: every edge shared by exactly two triangles",
         });
     }
     let volume = SurfaceVolume::new(&body.particles.x, &mesh.triangles, 0.0)?;
-    body.constraints.push_kind(Box::new(volume));
+    body.constraints_mut().push_kind(Box::new(volume));
     body.topology_changed();
     body.add_collider(Collider::ground(0.5, 0.0));
     Ok(body)

@@ -61,10 +61,10 @@ pub fn drape(n: usize, self_collision: bool) -> Result<World> {
     body.add_collider(Collider::ground(0.5, 0.0));
     body.add_collider(Collider::sphere(Vec3::new(0.0, 0.3, 0.0), 0.3)?);
     let mut world = World::new();
-    world.add_body(body, None)?;
+    let cloth = world.add_body(body, None)?;
     if self_collision {
-        world.enable_self_collision(0, 1.2 * spacing)?;
-        if let Some(sc) = &mut world.bodies[0].self_collision {
+        world.enable_self_collision(cloth, 1.2 * spacing)?;
+        if let Some(sc) = world.body_mut(cloth).and_then(|b| b.self_collision_mut()) {
             sc.max_travel = 0.25 * sc.thickness;
         }
     }
@@ -103,6 +103,6 @@ pub fn tunnel() -> Result<World> {
         ],
         vec![[0, 1, 2], [0, 2, 3]],
     )?;
-    world.meshes.push(MeshCollider::new(&wall, 0.005, 0.5)?);
+    world.add_mesh_collider(MeshCollider::new(&wall, 0.005, 0.5)?);
     Ok(world)
 }

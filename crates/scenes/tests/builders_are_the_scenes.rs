@@ -18,10 +18,10 @@ fn assert_same(a: &Body, b: &Body, structural: bool) {
     assert_eq!(bits(&a.particles.v), bits(&b.particles.v));
     let mass = |m: &[f32]| m.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
     assert_eq!(mass(&a.particles.mass), mass(&b.particles.mass), "masses");
-    assert_eq!(a.constraints.len(), b.constraints.len());
+    assert_eq!(a.constraints().len(), b.constraints().len());
     let (ka, kb): (Vec<_>, Vec<_>) = (
-        a.constraints.kinds().collect(),
-        b.constraints.kinds().collect(),
+        a.constraints().kinds().collect(),
+        b.constraints().kinds().collect(),
     );
     assert_eq!(ka.len(), kb.len(), "kinds");
     let mut ga = [Vec3::ZERO; solver_core::constraints::MAX_ARITY];
@@ -38,15 +38,15 @@ fn assert_same(a: &Body, b: &Body, structural: bool) {
             assert_eq!(va.to_bits(), vb.to_bits(), "{} {c}", ka.name());
         }
     }
-    assert_eq!(a.topology.triangles, b.topology.triangles);
-    assert_eq!(a.topology.tets, b.topology.tets);
-    assert_eq!(a.topology.closed, b.topology.closed);
+    assert_eq!(a.topology().triangles, b.topology().triangles);
+    assert_eq!(a.topology().tets, b.topology().tets);
+    assert_eq!(a.topology().closed, b.topology().closed);
     assert_eq!(
-        a.topology.rest_volume.to_bits(),
-        b.topology.rest_volume.to_bits()
+        a.topology().rest_volume.to_bits(),
+        b.topology().rest_volume.to_bits()
     );
     if structural {
-        assert_eq!(a.topology.structural, b.topology.structural);
+        assert_eq!(a.topology().structural, b.topology().structural);
     }
     assert_eq!(a.wind, b.wind);
     assert_eq!(a.colliders, b.colliders);
@@ -97,12 +97,18 @@ fn soft_and_tet_bodies_with_the_scene_settings_are_the_scenes() {
         .build()
         .unwrap();
     assert_same(&jelly, &scenes::jelly(2).unwrap(), false);
-    assert_eq!(jelly.topology.structural, jelly.constraints.distance.len());
+    assert_eq!(
+        jelly.topology().structural,
+        jelly.constraints().distance.len()
+    );
     let cube = TetBody::cube(0.5, 3)
         .at(Vec3::new(-0.25, 0.5, -0.25))
         .collider(ground)
         .build()
         .unwrap();
     assert_same(&cube, &scenes::cube(3).unwrap(), false);
-    assert_eq!(cube.topology.structural, cube.constraints.distance.len());
+    assert_eq!(
+        cube.topology().structural,
+        cube.constraints().distance.len()
+    );
 }

@@ -8,12 +8,12 @@ fn cloth_has_the_documented_counts_and_pins() {
         let body = scenes::cloth(n).unwrap();
         assert_eq!(body.len(), n * n);
         assert_eq!(
-            body.constraints.distance.len(),
+            body.constraints().distance.len(),
             3 * n * n - 4 * n + 1,
             "n = {n}"
         );
-        assert_eq!(body.topology.triangles.len(), 2 * (n - 1) * (n - 1));
-        assert_eq!(body.topology.structural, 2 * n * (n - 1));
+        assert_eq!(body.topology().triangles.len(), 2 * (n - 1) * (n - 1));
+        assert_eq!(body.topology().structural, 2 * n * (n - 1));
         for v in 0..n * n {
             let pinned = v == 0 || v == n - 1;
             assert_eq!(body.particles.inv_mass(v) == 0.0, pinned, "vertex {v}");
@@ -28,13 +28,13 @@ fn cloth_has_the_documented_counts_and_pins() {
 fn cloth_constraint_order_and_rest_pose_follow_scenes_md() {
     let n = 4;
     let body = scenes::cloth(n).unwrap();
-    let d = &body.constraints.distance;
+    let d = &body.constraints().distance;
     assert_eq!(d.pairs[0], [0, 1]);
     assert_eq!(d.pairs[n - 1], [n as u32, n as u32 + 1]);
     assert_eq!(d.pairs[n * (n - 1)], [0, n as u32]);
     assert_eq!(d.pairs[2 * n * (n - 1)], [0, n as u32 + 1]);
-    assert_eq!(body.topology.triangles[0], [0, n as u32 + 1, 1]);
-    assert_eq!(body.topology.triangles[1], [0, n as u32, n as u32 + 1]);
+    assert_eq!(body.topology().triangles[0], [0, n as u32 + 1, 1]);
+    assert_eq!(body.topology().triangles[1], [0, n as u32, n as u32 + 1]);
     let p = body.particles.position(n * 2 + 3);
     assert_eq!(p.to_array(), [1.0, 1.0, 2.0 / 3.0]);
     assert!((d.rest[2 * n * (n - 1)] - std::f32::consts::SQRT_2 / 3.0).abs() < 1e-6);
@@ -43,7 +43,7 @@ fn cloth_constraint_order_and_rest_pose_follow_scenes_md() {
 #[test]
 fn rope_is_a_pinned_chain() {
     let body = scenes::rope(11).unwrap();
-    assert_eq!(body.constraints.distance.len(), 10);
+    assert_eq!(body.constraints().distance.len(), 10);
     assert_eq!(body.particles.inv_mass(0), 0.0);
     assert!((body.particles.position(10).x - 1.0).abs() < 1e-6);
 }

@@ -83,4 +83,7 @@ pub use solver::{
 };
 pub use step::{step, StepParams, Stiffness};
 pub use wind::Wind;
-pub use world::{MeshCollider, SelfCollision, World, WorldBody, WorldContacts, WorldReport};
+pub use world::{
+    BodyHandle, ColliderHandle, MeshCollider, SelfCollision, World, WorldBody, WorldContacts,
+    WorldReport,
+};

@@ -150,7 +150,7 @@ impl Executor for Serial {
 /// The topology id a solver was last prepared for, kept in the solver and read and written by
 /// the step loop alone ([`prepare_solver`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Preparation(Option<u64>);
+pub struct Preparation(Option<(u64, usize)>);
 
 impl Preparation {
     /// Whether the solver has been prepared for some body.
@@ -160,7 +160,7 @@ impl Preparation {
 }
 
 /// Prepares `solver` for a body's constraints unless its [`Preparation`] already records
-/// `topology_id`; the record is cleared while preparing, so a failed `prepare` is retried.
+/// `topology_id` and the particle count `particles`; the record is cleared while preparing, so a failed `prepare` is retried.
 pub fn prepare_solver(
     solver: &mut dyn Solver,
     constraints: &Constraints,
@@ -168,14 +168,14 @@ pub fn prepare_solver(
     topology_id: u64,
 ) -> Result<()> {
     if let Some(p) = solver.preparation() {
-        if p.0 == Some(topology_id) {
+        if p.0 == Some((topology_id, particles)) {
             return Ok(());
         }
         p.0 = None;
     }
     solver.prepare(constraints, particles)?;
     if let Some(p) = solver.preparation() {
-        p.0 = Some(topology_id);
+        p.0 = Some((topology_id, particles));
     }
     Ok(())
 }

@@ -163,7 +163,7 @@ fn flat_stencils_have_zero_bending_and_dihedral_bending_is_unsigned() {
 #[test]
 fn bending_stencils_pair_the_triangles_of_each_inner_edge() {
     let body = scenes::cloth(4).unwrap();
-    let s = bending_stencils(&body.topology.triangles);
+    let s = bending_stencils(&body.topology().triangles);
     // Inner edges of an n x n grid with one diagonal per quad: 3(n-1)^2 - 2(n-1).
     assert_eq!(s.len(), 3 * 9 - 2 * 3);
     for st in &s {
@@ -232,7 +232,7 @@ fn specialised_paths_equal_the_generic_projection() {
         p.y += 0.2 * r.y;
         p.w = r.w;
     }
-    let tris = &cloth.topology.triangles;
+    let tris = &cloth.topology().triangles;
     let x0 = &cloth.particles.x;
     generic_equals_range(
         &DihedralBending::from_triangles(x0, tris, 1e-4).unwrap(),
@@ -304,18 +304,18 @@ fn a_strip_droops_less_with_bending() {
     let with = |make: &dyn Fn(&Body) -> Box<dyn ConstraintKind>| {
         let mut b = strip(12, 3);
         let kind = make(&b);
-        b.constraints.push_kind(kind);
+        b.constraints_mut().push_kind(kind);
         b.topology_changed();
         droop(b)
     };
     let dihedral = with(&|b| {
         Box::new(
-            DihedralBending::from_triangles(&b.particles.x, &b.topology.triangles, 0.0).unwrap(),
+            DihedralBending::from_triangles(&b.particles.x, &b.topology().triangles, 0.0).unwrap(),
         )
     });
     let isometric = with(&|b| {
         Box::new(
-            IsometricBending::from_triangles(&b.particles.x, &b.topology.triangles, 0.0).unwrap(),
+            IsometricBending::from_triangles(&b.particles.x, &b.topology().triangles, 0.0).unwrap(),
         )
     });
     let mut linked = strip(12, 3);
@@ -333,29 +333,29 @@ fn a_strip_droops_less_with_bending() {
 #[test]
 fn bending_links_join_particles_two_edges_apart_after_the_structural_prefix() {
     let mut rope = scenes::rope(6).unwrap();
-    let structural = rope.topology.structural;
+    let structural = rope.topology().structural;
     let id = rope.topology_id();
     assert_eq!(add_bending_links(&mut rope, 1e-3).unwrap(), 4);
     assert_ne!(rope.topology_id(), id);
-    assert_eq!(rope.topology.structural, structural);
+    assert_eq!(rope.topology().structural, structural);
     assert_eq!(
-        &rope.constraints.distance.pairs[5..],
+        &rope.constraints().distance.pairs[5..],
         &[[0, 2], [1, 3], [2, 4], [3, 5]]
     );
-    assert!((rope.constraints.distance.rest[5] - 0.4).abs() < 1e-6);
-    assert_eq!(rope.constraints.distance.compliance[5], 1e-3);
+    assert!((rope.constraints().distance.rest[5] - 0.4).abs() < 1e-6);
+    assert_eq!(rope.constraints().distance.compliance[5], 1e-3);
     assert!(add_bending_links(&mut rope, f32::NAN).is_err());
 }
 
 #[test]
 fn surface_volume_matches_the_figure_and_its_projection_restores_volume() {
     let body = scenes::jelly(2).unwrap();
-    let kind = body.constraints.kind_named("surface_volume").unwrap();
+    let kind = body.constraints().kind_named("surface_volume").unwrap();
     assert!(kind.is_global());
     assert_eq!(kind.len(), 1);
     assert_eq!(kind.particles(0).len(), body.len());
-    let v0 = figures::enclosed_volume(&body.topology.triangles, &body.particles.x);
-    assert!((v0 - body.topology.rest_volume as f64).abs() < 1e-6);
+    let v0 = figures::enclosed_volume(&body.topology().triangles, &body.particles.x);
+    assert!((v0 - body.topology().rest_volume as f64).abs() < 1e-6);
     // Squash the sphere to 80% height: C < 0; one projection at compliance 0 brings the
     // volume back to within 1% (the constraint is nearly linear for small changes).
     let mut x = body.particles.x.clone();
@@ -372,7 +372,7 @@ fn surface_volume_matches_the_figure_and_its_projection_restores_volume() {
     let after = kind.evaluate(0, &x, &mut g);
     assert!(after.abs() < 1e-3 * v0 as f32, "{before} -> {after}");
     // Renumbering keeps the volume.
-    let mut table = SurfaceVolume::new(&body.particles.x, &body.topology.triangles, 0.0).unwrap();
+    let mut table = SurfaceVolume::new(&body.particles.x, &body.topology().triangles, 0.0).unwrap();
     let n = body.len();
     let new_index: Vec<u32> = (0..n as u32).rev().collect();
     let mut xr = vec![Packed4::default(); n];
@@ -387,7 +387,7 @@ fn surface_volume_matches_the_figure_and_its_projection_restores_volume() {
 fn jelly_keeps_its_volume_on_the_ground() {
     let mut body = scenes::jelly(3).unwrap();
     assert_eq!(body.len(), 642);
-    assert_eq!(body.constraints.distance.len(), 1920);
+    assert_eq!(body.constraints().distance.len(), 1920);
     let mut gs = GaussSeidel::new();
     let params = StepParams::default();
     let (mut lo, mut hi) = (f64::MAX, f64::MIN);
@@ -413,19 +413,19 @@ fn jelly_keeps_its_volume_on_the_ground() {
 fn cube_lands_and_rests_with_no_inverted_tetrahedron() {
     let mut body = scenes::cube(4).unwrap();
     assert_eq!(body.len(), 125);
-    assert_eq!(body.topology.tets.len(), 320);
-    assert!((figures::tet_volume(&body.topology.tets, &body.particles.x) - 0.125).abs() < 1e-5);
+    assert_eq!(body.topology().tets.len(), 320);
+    assert!((figures::tet_volume(&body.topology().tets, &body.particles.x) - 0.125).abs() < 1e-5);
     // The boundary is the cube's 6 faces of 4x4 cells, two triangles each.
-    assert_eq!(body.topology.triangles.len(), 6 * 16 * 2);
+    assert_eq!(body.topology().triangles.len(), 6 * 16 * 2);
     assert!(
-        (figures::enclosed_volume(&body.topology.triangles, &body.particles.x) - 0.125).abs()
+        (figures::enclosed_volume(&body.topology().triangles, &body.particles.x) - 0.125).abs()
             < 1e-5
     );
     let mut gs = GaussSeidel::new();
     let params = StepParams::default();
     for s in 0..240 {
         step(&mut body, &params, &mut gs, None).unwrap();
-        for (t, tet) in body.topology.tets.iter().enumerate() {
+        for (t, tet) in body.topology().tets.iter().enumerate() {
             let v = figures::tet_volume(std::slice::from_ref(tet), &body.particles.x);
             assert!(v > 0.0, "tet {t} inverted at step {s}");
         }

@@ -118,6 +118,6 @@ fn mesh_building_welds_and_finds_adjacency() {
     assert_eq!(welded.positions.len(), 4);
     assert_eq!(remap, vec![0, 1, 2, 0, 2, 3]);
     let body = body_from_trimesh(&welded, 1.0, 0.0).unwrap();
-    assert_eq!(body.constraints.distance.len(), 5);
+    assert_eq!(body.constraints().distance.len(), 5);
     assert!((body.particles.mass.iter().sum::<f32>() - 1.0).abs() < 1e-6);
 }

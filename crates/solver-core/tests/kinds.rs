@@ -16,9 +16,9 @@ fn everything() -> Body {
     body.particles.pin(0);
     body.particles.pin(2);
     let x = body.particles.x.clone();
-    let tris = body.topology.triangles.clone();
-    let tets = body.topology.tets.clone();
-    let c = &mut body.constraints;
+    let tris = body.topology().triangles.clone();
+    let tets = body.topology().tets.clone();
+    let c = &mut body.constraints_mut();
     c.push_kind(Box::new(
         DihedralBending::from_triangles(&x, &tris, 1e-3).unwrap(),
     ));
@@ -31,14 +31,14 @@ fn everything() -> Body {
     ));
     let tethers = Tethers::from_pins(
         &body.particles.x,
-        &body.constraints.distance,
+        &body.constraints().distance,
         TetherDistance::Graph,
         2,
         0.0,
     )
     .unwrap();
-    body.constraints.push_kind(Box::new(tethers));
-    let bvh = TriangleBvh::build(&body.topology.triangles, &body.particles.x).unwrap();
+    body.constraints_mut().push_kind(Box::new(tethers));
+    let bvh = TriangleBvh::build(&body.topology().triangles, &body.particles.x).unwrap();
     let hit = bvh
         .raycast(
             &body.particles.x,
@@ -57,7 +57,7 @@ fn everything() -> Body {
 #[test]
 fn every_kind_keeps_its_values_when_particles_are_renumbered() {
     let body = everything();
-    let names: Vec<&str> = body.constraints.kinds().map(|k| k.name()).collect();
+    let names: Vec<&str> = body.constraints().kinds().map(|k| k.name()).collect();
     assert_eq!(
         names,
         [
@@ -92,14 +92,14 @@ fn every_kind_keeps_its_values_when_particles_are_renumbered() {
     for (old, &new) in new_index.iter().enumerate() {
         xr[new as usize] = x[old];
     }
-    let mut renumbered = body.constraints.clone();
+    let mut renumbered = body.constraints().clone();
     renumbered.distance.remap_particles(&new_index);
     for k in renumbered.extra.iter_mut() {
         k.remap_particles(&new_index);
     }
     let mut g = [Vec3::ZERO; MAX_ARITY];
     let mut h = [Vec3::ZERO; MAX_ARITY];
-    for (a, b) in body.constraints.kinds().zip(renumbered.kinds()) {
+    for (a, b) in body.constraints().kinds().zip(renumbered.kinds()) {
         assert_eq!(a.len(), b.len());
         for c in 0..a.len() {
             let va = a.evaluate(c, &x, &mut g);
@@ -123,7 +123,7 @@ fn every_kind_keeps_its_values_when_particles_are_renumbered() {
         }
     }
     // The residual sees every kind, the global one included.
-    let r0 = figures::residual(&body.constraints, &x);
+    let r0 = figures::residual(&body.constraints(), &x);
     let r1 = figures::residual(&renumbered, &xr);
     assert!(r0.is_finite() && r0 > 0.0);
     assert!((r0 - r1).abs() <= 1e-5 * r0);

@@ -143,9 +143,9 @@ fn hanging_bar(material: &Material) -> Body {
         .collect();
     let mesh = solver_core::TetMesh::new(pos, tets).unwrap();
     let mut body = body_from_tetmesh(&mesh, 1.0, 0.0, 0.0).unwrap();
-    body.constraints = Constraints::default();
+    *body.constraints_mut() = Constraints::default();
     let nh = NeoHookean::new(&body.particles.x, &mesh.tets, material).unwrap();
-    body.constraints.push_kind(Box::new(nh));
+    body.constraints_mut().push_kind(Box::new(nh));
     body.topology_changed();
     for i in 0..body.len() {
         if body.particles.x[i].y > 0.99 {
@@ -236,7 +236,7 @@ fn a_stiff_core_makes_its_part_of_a_soft_bar_stretch_less() {
 
 /// The index of the distance constraint between the particles `pair`.
 fn distance_index(body: &Body, pair: [u32; 2]) -> usize {
-    let pairs = &body.constraints.distance.pairs;
+    let pairs = &body.constraints().distance.pairs;
     pairs.iter().position(|&p| p == pair).unwrap()
 }
 
@@ -246,7 +246,7 @@ fn edge_and_volume_compliances_follow_the_material_per_region() {
     let mut body = body_from_tetmesh(&mesh, 1.0, 0.0, 0.0).unwrap();
     let soft = Material::new(1e4, 0.3).unwrap();
     let set = apply_tet_material(&mut body, &soft, |_| true).unwrap();
-    assert_eq!(set, body.constraints.distance.len() + 40);
+    assert_eq!(set, body.constraints().distance.len() + 40);
     // Edge (0, 1) of length 0.5 on the cube's corner: its share is a sixth of every tetrahedron
     // that has it.
     let c = distance_index(&body, [0, 1]);
@@ -257,11 +257,11 @@ fn edge_and_volume_compliances_follow_the_material_per_region() {
         .map(|t| figures::tet_volume(&[*t], &body.particles.x) / 6.0)
         .sum();
     let expected = 0.25 / (1e4 * share as f32);
-    assert!((body.constraints.distance.compliance[c] / expected - 1.0).abs() < 1e-5);
+    assert!((body.constraints().distance.compliance[c] / expected - 1.0).abs() < 1e-5);
     let stiff = Material::new(1e6, 0.3).unwrap();
     let core = apply_tet_material(&mut body, &stiff, |p| p.x < 0.5).unwrap();
     assert!(core > 0 && core < set);
-    let vol = body.constraints.kind_named("tet_volume").unwrap();
+    let vol = body.constraints().kind_named("tet_volume").unwrap();
     let (lo, hi) = (0..vol.len())
         .map(|c| vol.compliance(c))
         .fold((f32::MAX, 0.0f32), |(a, b), x| (a.min(x), b.max(x)));
@@ -281,10 +281,10 @@ fn edge_and_volume_compliances_follow_the_material_per_region() {
 fn cloth_edges_get_compliance_from_youngs_modulus_and_thickness() {
     let mut body = scenes::cloth(3).unwrap();
     let set = apply_cloth_material(&mut body, 1e6, 1e-3).unwrap();
-    assert_eq!(set, body.constraints.distance.len());
+    assert_eq!(set, body.constraints().distance.len());
     // Edge (1, 4) (vertical, inner) touches two triangles of area 1/8 each: A_e = 2/24 m².
     let c = distance_index(&body, [1, 4]);
     let expected = 0.25 / (1e6 * 1e-3 * (2.0 / 24.0));
-    assert!((body.constraints.distance.compliance[c] / expected - 1.0).abs() < 1e-5);
+    assert!((body.constraints().distance.compliance[c] / expected - 1.0).abs() < 1e-5);
     assert!(apply_cloth_material(&mut body, 1e6, 0.0).is_err());
 }

@@ -128,7 +128,7 @@ impl ConstraintKind for Poison {
 #[test]
 fn a_constraint_kind_that_produces_nan_is_named() {
     let (mut body, mut gs) = settled_cloth();
-    body.constraints.push_kind(Box::new(Poison {
+    body.constraints_mut().push_kind(Box::new(Poison {
         pairs: vec![[2, 3], [5, 6], [9, 10]],
     }));
     body.topology_changed();
@@ -182,7 +182,7 @@ fn the_checked_replay_of_a_healthy_step_is_the_step_bit_for_bit() {
     );
     assert_eq!(stepped.particles.v, replayed.particles.v);
     assert!(
-        !stepped.scratch.contacts.is_empty(),
+        !stepped.contacts().is_empty(),
         "the collider must be touched for this test to cover contacts"
     );
 }

@@ -11,7 +11,7 @@ use solver_core::{figures, step, GaussSeidel, Packed4, StepParams};
 fn a_ray_through_a_known_point_returns_its_triangle_and_barycentrics() {
     let body = scenes::cloth(9).unwrap();
     let x = &body.particles.x;
-    let tris = &body.topology.triangles;
+    let tris = &body.topology().triangles;
     let bvh = TriangleBvh::build(tris, x).unwrap();
     for (t, b) in [
         (0usize, [0.2f32, 0.3, 0.5]),
@@ -50,7 +50,7 @@ fn a_ray_through_a_known_point_returns_its_triangle_and_barycentrics() {
 #[test]
 fn the_bvh_agrees_with_brute_force_after_deformation_and_refit() {
     let mut body = scenes::jelly(3).unwrap();
-    let mut bvh = TriangleBvh::build(&body.topology.triangles, &body.particles.x).unwrap();
+    let mut bvh = TriangleBvh::build(&body.topology().triangles, &body.particles.x).unwrap();
     // Squash and twist the ball, then refit.
     for p in body.particles.x.iter_mut() {
         let (y, a) = (p.y - 1.0, 2.0 * (p.y - 1.0));
@@ -74,7 +74,7 @@ fn the_bvh_agrees_with_brute_force_after_deformation_and_refit() {
         let dir = Vec3::new(rnd() * 0.2, rnd() * 0.2, -1.0);
         let a = bvh.raycast(&body.particles.x, origin, dir, 10.0).unwrap();
         let b = raycast_brute_force(
-            &body.topology.triangles,
+            &body.topology().triangles,
             &body.particles.x,
             origin,
             dir,
@@ -97,7 +97,7 @@ fn the_bvh_agrees_with_brute_force_after_deformation_and_refit() {
 fn bad_rays_and_meshes_are_errors() {
     let body = scenes::cloth(3).unwrap();
     let x = &body.particles.x;
-    let bvh = TriangleBvh::build(&body.topology.triangles, x).unwrap();
+    let bvh = TriangleBvh::build(&body.topology().triangles, x).unwrap();
     assert!(bvh.raycast(x, Vec3::ZERO, Vec3::ZERO, 1.0).is_err());
     assert!(bvh.raycast(x, Vec3::NAN, Vec3::Y, 1.0).is_err());
     assert!(bvh.raycast(x, Vec3::ZERO, Vec3::Y, -1.0).is_err());
@@ -111,14 +111,14 @@ fn bad_rays_and_meshes_are_errors() {
 #[test]
 fn dragging_brings_the_grabbed_point_to_its_target_and_release_frees_it() {
     let mut body = scenes::cloth(10).unwrap();
-    let bvh = TriangleBvh::build(&body.topology.triangles, &body.particles.x).unwrap();
+    let bvh = TriangleBvh::build(&body.topology().triangles, &body.particles.x).unwrap();
     let origin = Vec3::new(0.43, 2.0, 0.61);
     let hit = bvh
         .raycast(&body.particles.x, origin, -Vec3::Y, 5.0)
         .unwrap()
         .unwrap();
     let id = grab(&mut body, &hit, 1e-6).unwrap();
-    assert!(body.constraints.kind_named("drag").is_some());
+    assert!(body.constraints().kind_named("drag").is_some());
     let target = Vec3::new(0.5, 1.1, 0.4);
     let mut gs = GaussSeidel::new();
     let params = StepParams {
@@ -146,10 +146,10 @@ fn dragging_brings_the_grabbed_point_to_its_target_and_release_frees_it() {
         "{} m from the target",
         (p - target).length()
     );
-    let before = body.constraints.len();
+    let before = body.constraints().len();
     release(&mut body, id).unwrap();
-    assert_eq!(body.constraints.len(), before - 1);
-    assert!(body.constraints.kind_named("drag").is_none());
+    assert_eq!(body.constraints().len(), before - 1);
+    assert!(body.constraints().kind_named("drag").is_none());
     assert!(release(&mut body, id).is_err());
     assert!(move_grab(&mut body, id, target).is_err());
     for _ in 0..60 {
@@ -161,7 +161,7 @@ fn dragging_brings_the_grabbed_point_to_its_target_and_release_frees_it() {
 #[test]
 fn an_impulse_at_a_point_conserves_momentum_and_teleport_keeps_velocity() {
     let mut body = scenes::cloth(5).unwrap();
-    let bvh = TriangleBvh::build(&body.topology.triangles, &body.particles.x).unwrap();
+    let bvh = TriangleBvh::build(&body.topology().triangles, &body.particles.x).unwrap();
     let hit = bvh
         .raycast(&body.particles.x, Vec3::new(0.55, 3.0, 0.45), -Vec3::Y, 5.0)
         .unwrap()
@@ -186,7 +186,7 @@ fn an_impulse_at_a_point_conserves_momentum_and_teleport_keeps_velocity() {
 fn the_parallel_refit_equals_the_serial_one_bit_for_bit() {
     let body = scenes::cloth(80).unwrap();
     let x0 = &body.particles.x;
-    let mut a = TriangleBvh::build(&body.topology.triangles, x0).unwrap();
+    let mut a = TriangleBvh::build(&body.topology().triangles, x0).unwrap();
     let mut b = a.clone();
     let moved: Vec<Packed4> = x0
         .iter()

@@ -10,7 +10,7 @@ use solver_core::{step, GaussSeidel, StepParams};
 fn plastic_stretch_leaves_a_longer_rest_length_after_release() {
     let n = 6;
     let mut body = scenes::rope(n).unwrap();
-    let rest0 = body.constraints.distance.rest.clone();
+    let rest0 = body.constraints().distance.rest.clone();
     let end = body.attach((n - 1) as u32).unwrap();
     let rule = Plasticity {
         yield_strain: 0.05,
@@ -36,7 +36,7 @@ fn plastic_stretch_leaves_a_longer_rest_length_after_release() {
         step(&mut body, &params, &mut gs, None).unwrap();
         apply_plasticity(&mut body, &rule, dt).unwrap();
     }
-    let rest: f32 = body.constraints.distance.rest.iter().sum();
+    let rest: f32 = body.constraints().distance.rest.iter().sum();
     let before: f32 = rest0.iter().sum();
     let length = (body.particles.position(n - 1) - body.particles.position(0)).length();
     eprintln!("rest length {before} -> {rest}; released rope spans {length}");
@@ -55,9 +55,9 @@ fn plastic_stretch_leaves_a_longer_rest_length_after_release() {
 #[test]
 fn a_bent_strip_keeps_a_dent() {
     let mut body = scenes::cloth(3).unwrap();
-    let bend =
-        DihedralBending::from_triangles(&body.particles.x, &body.topology.triangles, 0.0).unwrap();
-    body.constraints.push_kind(Box::new(bend));
+    let bend = DihedralBending::from_triangles(&body.particles.x, &body.topology().triangles, 0.0)
+        .unwrap();
+    body.constraints_mut().push_kind(Box::new(bend));
     // Fold the last row up by 60 degrees about the row j = 1.
     for i in 0..3 {
         let p = &mut body.particles.x[6 + i];
@@ -72,7 +72,7 @@ fn a_bent_strip_keeps_a_dent() {
     let changed = apply_plasticity(&mut body, &rule, 1.0 / 60.0).unwrap();
     // The hinge is the row j = 1: its two edges (3, 4) and (4, 5) carry the fold.
     assert_eq!(changed, 2);
-    let kind = body.constraints.kind_named("dihedral_bending").unwrap();
+    let kind = body.constraints().kind_named("dihedral_bending").unwrap();
     let mut g = [Vec3::ZERO; 4];
     let worst = (0..kind.len())
         .map(|c| kind.evaluate(c, &body.particles.x, &mut g).abs())

@@ -16,7 +16,7 @@ use std::path::Path;
 /// rest lengths finite and positive, triangles in range, positions finite.
 fn check_body(body: &Body) -> Result<(), TestCaseError> {
     let n = body.len();
-    for kind in body.constraints.kinds() {
+    for kind in body.constraints().kinds() {
         for c in 0..kind.len() {
             let ids = kind.particles(c);
             // Global kinds (the surface volume) couple every surface particle; all others 1..=4.
@@ -27,10 +27,10 @@ fn check_body(body: &Body) -> Result<(), TestCaseError> {
             }
         }
     }
-    for &r in &body.constraints.distance.rest {
+    for &r in &body.constraints().distance.rest {
         prop_assert!(r.is_finite() && r > 0.0, "rest length {r}");
     }
-    for t in &body.topology.triangles {
+    for t in &body.topology().triangles {
         prop_assert!(t.iter().all(|&v| (v as usize) < n));
     }
     prop_assert!(figures::all_finite(body));
@@ -286,7 +286,7 @@ proptest! {
         check_repaired(&mesh, &report)?;
         let body = body_from_trimesh(&mesh, 1.0, 0.0).unwrap();
         let edges = rows * (cols - 1) + (rows - 1) * cols + (rows - 1) * (cols - 1);
-        prop_assert_eq!(body.constraints.distance.len(), edges);
+        prop_assert_eq!(body.constraints().distance.len(), edges);
         let boundary = 2 * (cols - 1) + 2 * (rows - 1);
         prop_assert_eq!(bending_hinges(&mesh).hinges.len(), edges - boundary);
         // The same mesh as OBJ text reads back identically.

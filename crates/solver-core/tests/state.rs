@@ -13,7 +13,7 @@ use sparse::{make_solver, SolverOptions};
 fn scene() -> (Body, GrabId) {
     let mut body = scenes::cloth(12).unwrap();
     body.attach(11 * 12 + 6).unwrap();
-    let corners = body.topology.triangles[40];
+    let corners = body.topology().triangles[40];
     let barycentric = [0.2, 0.3, 0.5];
     let point = (0..3)
         .map(|k| body.particles.position(corners[k] as usize) * barycentric[k])

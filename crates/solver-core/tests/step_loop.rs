@@ -60,7 +60,7 @@ fn iteration_corrected_pbd_stiffness_is_less_iteration_dependent() {
 fn xpbd_compliance_makes_constraints_softer() {
     let run = |alpha: f32| {
         let mut body = scenes::rope(10).unwrap();
-        body.constraints.distance.set_compliance(alpha);
+        body.constraints_mut().distance.set_compliance(alpha);
         let mut gs = GaussSeidel::new();
         for _ in 0..200 {
             step(

@@ -130,13 +130,13 @@ fn a_slit_from_the_border_duplicates_only_the_border_particle() {
     )
     .unwrap();
     assert_eq!(r.broken, 1);
-    assert!(!body.constraints.distance.pairs.contains(&[3, 4]));
+    assert!(!body.constraints().distance.pairs.contains(&[3, 4]));
     assert_eq!(r.duplicated, 1);
     assert_eq!(body.len(), 10);
     assert_eq!(body.particles.position(9), body.particles.position(3));
     assert!((body.particles.mass[3] + body.particles.mass[9] - 1.0 / 9.0).abs() < 1e-7);
     let uses = |v: u32| {
-        body.topology
+        body.topology()
             .triangles
             .iter()
             .filter(|t| t.contains(&v))

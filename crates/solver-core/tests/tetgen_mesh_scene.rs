@@ -135,8 +135,8 @@ fn the_mesh_scene_drops_tetgen_meshes_like_the_cube() {
     std::fs::write(dir.join("box.node"), node).unwrap();
     std::fs::write(dir.join("box.ele"), ele).unwrap();
     let mut body = mesh_scene(&dir.join("box.ele")).unwrap();
-    assert!(body.constraints.kind_named("tet_volume").is_some());
-    assert_eq!(body.topology.tets.len(), 40);
+    assert!(body.constraints().kind_named("tet_volume").is_some());
+    assert_eq!(body.topology().tets.len(), 40);
     assert!(
         (figures::lowest_y(&body) - 0.2).abs() < 1e-5,
         "half its height above the ground"
@@ -165,10 +165,10 @@ fn the_mesh_scene_treats_a_closed_obj_like_jelly() {
     let dir = temp_dir("obj");
     std::fs::write(dir.join("ball.obj"), obj).unwrap();
     let body = mesh_scene(&dir.join("ball.obj")).unwrap();
-    assert!(body.topology.closed);
-    let kind = body.constraints.kind_named("surface_volume").unwrap();
+    assert!(body.topology().closed);
+    let kind = body.constraints().kind_named("surface_volume").unwrap();
     assert!(kind.is_global());
-    assert!(body.topology.rest_volume > 0.0);
+    assert!(body.topology().rest_volume > 0.0);
     assert!((figures::volume_ratio(&body).unwrap() - 1.0).abs() < 1e-6);
     assert!((figures::lowest_y(&body) - 2.0).abs() < 1e-4);
 }
@@ -194,7 +194,7 @@ fn inverted_tetrahedra_are_turned_over_and_reported_or_refused_in_strict_mode() 
             .contains("1 inverted tetrahedron turned over"),
         "{report}"
     );
-    assert!(solver_core::figures::tet_volume(&body.topology.tets, &body.particles.x) > 0.0);
+    assert!(solver_core::figures::tet_volume(&body.topology().tets, &body.particles.x) > 0.0);
     let err = mesh_scene_with(&node, &MeshOptions::default().strict(true)).unwrap_err();
     assert!(err.to_string().contains("strict mode refuses"), "{err}");
     std::fs::remove_dir_all(&dir).ok();

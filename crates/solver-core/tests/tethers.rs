@@ -11,7 +11,7 @@ fn tethers_reach_every_free_particle_from_each_pin() {
     let body = scenes::cloth(8).unwrap();
     let t = Tethers::from_pins(
         &body.particles.x,
-        &body.constraints.distance,
+        &body.constraints().distance,
         TetherDistance::Euclidean,
         2,
         0.0,
@@ -24,7 +24,7 @@ fn tethers_reach_every_free_particle_from_each_pin() {
     // Through the graph it is never shorter than the straight line.
     let g = Tethers::from_pins(
         &body.particles.x,
-        &body.constraints.distance,
+        &body.constraints().distance,
         TetherDistance::Graph,
         2,
         0.0,
@@ -41,7 +41,7 @@ fn tethers_reach_every_free_particle_from_each_pin() {
     }
     let one = Tethers::from_pins(
         &body.particles.x,
-        &body.constraints.distance,
+        &body.constraints().distance,
         TetherDistance::Euclidean,
         1,
         0.0,
@@ -50,7 +50,7 @@ fn tethers_reach_every_free_particle_from_each_pin() {
     assert_eq!(one.len(), 62);
     assert!(Tethers::from_pins(
         &body.particles.x,
-        &body.constraints.distance,
+        &body.constraints().distance,
         TetherDistance::Euclidean,
         0,
         0.0
@@ -58,7 +58,7 @@ fn tethers_reach_every_free_particle_from_each_pin() {
     .is_err());
     assert!(Tethers::to_anchors(
         &body.particles.x,
-        &body.constraints.distance,
+        &body.constraints().distance,
         &[99],
         TetherDistance::Euclidean,
         1,
@@ -67,7 +67,7 @@ fn tethers_reach_every_free_particle_from_each_pin() {
     .is_err());
     assert!(Tethers::from_pins(
         &body.particles.x,
-        &body.constraints.distance,
+        &body.constraints().distance,
         TetherDistance::Euclidean,
         1,
         -1.0
@@ -80,7 +80,7 @@ fn tethers_act_only_when_too_far_and_the_fast_path_equals_the_generic_one() {
     let body = scenes::cloth(6).unwrap();
     let t = Tethers::from_pins(
         &body.particles.x,
-        &body.constraints.distance,
+        &body.constraints().distance,
         TetherDistance::Euclidean,
         2,
         1e-4,
@@ -142,13 +142,13 @@ fn tethers_halve_the_stretch_of_the_hanging_cloth() {
     let mut body = scenes::cloth(32).unwrap();
     let t = Tethers::from_pins(
         &body.particles.x,
-        &body.constraints.distance,
+        &body.constraints().distance,
         TetherDistance::Euclidean,
         2,
         0.0,
     )
     .unwrap();
-    body.constraints.push_kind(Box::new(t));
+    body.constraints_mut().push_kind(Box::new(t));
     body.topology_changed();
     let tethered = stretch_mean_avg(body, 120);
     eprintln!(

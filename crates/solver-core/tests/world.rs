@@ -14,17 +14,20 @@ use solver_core::{StepParams, World};
 
 fn surfaces(world: &World) -> Vec<Surface<'_>> {
     world
-        .bodies
-        .iter()
-        .map(|b| (&b.body.topology.triangles[..], &b.body.particles.x[..]))
+        .bodies()
+        .map(|b| {
+            (
+                &b.body().topology().triangles[..],
+                &b.body().particles.x[..],
+            )
+        })
         .collect()
 }
 
 fn all_finite(world: &World) -> bool {
     world
-        .bodies
-        .iter()
-        .all(|b| b.body.particles.x.iter().all(|p| p.is_finite()))
+        .bodies()
+        .all(|b| b.body().particles.x.iter().all(|p| p.is_finite()))
 }
 
 /// Steps of the drape test and its parameters.
@@ -61,11 +64,14 @@ fn drape_folds_without_intersecting_itself_and_rests_on_the_sphere() {
     );
     // Resting on the sphere: the cloth's highest point lies on the sphere's top (radius 0.3 at
     // y = 0.3), within the thickness, and the cloth has stopped.
-    let x = &world.bodies[0].body.particles.x;
+    let x = &world.bodies().nth(0).unwrap().body().particles.x;
     let top = x.iter().map(|p| p.y).fold(f32::MIN, f32::max);
     assert!((top - 0.6).abs() < 0.03, "top of the cloth at {top}");
-    let vmax = world.bodies[0]
-        .body
+    let vmax = world
+        .bodies()
+        .nth(0)
+        .unwrap()
+        .body()
         .particles
         .v
         .iter()
@@ -86,9 +92,9 @@ fn tunnel_bodies_at_20_m_per_s_stop_at_a_1_cm_box_and_a_thin_mesh_wall() {
     for step in 0..30 {
         let report = world.step(&params).unwrap();
         assert!(all_finite(&world));
-        for (k, b) in world.bodies.iter().enumerate() {
+        for (k, b) in world.bodies().enumerate() {
             let far = b
-                .body
+                .body()
                 .particles
                 .x
                 .iter()
@@ -110,7 +116,7 @@ fn tunnel_bodies_at_20_m_per_s_stop_at_a_1_cm_box_and_a_thin_mesh_wall() {
 
 /// The lowest and highest height of body `i` and its centre.
 fn extent(world: &World, i: usize) -> (f32, f32, Vec3) {
-    let x = &world.bodies[i].body.particles.x;
+    let x = &world.bodies().nth(i).unwrap().body().particles.x;
     let lo = x.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
     let hi = x.iter().map(|p| p.y).fold(f32::NEG_INFINITY, f32::max);
     let centre = x.iter().map(|p| p.xyz()).sum::<Vec3>() / x.len() as f32;
@@ -135,9 +141,8 @@ fn stack_of_three_jellies_comes_to_rest_on_each_other() {
     let (steps, last_second) = (600, 60);
     let positions = |world: &World| -> Vec<Vec3> {
         world
-            .bodies
-            .iter()
-            .flat_map(|b| b.body.particles.x.iter().map(|p| p.xyz()))
+            .bodies()
+            .flat_map(|b| b.body().particles.x.iter().map(|p| p.xyz()))
             .collect()
     };
     let mut before = Vec::new();
@@ -161,7 +166,7 @@ fn stack_of_three_jellies_comes_to_rest_on_each_other() {
     let start_centre = |i: usize| STACK_STAGGER * i as f32;
     for i in 0..3 {
         let (lo, hi, centre) = extent(&world, i);
-        let volume = volume_ratio(&world.bodies[i].body).unwrap();
+        let volume = volume_ratio(&world.bodies().nth(i).unwrap().body()).unwrap();
         println!(
             "  block {i}: y {lo:.4}..{hi:.4}, centre ({:.4}, {:.4}, {:.4}), volume ratio \
              {volume:.4}",
@@ -212,9 +217,8 @@ fn world_step_gives_the_same_bits_on_one_and_two_threads() {
                         world.step(&StepParams::default()).unwrap();
                     }
                     world
-                        .bodies
-                        .iter()
-                        .flat_map(|b| b.body.particles.x.iter().map(|p| p.xyz().to_array()))
+                        .bodies()
+                        .flat_map(|b| b.body().particles.x.iter().map(|p| p.xyz().to_array()))
                         .collect::<Vec<_>>()
                 })
                 .collect::<Vec<_>>()
@@ -239,9 +243,7 @@ fn on_obj_floor(mu: f32) -> (f32, f32) {
     )
     .unwrap();
     let mut world = World::new();
-    world
-        .meshes
-        .push(MeshCollider::from_obj(&path, FLOOR_THICKNESS, mu).unwrap());
+    world.add_mesh_collider(MeshCollider::from_obj(&path, FLOOR_THICKNESS, mu).unwrap());
     let err = MeshCollider::from_obj(&path, -1.0, mu)
         .unwrap_err()
         .to_string();
@@ -261,7 +263,7 @@ fn on_obj_floor(mu: f32) -> (f32, f32) {
     for _ in 0..120 {
         world.step(&params).unwrap();
     }
-    let p = &world.bodies[0].body.particles;
+    let p = &world.bodies().nth(0).unwrap().body().particles;
     let lowest = p.x.iter().map(|p| p.y).fold(f32::MAX, f32::min);
     let vx = p.v.iter().map(|v| v.x).sum::<f32>() / p.len() as f32;
     (lowest, vx)

@@ -106,7 +106,7 @@ pub fn apply_ordering(body: &mut Body, ordering: Ordering) -> Result<Vec<u32>, W
         Ordering::Natural => return Ok((0..n as u32).collect()),
         Ordering::Shuffled { seed } => shuffled(n, seed),
         Ordering::ReverseCuthillMcKee => {
-            let graph = particle_graph(&Incidence::without_entries(&body.constraints, n)?);
+            let graph = particle_graph(&Incidence::without_entries(&body.constraints(), n)?);
             invert(&reverse_cuthill_mckee(&graph.0, &graph.1))
         }
         Ordering::Morton => morton(body),
@@ -115,63 +115,13 @@ pub fn apply_ordering(body: &mut Body, ordering: Ordering) -> Result<Vec<u32>, W
     Ok(new_index)
 }
 
-/// Applies `new_index[old]` to everything in the body that names a particle.
+/// Applies `new_index[old]` to everything in the body that names a particle
+/// ([`Body::renumber_particles`]).
 pub fn renumber(body: &mut Body, new_index: &[u32]) -> Result<(), WobbleError> {
-    check_permutation(new_index, body.len())?;
-    let p = &mut body.particles;
-    permute(&mut p.x, new_index);
-    permute(&mut p.x_prev, new_index);
-    permute(&mut p.v, new_index);
-    permute(&mut p.force, new_index);
-    permute(&mut p.mass, new_index);
-    use solver_core::ConstraintKind;
-    body.constraints.distance.remap_particles(new_index);
-    for kind in &mut body.constraints.extra {
-        kind.remap_particles(new_index);
-    }
-    let map = |q: &mut u32| *q = new_index[*q as usize];
-    body.topology.triangles.iter_mut().flatten().for_each(map);
-    body.topology.tets.iter_mut().flatten().for_each(map);
-    body.attachments
-        .iter_mut()
-        .for_each(|a| a.particle = new_index[a.particle as usize]);
-    body.scratch.contacts.clear();
-    body.topology_changed();
-    body.validate()
+    body.renumber_particles(new_index)
 }
 
-/// Checks that `new_index` is a permutation of `0..n`.
-pub fn check_permutation(new_index: &[u32], n: usize) -> Result<(), WobbleError> {
-    if new_index.len() != n {
-        return Err(WobbleError::BadCount {
-            name: "permutation length",
-            value: new_index.len() as u64,
-            max: n as u64,
-        });
-    }
-    let mut seen = vec![false; n];
-    for (old, &new) in new_index.iter().enumerate() {
-        if new as usize >= n || seen[new as usize] {
-            return Err(WobbleError::IndexOutOfRange {
-                what: "permutation (not a bijection)",
-                index: old,
-                value: new as u64,
-                len: n,
-            });
-        }
-        seen[new as usize] = true;
-    }
-    Ok(())
-}
-
-/// Moves `v[old]` to `v[new_index[old]]`.
-fn permute<T: Copy + Default>(v: &mut Vec<T>, new_index: &[u32]) {
-    let mut out = vec![T::default(); v.len()];
-    for (old, &new) in new_index.iter().enumerate() {
-        out[new as usize] = v[old];
-    }
-    *v = out;
-}
+pub use solver_core::body::check_permutation;
 
 /// The inverse of a permutation: turns a visiting order (`order[new] = old`) into
 /// `new_index[old]` and back.

@@ -59,25 +59,25 @@ fn every_ordering_is_a_permutation_that_keeps_the_rest_state_figures() {
             "{name}"
         );
         assert_eq!(
-            figures::residual(&body.constraints, &body.particles.x),
-            figures::residual(&original.constraints, &original.particles.x),
+            figures::residual(&body.constraints(), &body.particles.x),
+            figures::residual(&original.constraints(), &original.particles.x),
             "{name}"
         );
         // Every reference moved with its particle.
-        let old = &original.constraints.distance.pairs;
-        for (c, pair) in body.constraints.distance.pairs.iter().enumerate() {
+        let old = &original.constraints().distance.pairs;
+        for (c, pair) in body.constraints().distance.pairs.iter().enumerate() {
             assert_eq!(*pair, old[c].map(|p| new_index[p as usize]));
         }
-        for (t, tri) in body.topology.triangles.iter().enumerate() {
+        for (t, tri) in body.topology().triangles.iter().enumerate() {
             assert_eq!(
                 *tri,
-                original.topology.triangles[t].map(|p| new_index[p as usize])
+                original.topology().triangles[t].map(|p| new_index[p as usize])
             );
         }
-        let (kind, _) = body.constraints.locate(body.constraints.distance.len());
+        let (kind, _) = body.constraints().locate(body.constraints().distance.len());
         let (old_kind, _) = original
-            .constraints
-            .locate(original.constraints.distance.len());
+            .constraints()
+            .locate(original.constraints().distance.len());
         for c in 0..kind.len() {
             let moved: Vec<u32> = old_kind
                 .particles(c)
@@ -141,12 +141,12 @@ fn renumbered_bodies_step_to_the_same_state_bit_for_bit() {
 #[test]
 fn extra_kinds_are_remapped_through_the_trait() {
     let mut body = scenes::cloth(5).unwrap();
-    let area = TriangleArea::new(&body.topology.triangles, &body.particles.x);
+    let area = TriangleArea::new(&body.topology().triangles, &body.particles.x);
     let before = area.tris.clone();
-    body.constraints.push_kind(Box::new(area));
+    body.constraints_mut().push_kind(Box::new(area));
     body.topology_changed();
     let new_index = apply_ordering(&mut body, "shuffled:3".parse().unwrap()).unwrap();
-    let kind = body.constraints.kind_named("test-area").unwrap();
+    let kind = body.constraints().kind_named("test-area").unwrap();
     for (c, t) in before.iter().enumerate() {
         assert_eq!(kind.particles(c), &t.map(|p| new_index[p as usize])[..]);
     }
@@ -154,7 +154,7 @@ fn extra_kinds_are_remapped_through_the_trait() {
 
 /// Largest |new(i) - new(j)| over the particle graph's edges.
 fn bandwidth(body: &Body) -> u32 {
-    body.constraints
+    body.constraints()
         .distance
         .pairs
         .iter()
@@ -178,14 +178,14 @@ fn rcm_and_morton_restore_locality_after_a_shuffle() {
     apply_ordering(&mut morton, Ordering::Morton).unwrap();
     // Morton keeps most edges short even if a few cross quadrant boundaries.
     let short = morton
-        .constraints
+        .constraints()
         .distance
         .pairs
         .iter()
         .filter(|&&[i, j]| i.abs_diff(j) <= 16)
         .count();
     assert!(
-        short * 2 > morton.constraints.distance.len(),
+        short * 2 > morton.constraints().distance.len(),
         "{short} short edges"
     );
 }
@@ -206,7 +206,7 @@ fn rcm_handles_disconnected_graphs_and_isolated_particles() {
     assert_eq!(new_index[1].abs_diff(new_index[2]), 1);
     assert_eq!(new_index[4].abs_diff(new_index[5]), 1);
     let body = scenes::rope(6).unwrap();
-    let (off, nb) = particle_graph(&Incidence::new(&body.constraints, body.len()).unwrap());
+    let (off, nb) = particle_graph(&Incidence::new(&body.constraints(), body.len()).unwrap());
     assert_eq!(off, vec![0, 1, 3, 5, 7, 9, 10]);
     assert_eq!(&nb[..3], &[1, 0, 2]);
 }

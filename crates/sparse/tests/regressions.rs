@@ -52,11 +52,11 @@ fn tolerance(body: &Body, fraction: f64) -> f64 {
 fn newton_prepare_panicked_on_the_empty_row_of_a_global_kind() {
     for method in NEWTON_VARIANTS {
         let mut body = build("jelly", 1);
-        let rows = body.constraints.len();
-        let global = body.constraints.kinds().filter(|k| k.is_global()).count();
+        let rows = body.constraints().len();
+        let global = body.constraints().kinds().filter(|k| k.is_global()).count();
         assert_eq!(global, 1, "the jelly has one global volume constraint");
         let mut newton = Newton::new(method, &SolverOptions::default()).unwrap();
-        newton.prepare(&body.constraints, body.len()).unwrap();
+        newton.prepare(&body.constraints(), body.len()).unwrap();
         // Every row holds its diagonal, and the distance rows their neighbours too.
         assert!(newton.nnz() > rows, "{method:?}: nnz {}", newton.nnz());
         let (rise, stretch) = run(&mut body, &mut newton, 1.0 / 60.0, 240);
@@ -97,7 +97,7 @@ fn newton_direct_blew_up_on_the_cube_at_dt_1_30() {
 /// The rope's merit `Σ C² / (w_a + w_b)` (distance constraints only, no compliance: the
 /// Newton solver's merit, whose weights do not depend on the positions here).
 fn rope_merit(body: &Body, x: &[Packed4]) -> f64 {
-    let d = &body.constraints.distance;
+    let d = &body.constraints().distance;
     d.pairs
         .iter()
         .zip(&d.rest)

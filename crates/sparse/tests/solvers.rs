@@ -194,7 +194,7 @@ fn colored_reports_six_colors_on_the_cloth_and_matches_serial_gs_per_color() {
     // One colored iteration equals Gauss-Seidel in color order (constraints of a color are
     // independent, so their order inside the color does not matter).
     let mut order = Vec::new();
-    let inc = sparse::Incidence::new(&body.constraints, body.len()).unwrap();
+    let inc = sparse::Incidence::new(&body.constraints(), body.len()).unwrap();
     let coloring = sparse::Coloring::greedy(&inc);
     for k in 0..coloring.colors() {
         order.extend_from_slice(coloring.color(k));
@@ -216,12 +216,13 @@ fn iterated(
 ) -> (Body, Vec<f32>) {
     let mut b = body.clone();
     let mut solver = make_solver(name, &SolverOptions::default()).unwrap();
-    solver.prepare(&b.constraints, b.len()).unwrap();
-    let mut lambda = vec![0.0; b.constraints.len()];
+    let constraints = b.constraints().clone();
+    solver.prepare(&constraints, b.len()).unwrap();
+    let mut lambda = vec![0.0; constraints.len()];
     let mut s = solver_core::SolveState {
         x: &mut b.particles.x,
         x_prev: &b.particles.x_prev,
-        constraints: &b.constraints,
+        constraints: &constraints,
         lambda: &mut lambda,
         inv_dt2,
         stiffness,
@@ -247,7 +248,7 @@ fn colored_writes_the_multipliers_back_after_the_last_iteration() {
 #[test]
 fn colored_leaves_the_last_substeps_multipliers_after_a_substepped_step() {
     let body = scenes::cloth(12).unwrap();
-    let inc = sparse::Incidence::new(&body.constraints, body.len()).unwrap();
+    let inc = sparse::Incidence::new(&body.constraints(), body.len()).unwrap();
     let coloring = sparse::Coloring::greedy(&inc);
     let order = (0..coloring.colors())
         .flat_map(|k| coloring.color(k).to_vec())
@@ -262,7 +263,7 @@ fn colored_leaves_the_last_substeps_multipliers_after_a_substepped_step() {
         for _ in 0..3 {
             step(&mut b, &params, solver, None).unwrap();
         }
-        (b.particles.x, b.scratch.lambda)
+        (b.particles.x.clone(), b.multipliers().to_vec())
     };
     let mut colored = Colored::new(&SolverOptions::default()).unwrap();
     let (x, lambda) = run(&mut colored);

@@ -30,15 +30,15 @@ fn tiled(tile: usize, threads: usize) -> SolverOptions {
 /// all lie in the tile; then per seam tile (tiles shifted by half a tile) its colors' other
 /// constraints that lie in it; then per color every other constraint (long edges, other kinds).
 fn tile_order(body: &Body, tile: usize) -> Vec<u32> {
-    let inc = Incidence::new(&body.constraints, body.len()).unwrap();
+    let inc = Incidence::new(&body.constraints(), body.len()).unwrap();
     let coloring = Coloring::greedy(&inc);
-    let nd = body.constraints.distance.len();
+    let nd = body.constraints().distance.len();
     let tile_of = |g: u32, shift: usize| {
         let g = g as usize;
         if g >= nd {
             return None;
         }
-        let [i, j] = body.constraints.distance.pairs[g].map(|p| p as usize + shift);
+        let [i, j] = body.constraints().distance.pairs[g].map(|p| p as usize + shift);
         (i / tile == j / tile).then_some(i / tile)
     };
     let in_tile = |g: u32| tile_of(g, 0);
@@ -86,7 +86,7 @@ fn a_tiled_iteration_is_gauss_seidel_in_tile_order() {
         let report = colored.tile_report();
         assert!(report.tiles >= 4, "{scene}: {report:?}");
         assert!(
-            2 * report.tiled_constraints >= body.constraints.distance.len(),
+            2 * report.tiled_constraints >= body.constraints().distance.len(),
             "{scene}: {report:?}"
         );
         assert!(report.seam_constraints > 0, "{scene}: {report:?}");
@@ -130,7 +130,7 @@ fn tiled_colored_gives_the_same_bits_for_1_2_and_3_threads() {
         assert!(solver.tile_report().tiles >= 4);
         (
             figures::state_hash(&body.particles.x),
-            body.scratch.lambda.clone(),
+            body.multipliers().to_vec(),
         )
     };
     let (one, lambda_one) = run(1);
@@ -171,18 +171,18 @@ fn bodies_without_locality_or_too_small_are_swept_whole() {
     apply_ordering(&mut shuffled, Ordering::Shuffled { seed: 7 }).unwrap();
     let mut colored = Colored::new(&tiled(64, 1)).unwrap();
     colored
-        .prepare(&shuffled.constraints, shuffled.len())
+        .prepare(&shuffled.constraints(), shuffled.len())
         .unwrap();
     assert_eq!(colored.tile_report().tiles, 0);
     // Fewer than four tiles' worth of particles (225 < 4 x 64).
     let small = scenes::cloth(15).unwrap();
-    colored.prepare(&small.constraints, small.len()).unwrap();
+    colored.prepare(&small.constraints(), small.len()).unwrap();
     assert_eq!(colored.tile_report().tiles, 0);
     // The natural numbering of the same cloth is tiled; every distance constraint is either in
     // a tile or in the whole-body sweep, and the multipliers cover them all.
     let natural = scenes::cloth(32).unwrap();
     colored
-        .prepare(&natural.constraints, natural.len())
+        .prepare(&natural.constraints(), natural.len())
         .unwrap();
     let report = colored.tile_report();
     assert_eq!(report.tiles, 16);
@@ -190,7 +190,7 @@ fn bodies_without_locality_or_too_small_are_swept_whole() {
     // Tiles of two rows: each of the 15 seam tiles takes the 32 verticals and 31 diagonals
     // across its boundary, which leaves no distance constraint to the whole-body sweep.
     assert_eq!(report.seam_constraints, 15 * 63);
-    let nd = natural.constraints.distance.len();
+    let nd = natural.constraints().distance.len();
     assert_eq!(report.tiled_constraints + report.seam_constraints, nd);
     assert_eq!(colored.report().colors, Some(6));
 }

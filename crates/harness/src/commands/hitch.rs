@@ -86,9 +86,9 @@ pub struct HitchReport {
 
 /// The body's middle triangle, hit at its centroid.
 fn middle_hit(body: &Body) -> Result<Hit, Error> {
-    let t = body.topology.triangles.len() / 2;
+    let t = body.topology().triangles.len() / 2;
     let corners = *body
-        .topology
+        .topology()
         .triangles
         .get(t)
         .ok_or_else(|| Error::Arg("the scene has no surface triangle to grab".into()))?;

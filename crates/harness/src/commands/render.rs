@@ -55,7 +55,7 @@ pub struct RenderArgs {
 
 /// The faces to draw: surface triangles, tetrahedron boundary faces, or none (edges only).
 pub fn faces(body: &Body) -> Vec<[u32; 3]> {
-    let t = &body.topology;
+    let t = &body.topology();
     if !t.triangles.is_empty() {
         return t.triangles.clone();
     }
@@ -334,7 +334,7 @@ pub fn run(a: &RenderArgs) -> Result<Section, Error> {
     let what = body_label(a.scene.name(), n, a.mesh.as_deref(), &sim.body);
     let s3 = Scene3d {
         faces: faces(&sim.body),
-        edges: sim.body.constraints.distance.pairs.clone(),
+        edges: sim.body.constraints().distance.pairs.clone(),
         camera: Camera::framing(lo, hi, size),
         ground,
         caption: format!(
@@ -416,7 +416,7 @@ fn body_label(scene: &str, n: usize, mesh: Option<&Path>, body: &Body) -> String
         Some(path) if scene == "mesh" => format!(
             "{} ({} triangles)",
             path.file_name().unwrap_or_default().to_string_lossy(),
-            body.topology.triangles.len()
+            body.topology().triangles.len()
         ),
         _ => format!("{scene} n={n}"),
     }
@@ -437,11 +437,11 @@ mod tests {
     #[test]
     fn tetrahedron_boundary_faces_are_those_used_once() {
         let mut body = scenes::cloth(2).unwrap();
-        body.topology.triangles.clear();
+        body.topology_mut().triangles.clear();
         // The same tetrahedron twice: every face is shared, none is on the boundary.
-        body.topology.tets = vec![[0, 1, 2, 3], [3, 2, 1, 0]];
+        body.topology_mut().tets = vec![[0, 1, 2, 3], [3, 2, 1, 0]];
         assert_eq!(faces(&body).len(), 0);
-        body.topology.tets = vec![[0, 1, 2, 3]];
+        body.topology_mut().tets = vec![[0, 1, 2, 3]];
         assert_eq!(faces(&body).len(), 4);
     }
 

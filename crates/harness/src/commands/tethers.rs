@@ -80,12 +80,12 @@ pub fn run(a: &TethersArgs) -> Result<Section, Error> {
             if tethered {
                 let t = Tethers::from_pins(
                     &body.particles.x,
-                    &body.constraints.distance,
+                    &body.constraints().distance,
                     TetherDistance::Euclidean,
                     1,
                     0.0,
                 )?;
-                body.constraints.push_kind(Box::new(t));
+                body.constraints_mut().push_kind(Box::new(t));
                 body.topology_changed();
             }
             let mut solver = build_solver(name, &SolverOptions::default())?;

@@ -239,7 +239,7 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         bodies: args.bodies,
         parallel_threshold: args.parallel_threshold,
         across_bodies: args.across_bodies,
-        constraints: body.constraints.len(),
+        constraints: body.constraints().len(),
         solver: firsts[0].name(),
         iterations: args.iterations,
         ordering: ordering.name().to_string(),

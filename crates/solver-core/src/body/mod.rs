@@ -5,7 +5,7 @@ pub mod state;
 
 use crate::body::particles::Particles;
 use crate::collide::{Collider, Contact};
-use crate::constraints::{Constraints, Drag};
+use crate::constraints::{ConstraintKind, Constraints, Drag};
 use crate::error::{check_finite, Result, WobbleError};
 use crate::error::{check_index, check_indices};
 use crate::geometry::packed::Packed4;
@@ -66,14 +66,21 @@ pub struct StepScratch {
 }
 
 /// A simulated body.
+///
+/// What a solver prepares from (the constraint tables and the topology) is private: it is read
+/// through [`Body::constraints`] and [`Body::topology`] and changed only through
+/// [`Body::constraints_mut`] and [`Body::topology_mut`], which record the change (a new
+/// [`Body::topology_id`]), so that a solver prepared for the old tables is prepared again before
+/// it runs. Positions, velocities and masses are the game's to set ([`Body::particles`]); the
+/// step checks that the particle count is still the one the solver was prepared for.
 #[derive(Clone, Debug, Default)]
 pub struct Body {
     /// The particles.
     pub particles: Particles,
     /// The constraints.
-    pub constraints: Constraints,
+    pub(crate) constraints: Constraints,
     /// Triangles, tetrahedra and what the figures need to know of them.
-    pub topology: Topology,
+    pub(crate) topology: Topology,
     /// Static or kinematic colliders.
     pub colliders: Vec<Collider>,
     /// Moving attachments.
@@ -81,7 +88,7 @@ pub struct Body {
     /// Wind on the body's triangles, evaluated every substep (`None`: still air).
     pub wind: Option<Wind>,
     /// Reused buffers of the step loop.
-    pub scratch: StepScratch,
+    pub(crate) scratch: StepScratch,
     topology_id: u64,
 }
 
@@ -150,9 +157,35 @@ impl Body {
         self.topology_id
     }
 
-    /// Declares that constraints or particles were added, removed or renumbered.
+    /// Declares that particles were added, removed or renumbered (changes made through
+    /// [`Body::constraints_mut`] and [`Body::topology_mut`] are recorded by those).
     pub fn topology_changed(&mut self) {
         self.topology_id = fresh_topology_id();
+    }
+
+    /// The constraint tables.
+    #[must_use]
+    pub fn constraints(&self) -> &Constraints {
+        &self.constraints
+    }
+
+    /// The constraint tables, to change: records the change, so the body's solver prepares
+    /// again before its next step.
+    pub fn constraints_mut(&mut self) -> &mut Constraints {
+        self.topology_changed();
+        &mut self.constraints
+    }
+
+    /// Triangles, tetrahedra and what the figures need to know of them.
+    #[must_use]
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// The topology, to change: records the change (a world rebuilds the body's surface).
+    pub fn topology_mut(&mut self) -> &mut Topology {
+        self.topology_changed();
+        &mut self.topology
     }
 
     /// Number of particles.
@@ -215,4 +248,76 @@ impl Body {
             .iter()
             .find_map(|kind| kind.as_any().downcast_ref::<Drag>())
     }
+
+    /// Renumbers the particles: particle `old` becomes `new_index[old]` in the particles, the
+    /// constraints, the topology and the attachments (a cache-friendlier order); records the
+    /// change.
+    pub fn renumber_particles(&mut self, new_index: &[u32]) -> Result<()> {
+        check_permutation(new_index, self.len())?;
+        let p = &mut self.particles;
+        permute(&mut p.x, new_index);
+        permute(&mut p.x_prev, new_index);
+        permute(&mut p.v, new_index);
+        permute(&mut p.force, new_index);
+        permute(&mut p.mass, new_index);
+        self.constraints.distance.remap_particles(new_index);
+        for kind in &mut self.constraints.extra {
+            kind.remap_particles(new_index);
+        }
+        let map = |q: &mut u32| *q = new_index[*q as usize];
+        self.topology.triangles.iter_mut().flatten().for_each(map);
+        self.topology.tets.iter_mut().flatten().for_each(map);
+        self.attachments
+            .iter_mut()
+            .for_each(|a| a.particle = new_index[a.particle as usize]);
+        self.scratch.contacts.clear();
+        self.topology_changed();
+        self.validate()
+    }
+
+    /// The shape-collider contacts of the last substep.
+    #[must_use]
+    pub fn contacts(&self) -> &[Contact] {
+        &self.scratch.contacts
+    }
+
+    /// The XPBD multipliers of the last step's last substep, one per constraint (global
+    /// numbering, [`Constraints::offsets`]); empty before the first step.
+    #[must_use]
+    pub fn multipliers(&self) -> &[f32] {
+        &self.scratch.lambda
+    }
+}
+
+/// `v[new_index[old]] = v[old]` for every entry.
+fn permute<T: Copy + Default>(v: &mut Vec<T>, new_index: &[u32]) {
+    let mut out = vec![T::default(); v.len()];
+    for (old, &new) in new_index.iter().enumerate() {
+        out[new as usize] = v[old];
+    }
+    *v = out;
+}
+
+/// Checks that `new_index` is a permutation of `0..n`.
+pub fn check_permutation(new_index: &[u32], n: usize) -> Result<(), WobbleError> {
+    if new_index.len() != n {
+        return Err(WobbleError::BadCount {
+            name: "permutation length",
+            value: new_index.len() as u64,
+            max: n as u64,
+        });
+    }
+    let mut seen = vec![false; n];
+    for (old, &new) in new_index.iter().enumerate() {
+        if new as usize >= n || seen[new as usize] {
+            return Err(WobbleError::IndexOutOfRange {
+                what: "permutation (not a bijection)",
+                index: old,
+                value: new as u64,
+                len: n,
+            });
+        }
+        seen[new as usize] = true;
+    }
+    Ok(())
 }

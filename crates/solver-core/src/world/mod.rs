@@ -56,21 +56,107 @@ pub use self_collision::SelfCollision;
 use crate::body::Body;
 use crate::collide::Collider;
 use crate::constraints::ConstraintKind;
-use crate::error::{check_index, check_non_negative, Result, WobbleError};
+use crate::error::{check_non_negative, Result, WobbleError};
 use crate::geometry::packed::Packed4;
 use crate::par::*;
 use crate::solver::{GaussSeidel, Solver};
 use crate::step::{step, StepParams};
 use glam::Vec3;
 
+/// Names one body of a [`World`] for as long as it is in the world (a removed body's handle
+/// names nothing, and is never given to another body).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BodyHandle(u64);
+
+/// Names one triangle-mesh collider of a [`World`], as [`BodyHandle`] names a body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ColliderHandle(u64);
+
 /// A body of a [`World`] with its solver and its contact settings.
 pub struct WorldBody {
-    /// The body (its own shape colliders in `body.colliders` still apply).
-    pub body: Body,
+    handle: BodyHandle,
+    body: Body,
+    solver: Box<dyn Solver>,
+    self_collision: Option<SelfCollision>,
+    /// The body's predicted surface (`None` for a body without triangles), the collider the
+    /// other bodies meet it as.
+    surface: Option<MeshCollider>,
+    /// The body's topology id when `surface` and the self-collision links were made.
+    tables_of: u64,
+}
+
+impl WorldBody {
+    /// The body's handle.
+    #[must_use]
+    pub fn handle(&self) -> BodyHandle {
+        self.handle
+    }
+    /// The body (its own shape colliders still apply).
+    #[must_use]
+    pub fn body(&self) -> &Body {
+        &self.body
+    }
+    /// The body, to change: a change of its constraints or topology (which [`Body`] records)
+    /// makes the world rebuild the body's surface and self-collision links before its next
+    /// step.
+    pub fn body_mut(&mut self) -> &mut Body {
+        &mut self.body
+    }
     /// The solver that steps it.
-    pub solver: Box<dyn Solver>,
-    /// Self-collision, for cloth and open surfaces (`None`: off).
-    pub self_collision: Option<SelfCollision>,
+    #[must_use]
+    pub fn solver(&self) -> &dyn Solver {
+        self.solver.as_ref()
+    }
+    /// The solver that steps it, to change.
+    pub fn solver_mut(&mut self) -> &mut dyn Solver {
+        self.solver.as_mut()
+    }
+    /// Replaces the solver that steps it.
+    pub fn set_solver(&mut self, solver: Box<dyn Solver>) {
+        self.solver = solver;
+    }
+    /// Self-collision, for cloth and open surfaces (`None`: off; see
+    /// [`World::enable_self_collision`]).
+    #[must_use]
+    pub fn self_collision(&self) -> Option<&SelfCollision> {
+        self.self_collision.as_ref()
+    }
+    /// Self-collision's settings (thickness, travel bound), to change.
+    pub fn self_collision_mut(&mut self) -> Option<&mut SelfCollision> {
+        self.self_collision.as_mut()
+    }
+
+    /// Rebuilds the surface and the self-collision links if the body's constraints or topology
+    /// changed since they were made.
+    fn refresh(&mut self, thickness: f32, friction: f32) -> Result<()> {
+        if self.tables_of == self.body.topology_id() {
+            return Ok(());
+        }
+        self.surface = surface_of(&self.body, thickness, friction)?;
+        if let Some(sc) = &mut self.self_collision {
+            sc.refit(
+                &self.body.particles.x,
+                &self.body.constraints.distance.pairs,
+            )?;
+        }
+        self.tables_of = self.body.topology_id();
+        Ok(())
+    }
+}
+
+/// The predicted-surface collider of `body` (`None` without triangles).
+fn surface_of(body: &Body, thickness: f32, friction: f32) -> Result<Option<MeshCollider>> {
+    if body.topology.triangles.is_empty() {
+        return Ok(None);
+    }
+    MeshCollider::over(
+        body.particles.x.clone(),
+        &body.topology.triangles,
+        body.topology.closed,
+        thickness,
+        friction,
+    )
+    .map(Some)
 }
 
 /// Where the world's contact table is in `body.constraints.extra` (looked up every time, so
@@ -94,12 +180,14 @@ pub struct WorldReport {
     pub contacts: usize,
 }
 
-/// Several bodies and static colliders stepped together.
+/// Several bodies and static colliders stepped together. Bodies and mesh colliders are named
+/// by handles; the tables the world keeps for a body (its contact table, predicted surface and
+/// self-collision links) live beside it and are rebuilt when it changes, so they cannot fall
+/// out of step with it.
 pub struct World {
-    /// The bodies.
-    pub bodies: Vec<WorldBody>,
-    /// Static triangle-mesh colliders every body collides with.
-    pub meshes: Vec<MeshCollider>,
+    bodies: Vec<WorldBody>,
+    meshes: Vec<(ColliderHandle, MeshCollider)>,
+    next_handle: u64,
     /// Distance kept between the surfaces of two bodies (m).
     pub thickness: f32,
     /// Coulomb friction between two bodies.
@@ -109,8 +197,6 @@ pub struct World {
     /// particles off the path the prediction estimates (a jelly's volume constraint pushes
     /// its surface out by centimetres after an impact), and a contact not found is not held.
     pub search_distance: f32,
-    /// The predicted surface of each body (`None` for a body without triangles).
-    surfaces: Vec<Option<MeshCollider>>,
 }
 
 impl Default for World {
@@ -125,47 +211,106 @@ impl World {
         World {
             bodies: Vec::new(),
             meshes: Vec::new(),
+            next_handle: 0,
             thickness: 0.01,
             friction: 0.5,
             search_distance: 0.02,
-            surfaces: Vec::new(),
         }
     }
 
-    /// Adds `body`, stepped by `solver` (`None`: [`GaussSeidel`]); returns its index.
-    pub fn add_body(&mut self, mut body: Body, solver: Option<Box<dyn Solver>>) -> Result<usize> {
+    /// Adds `body`, stepped by `solver` (`None`: [`GaussSeidel`]); returns its handle.
+    pub fn add_body(
+        &mut self,
+        mut body: Body,
+        solver: Option<Box<dyn Solver>>,
+    ) -> Result<BodyHandle> {
         body.validate()?;
-        body.constraints
+        body.constraints_mut()
             .push_kind(Box::new(WorldContacts::default()));
-        body.topology_changed();
-        let surface = if body.topology.triangles.is_empty() {
-            None
-        } else {
-            Some(MeshCollider::over(
-                body.particles.x.clone(),
-                &body.topology.triangles,
-                body.topology.closed,
-                self.thickness,
-                self.friction,
-            )?)
-        };
-        self.surfaces.push(surface);
+        let surface = surface_of(&body, self.thickness, self.friction)?;
+        let handle = BodyHandle(self.next_handle);
+        self.next_handle += 1;
         self.bodies.push(WorldBody {
+            handle,
+            tables_of: body.topology_id(),
             body,
             solver: solver.unwrap_or_else(|| Box::new(GaussSeidel::default())),
             self_collision: None,
+            surface,
         });
-        Ok(self.bodies.len() - 1)
+        Ok(handle)
     }
 
-    /// Turns self-collision on for body `index` at `thickness` (its rest positions are the
+    /// Removes body `handle` from the world and gives it back (without the world's contact
+    /// table); the other bodies keep their handles.
+    pub fn remove_body(&mut self, handle: BodyHandle) -> Result<Body> {
+        let at = self.index_of(handle)?;
+        let mut body = self.bodies.remove(at).body;
+        if let Some(k) = body.constraints.position_of::<WorldContacts>() {
+            body.constraints_mut().extra.remove(k);
+        }
+        Ok(body)
+    }
+
+    /// Where body `handle` is in the step order, or an error naming the handle.
+    fn index_of(&self, handle: BodyHandle) -> Result<usize> {
+        self.bodies
+            .iter()
+            .position(|b| b.handle == handle)
+            .ok_or_else(|| WobbleError::InvalidStructure {
+                what: "world body handle",
+                detail: format!("{handle:?} names no body of this world (removed?)"),
+            })
+    }
+
+    /// Body `handle`, if it is in the world.
+    #[must_use]
+    pub fn body(&self, handle: BodyHandle) -> Option<&WorldBody> {
+        self.bodies.iter().find(|b| b.handle == handle)
+    }
+
+    /// Body `handle`, to change, if it is in the world.
+    pub fn body_mut(&mut self, handle: BodyHandle) -> Option<&mut WorldBody> {
+        self.bodies.iter_mut().find(|b| b.handle == handle)
+    }
+
+    /// The bodies, in the order they were added (the order contacts are solved in).
+    pub fn bodies(&self) -> impl ExactSizeIterator<Item = &WorldBody> {
+        self.bodies.iter()
+    }
+
+    /// The bodies, to change.
+    pub fn bodies_mut(&mut self) -> impl ExactSizeIterator<Item = &mut WorldBody> {
+        self.bodies.iter_mut()
+    }
+
+    /// Number of bodies.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// True when the world has no body.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.bodies.is_empty()
+    }
+
+    /// Turns self-collision on for body `handle` at `thickness` (its rest positions are the
     /// current ones; particles joined by one of its distance constraints get no pair contact).
-    pub fn enable_self_collision(&mut self, index: usize, thickness: f32) -> Result<()> {
-        check_index("world body", 0, index, self.bodies.len())?;
-        let b = &mut self.bodies[index];
+    pub fn enable_self_collision(&mut self, handle: BodyHandle, thickness: f32) -> Result<()> {
+        let at = self.index_of(handle)?;
+        let b = &mut self.bodies[at];
         let mut sc = SelfCollision::new(&b.body.particles.x, thickness)?;
         sc.skip_linked(&b.body.constraints.distance.pairs)?;
         b.self_collision = Some(sc);
+        Ok(())
+    }
+
+    /// Turns self-collision off for body `handle`.
+    pub fn disable_self_collision(&mut self, handle: BodyHandle) -> Result<()> {
+        let at = self.index_of(handle)?;
+        self.bodies[at].self_collision = None;
         Ok(())
     }
 
@@ -178,9 +323,36 @@ impl World {
         Ok(())
     }
 
-    /// The contact table of body `index`.
-    pub fn contacts(&self, index: usize) -> Option<&WorldContacts> {
-        let b = self.bodies.get(index)?;
+    /// Adds a static triangle-mesh collider every body collides with; returns its handle.
+    pub fn add_mesh_collider(&mut self, mesh: MeshCollider) -> ColliderHandle {
+        let handle = ColliderHandle(self.next_handle);
+        self.next_handle += 1;
+        self.meshes.push((handle, mesh));
+        handle
+    }
+
+    /// Removes mesh collider `handle` and gives it back.
+    pub fn remove_mesh_collider(&mut self, handle: ColliderHandle) -> Result<MeshCollider> {
+        let at = self
+            .meshes
+            .iter()
+            .position(|(h, _)| *h == handle)
+            .ok_or_else(|| WobbleError::InvalidStructure {
+                what: "world collider handle",
+                detail: format!("{handle:?} names no mesh collider of this world (removed?)"),
+            })?;
+        Ok(self.meshes.remove(at).1)
+    }
+
+    /// The static triangle-mesh colliders with their handles.
+    pub fn mesh_colliders(&self) -> impl ExactSizeIterator<Item = (ColliderHandle, &MeshCollider)> {
+        self.meshes.iter().map(|(h, m)| (*h, m))
+    }
+
+    /// The contact table of body `handle`.
+    #[must_use]
+    pub fn contacts(&self, handle: BodyHandle) -> Option<&WorldContacts> {
+        let b = self.body(handle)?;
         let k = contacts_kind(&b.body).ok()?;
         b.body.constraints.extra[k].as_any().downcast_ref()
     }
@@ -195,6 +367,9 @@ impl World {
             [self.thickness, self.friction, self.search_distance],
         )?;
         let sub = plan.one_substep();
+        for b in &mut self.bodies {
+            b.refresh(self.thickness, self.friction)?;
+        }
         let mut report = WorldReport {
             substeps: plan.substeps,
             contacts: 0,
@@ -226,7 +401,7 @@ impl World {
         let mut motion = Vec::new();
         let mut predicted = Vec::new();
         let mut boxes = Vec::with_capacity(self.bodies.len());
-        for (b, surface) in self.bodies.iter().zip(self.surfaces.iter_mut()) {
+        for b in &mut self.bodies {
             let p = &b.body.particles;
             predicted.clear();
             motion.clear();
@@ -239,7 +414,7 @@ impl World {
                 motion.push(to - x.xyz());
             }
             boxes.push((lo - Vec3::splat(reach), hi + Vec3::splat(reach)));
-            if let Some(surface) = surface {
+            if let Some(surface) = &mut b.surface {
                 surface.update(&predicted, &motion, false)?;
                 surface.thickness = self.thickness;
                 surface.friction = self.friction;
@@ -250,17 +425,24 @@ impl World {
         let k = sub.correction_scale();
         let mut total = 0;
         for level in 0..=levels.iter().copied().max().unwrap_or(0) {
-            let (meshes, surfaces) = (&self.meshes, &self.surfaces);
+            // The surfaces are lent out while the bodies of this level step (each reads the
+            // others'), and put back after.
+            let mut surfaces: Vec<Option<MeshCollider>> =
+                self.bodies.iter_mut().map(|b| b.surface.take()).collect();
+            let meshes: Vec<&MeshCollider> = self.meshes.iter().map(|(_, m)| m).collect();
             let results: Vec<(usize, Result<usize>)> = self
                 .bodies
                 .par_iter_mut()
                 .enumerate()
                 .filter(|(index, _)| levels[*index] == level)
                 .map(|(index, b)| {
-                    let r = step_one(b, index, meshes, surfaces, sub, margin, k, &predict);
+                    let r = step_one(b, index, &meshes, &surfaces, sub, margin, k, &predict);
                     (index, r)
                 })
                 .collect();
+            for (b, s) in self.bodies.iter_mut().zip(surfaces.iter_mut()) {
+                b.surface = s.take();
+            }
             for (index, r) in results {
                 match r {
                     Ok(n) => total += n,
@@ -271,8 +453,9 @@ impl World {
                         })
                     }
                 }
-                if let Some(surface) = &mut self.surfaces[index] {
-                    let p = &self.bodies[index].body.particles;
+                let b = &mut self.bodies[index];
+                if let Some(surface) = &mut b.surface {
+                    let p = &b.body.particles;
                     motion.clear();
                     motion.extend(p.x.iter().zip(&p.x_prev).map(|(x, x0)| x.xyz() - x0.xyz()));
                     surface.update(&p.x, &motion, true)?;
@@ -316,7 +499,7 @@ fn solve_levels(boxes: &[(Vec3, Vec3)]) -> Vec<usize> {
 fn step_one(
     b: &mut WorldBody,
     index: usize,
-    meshes: &[MeshCollider],
+    meshes: &[&MeshCollider],
     surfaces: &[Option<MeshCollider>],
     sub: &StepParams,
     margin: f32,
@@ -327,6 +510,7 @@ fn step_one(
         body,
         solver,
         self_collision,
+        ..
     } = b;
     let kind = contacts_kind(body)?;
     let scale = body.constraints.distance.mean_rest();
@@ -342,7 +526,7 @@ fn step_one(
         .enumerate()
         .filter(|(o, _)| *o != index)
         .filter_map(|(_, s)| s.as_ref());
-    let colliders: Vec<&MeshCollider> = meshes.iter().chain(others).collect();
+    let colliders: Vec<&MeshCollider> = meshes.iter().copied().chain(others).collect();
     if !colliders.is_empty() {
         for (i, (x, v)) in p.x.iter().zip(&p.v).enumerate() {
             if x.w == 0.0 {

@@ -130,6 +130,15 @@ impl SelfCollision {
         })
     }
 
+    /// Follows a change of the body: rest positions from `x` when its particle count changed,
+    /// and the linked pairs from `pairs` ([`SelfCollision::skip_linked`]).
+    pub fn refit(&mut self, x: &[Packed4], pairs: &[[u32; 2]]) -> Result<()> {
+        if x.len() != self.rest.len() {
+            self.rest = x.iter().map(|p| p.xyz()).collect();
+        }
+        self.skip_linked(pairs)
+    }
+
     /// Leaves out the pair contacts of the particle pairs `pairs` (a body's distance
     /// constraints: module doc); replaces any earlier list.
     pub fn skip_linked(&mut self, pairs: &[[u32; 2]]) -> Result<()> {

@@ -146,13 +146,13 @@ impl ConstraintKind for Tuples {
 /// rest height for every fourth particle (arity 1, unilateral), after the distance table.
 pub fn cloth_with_extra_kinds(n: usize) -> Body {
     let mut body = scenes::cloth(n).unwrap();
-    let area = TriangleArea::new(&body.topology.triangles, &body.particles.x);
-    body.constraints.push_kind(Box::new(area));
+    let area = TriangleArea::new(&body.topology().triangles, &body.particles.x);
+    body.constraints_mut().push_kind(Box::new(area));
     let floor = Floor {
         ids: (0..body.len() as u32).step_by(4).map(|p| [p]).collect(),
         height: 0.99,
     };
-    body.constraints.push_kind(Box::new(floor));
+    body.constraints_mut().push_kind(Box::new(floor));
     body.topology_changed();
     body
 }
@@ -230,13 +230,14 @@ pub fn on_a_copy<R>(
     solve: impl FnOnce(&mut dyn Solver, &mut SolveState) -> R,
 ) -> (R, Vec<Packed4>, Vec<f32>) {
     let mut b = body.clone();
-    solver_core::prepare_solver(solver, &b.constraints, b.len(), b.topology_id()).unwrap();
-    let mut lambda = vec![0.0; b.constraints.len()];
+    let constraints = b.constraints().clone();
+    solver_core::prepare_solver(solver, &constraints, b.len(), b.topology_id()).unwrap();
+    let mut lambda = vec![0.0; b.constraints().len()];
     let dt = StepParams::default().dt;
     let mut s = SolveState {
         x: &mut b.particles.x,
         x_prev: &b.particles.x_prev,
-        constraints: &b.constraints,
+        constraints: &constraints,
         lambda: &mut lambda,
         inv_dt2: 1.0 / (dt * dt),
         stiffness: 1.0,

@@ -139,7 +139,7 @@ pub fn study(
     ));
     // 2. One process over time.
     let (body, _) = build_body("cloth", a, None, "natural")?;
-    let proj = (body.constraints.len() * iterations) as f64;
+    let proj = (body.constraints().len() * iterations) as f64;
     let mut s = build_solver(solver, &tuning.options(1))?;
     let mut bb = body.clone();
     for _ in 0..20 {
@@ -206,7 +206,7 @@ pub fn study(
     }
     // 4. Neighbouring sizes in turns.
     let (body_b, _) = build_body("cloth", b, None, "natural")?;
-    let proj_b = (body_b.constraints.len() * iterations) as f64;
+    let proj_b = (body_b.constraints().len() * iterations) as f64;
     let mut two = [
         (body.clone(), build_solver(solver, &tuning.options(1))?),
         (body_b, build_solver(solver, &tuning.options(1))?),

@@ -155,7 +155,7 @@ pub fn measure(
         }
         Ok(())
     })?;
-    let proj = (b.constraints.len() * iterations * params.substeps * steps).max(1) as f64;
+    let proj = (b.constraints().len() * iterations * params.substeps * steps).max(1) as f64;
     Ok(CounterRow {
         scene: scene.to_string(),
         n,

@@ -239,7 +239,7 @@ struct Locality {
 }
 
 fn locality(n: usize, ordering: &str, b: &Body) -> Locality {
-    let pairs = &b.constraints.distance.pairs;
+    let pairs = &b.constraints().distance.pairs;
     let (mut jump, mut pages) = (0f64, 0usize);
     for w in pairs.windows(2) {
         let (a, c) = (w[0][0] as i64, w[1][0] as i64);
@@ -805,8 +805,8 @@ fn count(
     sizes.dedup();
     for n in sizes {
         let (body, _) = build_body(a.scene.name(), n, None, &st.orderings[0])?;
-        let steps =
-            ((2e6 / (body.constraints.len() * a.iters).max(1) as f64).ceil() as usize).clamp(1, 50);
+        let steps = ((2e6 / (body.constraints().len() * a.iters).max(1) as f64).ceil() as usize)
+            .clamp(1, 50);
         for s in &st.solvers {
             match or_note(counters::measure(
                 &mut c,

@@ -178,7 +178,7 @@ pub fn measure(
     let rss = peak_rss_mb();
     let mut out = Vec::with_capacity(arms.len());
     for (k, ((ordering, _), (b, s))) in bodies.iter().zip(&arms).enumerate() {
-        let proj = (b.constraints.len() * iterations * params.substeps).max(1) as f64;
+        let proj = (b.constraints().len() * iterations * params.substeps).max(1) as f64;
         let ms = m.median(k, CONFIDENCE);
         let ratio = m.ratio(k, 0, CONFIDENCE);
         let verdict = if k == 0 {
@@ -196,7 +196,7 @@ pub fn measure(
             scene: scene.to_string(),
             n,
             vertices: b.len(),
-            constraints: b.constraints.len(),
+            constraints: b.constraints().len(),
             solver: s.name(),
             threads: s.report().threads,
             iterations,
@@ -214,7 +214,7 @@ pub fn measure(
             scene: scene.to_string(),
             n,
             vertices: b.len(),
-            constraints: b.constraints.len(),
+            constraints: b.constraints().len(),
             solver: s.name(),
             ordering: ordering.clone(),
             iterations,

@@ -23,7 +23,7 @@ fn run(spec: &Spec, compliance: Option<f32>, steps: usize) -> Result<Result<Trac
         Ok(mut sim) => {
             if let Some(a) = compliance {
                 sim.body
-                    .constraints
+                    .constraints_mut()
                     .distance
                     .compliance
                     .iter_mut()

@@ -33,7 +33,7 @@ pub fn asymptotic_rate(curve: &[f64]) -> f64 {
 /// constraints with a movable particle, and the spectral radii of its Jacobi iteration
 /// `I - D⁻¹A` and Gauss-Seidel iteration `I - (D + L)⁻¹A` (constraint order).
 pub fn linearized_radii(body: &Body) -> (f64, f64) {
-    let d = &body.constraints.distance;
+    let d = &body.constraints().distance;
     let x = &body.particles.x;
     let rows: Vec<usize> = (0..d.len())
         .filter(|&c| {

@@ -106,7 +106,7 @@ fn solved(base: &Body, solver: &str, ctx: &Ctx, k: usize) -> Result<Result<Body,
 
 /// RMS distance between the free particles of two bodies, in mean rest lengths.
 pub fn position_error(a: &Body, b: &Body) -> f64 {
-    let rest = a.constraints.distance.mean_rest().max(1e-12) as f64;
+    let rest = a.constraints().distance.mean_rest().max(1e-12) as f64;
     let (mut sum, mut n) = (0.0f64, 0usize);
     for (p, q) in a.particles.x.iter().zip(&b.particles.x) {
         if p.w > 0.0 {
@@ -270,8 +270,8 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
     no_ground.colliders.clear();
     let nd_free = nd(&no_ground, None)?;
     let mut structural = base.clone();
-    let keep = structural.topology.structural;
-    let d = &mut structural.constraints.distance;
+    let keep = structural.topology().structural;
+    let d = &mut structural.constraints_mut().distance;
     d.pairs.truncate(keep);
     d.rest.truncate(keep);
     d.compliance.truncate(keep);

@@ -218,7 +218,7 @@ pub fn run(a: &ConvergeArgs) -> Result<Section, Error> {
         a.scene,
         a.n,
         base.len(),
-        base.constraints.len(),
+        base.constraints().len(),
         a.warm,
         a.iters,
         a.reps

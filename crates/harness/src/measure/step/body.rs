@@ -127,7 +127,7 @@ pub fn measure_body(args: &StepArgs) -> Result<StepReport, Error> {
             name: solver.name(),
             threads: solver.report().threads,
             colors: solver.report().colors,
-            per_substep: body.constraints.len() * args.passes.iterations,
+            per_substep: body.constraints().len() * args.passes.iterations,
             kernel: solver.report().kernel.map(|k| k.name().to_string()),
             adapter: None,
         },
@@ -157,25 +157,25 @@ fn report(
     let median = quantile(&timed.times, 0.5);
     let projections = (facts.per_substep * substeps).max(1) as f64;
     let bending = body
-        .constraints
+        .constraints()
         .extra
         .iter()
         .filter(|k| BENDING_KINDS.contains(&k.name()))
         .map(|k| k.len())
         .sum();
-    let surfaces = [(&body.topology.triangles[..], &body.particles.x[..])];
+    let surfaces = [(&body.topology().triangles[..], &body.particles.x[..])];
     let self_intersections = intersections(args, &surfaces)?;
     if let Some(path) = &args.dump_obj {
         dump_obj(path, &[body])?;
     }
     Ok(StepReport {
-        contacts: body.scratch.contacts.len(),
+        contacts: body.contacts().len(),
         self_intersections,
         runs_ns_per_projection: None,
         scene: args.scene.name().to_string(),
         n: args.n(),
         vertices: body.len(),
-        constraints: body.constraints.len(),
+        constraints: body.constraints().len(),
         solver: facts.name,
         iterations: args.passes.iterations,
         substeps,
@@ -244,7 +244,7 @@ fn measure_gpu(
         name: solver.name().to_string(),
         threads: 1,
         colors: on_gpu.colors(),
-        per_substep: body.constraints.len() * args.passes.iterations,
+        per_substep: body.constraints().len() * args.passes.iterations,
         kernel: None,
         adapter: Some(device.adapter()),
     };
@@ -257,7 +257,7 @@ const BENDING_KINDS: [&str; 2] = ["dihedral_bending", "isometric_bending"];
 /// Applies `--no-bending`, `--no-wind` and `--compliance` to the scene's body.
 fn apply_switches(body: &mut solver_core::Body, args: &StepArgs) -> Result<(), Error> {
     if args.no_bending {
-        body.constraints
+        body.constraints_mut()
             .extra
             .retain(|k| !BENDING_KINDS.contains(&k.name()));
         body.topology_changed();
@@ -271,7 +271,7 @@ fn apply_switches(body: &mut solver_core::Body, args: &StepArgs) -> Result<(), E
                 "--compliance must be finite and >= 0 (m/N), got {alpha}"
             )));
         }
-        body.constraints.distance.set_compliance(alpha);
+        body.constraints_mut().distance.set_compliance(alpha);
     }
     Ok(())
 }

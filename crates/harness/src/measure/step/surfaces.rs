@@ -28,7 +28,7 @@ pub fn dump_obj(path: &Path, bodies: &[&Body]) -> Result<(), Error> {
             for p in &b.particles.x {
                 writeln!(out, "v {} {} {}", p.x, p.y, p.z)?;
             }
-            for t in &b.topology.triangles {
+            for t in &b.topology().triangles {
                 let [i, j, l] = t.map(|v| v as usize + base);
                 writeln!(out, "f {i} {j} {l}")?;
             }

@@ -49,7 +49,7 @@ fn bodies_world(args: &StepArgs) -> Result<World, Error> {
             p.y += lift;
         }
         top = high + lift;
-        let thickness = BODY_THICKNESS * body.constraints.distance.mean_rest();
+        let thickness = BODY_THICKNESS * body.constraints().distance.mean_rest();
         let k = world.add_body(body, None)?;
         if !args.no_self_collision {
             world.enable_self_collision(k, thickness)?;
@@ -68,8 +68,8 @@ fn build_world(args: &StepArgs) -> Result<World, Error> {
         other => return Err(Error::Arg(format!("'{other}' is not a world scene"))),
     };
     let opts = solver_options(args);
-    for b in &mut world.bodies {
-        b.solver = build_solver(args.solver.name(), &opts)?;
+    for b in world.bodies_mut() {
+        b.set_solver(build_solver(args.solver.name(), &opts)?);
     }
     Ok(world)
 }
@@ -103,12 +103,12 @@ pub fn measure_world(args: &StepArgs) -> Result<StepReport, Error> {
         if s >= args.warmup {
             times.push(elapsed);
         }
-        stretch_sum += figures::stretch(&world.bodies[0].body).0 as f64;
+        stretch_sum += figures::stretch(world.bodies().next().expect("a body").body()).0 as f64;
     }
-    let bodies: Vec<&Body> = world.bodies.iter().map(|b| &b.body).collect();
+    let bodies: Vec<&Body> = world.bodies().map(|b| b.body()).collect();
     let surfaces: Vec<Surface> = bodies
         .iter()
-        .map(|b| (&b.topology.triangles[..], &b.particles.x[..]))
+        .map(|b| (&b.topology().triangles[..], &b.particles.x[..]))
         .collect();
     let self_intersections = Some(figures::self_intersections(&surfaces)?);
     if let Some(path) = &args.dump_obj {
@@ -116,20 +116,21 @@ pub fn measure_world(args: &StepArgs) -> Result<StepReport, Error> {
     }
     let first = bodies[0];
     let (stretch_mean, stretch_max) = figures::stretch(first);
-    let constraints: usize = bodies.iter().map(|b| b.constraints.len()).sum();
+    let constraints: usize = bodies.iter().map(|b| b.constraints().len()).sum();
     let all_x: Vec<_> = bodies
         .iter()
         .flat_map(|b| b.particles.x.iter().copied())
         .collect();
     let median = quantile(&times, 0.5);
-    let solver = world.bodies[0].solver.report();
+    let first_solver = world.bodies().next().expect("a body").solver();
+    let solver = first_solver.report();
     let projections = (constraints * args.passes.iterations * report.substeps).max(1) as f64;
     Ok(StepReport {
         scene: args.scene.name().to_string(),
         n: args.n(),
         vertices: all_x.len(),
         constraints,
-        solver: world.bodies[0].solver.name(),
+        solver: first_solver.name(),
         iterations: args.passes.iterations,
         substeps: report.substeps,
         dt: args.dt,
