@@ -1,51 +1,49 @@
 //! # solver-core
 //!
-//! The data and the hot kernels of wobble, a position-based dynamics (PBD/XPBD) library.
+//! The data, the hot kernels and the step of wobble, a position-based dynamics (PBD/XPBD)
+//! library: what a game compiles. The modules stand in floors, each importing only from its
+//! own floor or below (`tests/import_floors.rs` at the workspace root checks there is no
+//! import cycle), ground first:
 //!
-//! - [`body`]: a [`Body`] ties particles, constraints, topology, colliders and attachments;
-//!   [`body::state`] saves and restores what changes as it steps ([`BodyState`]; with the
-//!   `serde` feature, serializable);
-//!   [`body::particles`] is the structure-of-arrays storage (each position packed with its
-//!   inverse mass as `[x, y, z, w]`, [`Packed4`]; read back with
-//!   [`Particles::positions_into`]); [`body::materials`] turns Young's modulus
-//!   and Poisson's ratio into XPBD compliances.
-//! - [`build`]: builders for cloth, flags, ropes, closed soft bodies and tetrahedral bodies
-//!   from a size, a resolution, a placement, a mass, pins and compliances, checked.
-//! - [`constraints`]: one table per constraint kind behind the [`ConstraintKind`] trait, one
-//!   kind per file (distance, tether, bending, volume, neo-Hookean, drag).
-//! - [`simd`]: the SIMD projection of a batch of independent distance constraints (what the
-//!   colored solver runs), beside its scalar twin.
-//! - [`solver`]: the [`Solver`] trait, the only thing the step loop knows of solvers, and the
-//!   reference sequential [`GaussSeidel`].
-//! - [`step`](mod@step): the step loop (forces → predict → solve with contacts → velocities), its
-//!   per-particle passes ([`step::passes`]) and the NaN guard's replay ([`step::diagnose`]),
-//!   which names the particle and stage a divergence began at.
-//! - [`collide`]: plane, sphere, capsule and box colliders with friction and restitution
-//!   ([`Collider::sphere`] and the other checked constructors).
-//! - `coupling` (feature `rapier`): two-way coupling of a body with rapier3d rigid bodies
-//!   (`coupling::rapier::RapierCoupling`: contacts push the rigid bodies back with impulses).
-//! - [`mesh`]: mesh input: triangle meshes, welding, edge adjacency, normals (also straight
-//!   from particles, [`mesh::vertex_normals_into`]), OBJ loading;
-//!   [`mesh::repair`] (repair or strict refusal of an artist's defects), [`mesh::tetgen`]
-//!   (tetrahedral meshes, TetGen `.node`/`.ele`), [`mesh::fuzz`] (the fuzz target's path).
-//! - [`world`]: a [`World`] of several bodies stepped together, with contacts between them,
-//!   against triangle-mesh colliders ([`MeshCollider`]) and within a cloth ([`SelfCollision`]).
-//! - [`scenes`]: the standard scenes of `docs/SCENES.md`.
-//! - [`figures`]: stretch, residual, energy, volume and state hash of a state.
-//! - [`analytic`]: bodies with closed-form answers (the hanging chain, the free cloth's
-//!   momentum) that the analytic tests and the claims measure.
-//! - [`interaction`]: ray picking through a refitted BVH, grabs (and where they are,
-//!   [`interaction::picking::grab_state`]) and impulses at points ([`interaction::picking`]);
-//!   the Unity "jelly" deformer ([`interaction::deformer`]).
-//! - [`effects`]: wind, tearing, plasticity, and a render mesh embedded in the simulation mesh.
-//! - [`mass_spring`]: the force-based mass-spring model, its integrators and their stability
-//!   (the baseline PBD is compared with; it does not use the step loop).
-//! - [`shared_mut`]: the raw pointer the parallel passes and solvers share a slice through.
-//! - [`error`]: [`WobbleError`], the one error type.
+//! 1. [`error`]: [`WobbleError`], the one error type, its `check_*` helpers and the divergence
+//!    bound [`error::MAX_SPEED`].
+//! 2. [`geometry`]: plain data and geometry: [`Packed4`] (a position packed with its inverse
+//!    mass, `[x, y, z, w]`), [`Xyz`] (what a read-back writes into), the refitted triangle BVH,
+//!    segment-triangle and closest-point queries, volumes and winding numbers.
+//! 3. [`mesh`]: triangle meshes, welding, adjacency, normals ([`mesh::vertex_normals_into`]),
+//!    OBJ loading; [`mesh::repair`] (repair or strict refusal of an artist's defects),
+//!    [`mesh::tetgen`] (tetrahedral meshes), [`mesh::shapes`] (icosphere, tetrahedral cube).
+//! 4. [`constraints`]: one table per constraint kind behind [`ConstraintKind`], one kind per
+//!    file (distance, tether, bending, volume, neo-Hookean, drag), and
+//!    [`constraints::material`] (compliances from Young's modulus and Poisson's ratio). Beside
+//!    them: [`collide`] (plane, sphere, capsule and box colliders with friction and
+//!    restitution) and [`wind`].
+//! 5. [`simd`]: the batch kernels of the colored solver (distance quads, dihedral and
+//!    isometric bends, tethers) for AVX-512, AVX2+FMA and a portable path, each beside its
+//!    scalar twin. [`body`]: a [`Body`] ties particles, constraints, topology, colliders and
+//!    attachments, and keeps what a solver prepares from behind methods that record a change;
+//!    [`body::state`] saves and restores what changes as it steps ([`BodyState`]).
+//! 6. [`solver`]: the [`Solver`] trait, the only thing the step loop knows of solvers, and the
+//!    reference sequential [`GaussSeidel`]. [`figures`]: stretch, residual, energy, volume and
+//!    state hash of a state.
+//! 7. [`step`](mod@step): the step loop (forces → predict → solve with contacts → velocities),
+//!    its per-particle passes ([`step::passes`]) and the NaN guard's replay
+//!    ([`step::diagnose`]), which names the particle and stage a divergence began at.
+//! 8. [`build`]: builders for cloth, flags, ropes, closed soft bodies and tetrahedral bodies
+//!    from a size, a resolution, a placement, a mass, pins and compliances, checked; bodies from
+//!    meshes; materials applied to a body. [`interaction`]: ray picking, grabs and impulses at
+//!    points, the Unity "jelly" deformer. [`effects`]: tearing, plasticity, a render mesh
+//!    embedded in the simulation mesh.
+//! 9. [`world`]: a [`World`] of several bodies (named by [`BodyHandle`]) stepped together, with
+//!    contacts between them, against triangle-mesh colliders ([`MeshCollider`]) and within a
+//!    cloth ([`SelfCollision`]).
+//! 10. `coupling` (feature `rapier`): two-way coupling of a body with rapier3d rigid bodies
+//!     (`coupling::rapier::RapierCoupling`).
 //!
-//! Data flows one way: a builder, scene or mesh builds a `Body`; [`step()`] advances it with any
+//! Data flows one way: a builder or mesh builds a `Body`; [`step()`] advances it with any
 //! `Solver`; `figures` read the result. `glam::Vec3` appears at the API edges only; the hot
-//! loops work on slices of `Packed4` and `u32` indices.
+//! loops work on slices of `Packed4` and `u32` indices. The benchmark scenes of
+//! `docs/SCENES.md` are in the `scenes` crate, above this one.
 
 pub mod body;
 pub mod build;

@@ -77,7 +77,7 @@ struct KernelArgs {
 }
 
 /// Default particles per tile: 16384 particles are 256 KB, an eighth of a 2 MB L2, leaving room
-/// for the streamed constraint data (8192 and 32768 measured the same within noise).
+/// for the streamed constraint data.
 pub const DEFAULT_TILE_PARTICLES: usize = 16384;
 
 /// One color's work: a SIMD batch of its distance constraints and its other constraints.

@@ -31,7 +31,7 @@ pub const MAX_ROPE_PARTICLES: usize = MAX_N * MAX_N;
 ///     .pin_start()
 ///     .bending(Bending::Links(1e-4))
 ///     .build()?;
-/// assert_eq!(rope.topology.structural, 40);
+/// assert_eq!(rope.topology().structural, 40);
 /// # Ok::<(), solver_core::WobbleError>(())
 /// ```
 pub struct Rope {

@@ -34,7 +34,7 @@ enum Surface {
 ///     .volume(1e-5)
 ///     .collider(Collider::ground(0.5, 0.0))
 ///     .build()?;
-/// assert!(jelly.topology.closed);
+/// assert!(jelly.topology().closed);
 /// # Ok::<(), solver_core::WobbleError>(())
 /// ```
 pub struct SoftBody {

@@ -31,7 +31,7 @@ enum Solid {
 ///     .volume(1e-6)
 ///     .collider(Collider::ground(0.5, 0.0))
 ///     .build()?;
-/// assert_eq!(block.topology.tets.len(), 5 * 27);
+/// assert_eq!(block.topology().tets.len(), 5 * 27);
 /// # Ok::<(), solver_core::WobbleError>(())
 /// ```
 pub struct TetBody {

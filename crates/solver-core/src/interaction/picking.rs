@@ -167,7 +167,7 @@ pub struct Picker {
 }
 
 impl Picker {
-    /// A picker over `body`'s surface triangles (`body.topology.triangles`).
+    /// A picker over `body`'s surface triangles (`body.topology().triangles`).
     pub fn new(body: &Body) -> Result<Self> {
         Ok(Picker {
             bvh: TriangleBvh::build(&body.topology.triangles, &body.particles.x)?,

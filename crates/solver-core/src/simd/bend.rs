@@ -318,7 +318,8 @@ unsafe fn dihedral<L: Lane>(
     // Degenerate lanes get zero coefficients, so their positions stay as they are (adding 0
     // turns a -0.0 coordinate into +0.0, the only bits that change).
     // Divisions, not estimates and a Newton step: one operation each (the divider is idle
-    // most of the update) where the step takes three; measured no slower on AVX2 or AVX-512.
+    // most of the update) where the step takes three (`cargo bench --bench bend_kernel`
+    // compares the kernels).
     let one = L::splat(1.0);
     let (rla2, rlb2) = (one.div(la2), one.div(lb2));
     let ce = L::select(zero.lt(vol), el, el.mul(L::splat(-1.0)));

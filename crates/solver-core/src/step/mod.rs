@@ -511,7 +511,8 @@ pub(crate) struct PlainCheck<const INPUT: bool>;
 /// The plain step's checker.
 pub(crate) type NoCheck = PlainCheck<true>;
 
-/// [`NoCheck`] without the input check, for [`step_unchecked_for_bench`].
+/// [`NoCheck`] without the input check (the step of a body whose input the caller has
+/// checked).
 pub(crate) type NoInputCheck = PlainCheck<false>;
 
 impl<const INPUT_CHECK: bool> StageCheck for PlainCheck<INPUT_CHECK> {
