@@ -216,9 +216,17 @@ pub const ATAN_MAX_ERROR: f32 = 1e-6;
 /// `+π` for `y = ±0`, `x < 0`; NaN when both are 0.
 #[inline(always)]
 pub(super) unsafe fn atan2<L: Lane>(y: L, x: L) -> L {
+    atan2_negated_where(y, x, y.lt(L::splat(0.0)))
+}
+
+/// `atan2(|y|, x)`, negated in the lanes of `below`: [`atan2`] with the sign's mask given, so
+/// that a caller holding `-y` takes `atan2(y, x)` as `atan2_negated_where(-y, x, 0 < -y)`
+/// without negating it.
+#[inline(always)]
+unsafe fn atan2_negated_where<L: Lane>(y: L, x: L, below: L::M) -> L {
     let (ay, ax) = (y.abs(), x.abs());
     let zero = L::splat(0.0);
-    let (steep, negative, below) = (ax.lt(ay), x.lt(zero), y.lt(zero));
+    let (steep, negative) = (ax.lt(ay), x.lt(zero));
     let t = ax.min(ay).div(ay.max(ax));
     // Estrin's scheme in z = t²: three products deep instead of Horner's six.
     let z = t.mul(t);
@@ -316,13 +324,14 @@ unsafe fn dihedral<L: Lane>(
     let el = el2.sqrt();
     // nA × nB = -e (nA · b), so the sine term S = (nA × nB) · e / |e| is -|e| (nA · b); with
     // D = nA · nB, θ - θ0 is the angle of (S cos θ0 - D sin θ0, D cos θ0 + S sin θ0), each
-    // component one fused product after |e|.
+    // component one fused product after |e|. The sine is formed negated,
+    // |e| (nA · b) cos θ0 + D sin θ0, and its sign taken from `0 < -sine`.
     let (vol, d) = (na.dot(b), na.dot(nb));
-    let neg_vol = zero.sub(vol);
-    let sine = el.mul_sub(neg_vol.mul(cos0), d.mul(sin0));
-    let cosine = el.fma(neg_vol.mul(sin0), d.mul(cos0));
+    let neg_sine = el.fma(vol.mul(cos0), d.mul(sin0));
+    let cosine = el.neg_mul_add(vol.mul(sin0), d.mul(cos0));
+    let angle = atan2_negated_where(neg_sine, cosine, zero.lt(neg_sine));
     // Degenerate lanes: θ = 0, so C = clamp(wrap(-θ0)), and no gradient (below).
-    let deviation = L::select(geom, atan2(sine, cosine), degenerate);
+    let deviation = L::select(geom, angle, degenerate);
     let max_step = L::splat(DIHEDRAL_MAX_STEP);
     let value = deviation.min(max_step).max(L::splat(-DIHEDRAL_MAX_STEP));
     // Degenerate lanes get zero coefficients, so their positions stay as they are (adding 0
