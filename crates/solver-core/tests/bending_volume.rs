@@ -111,7 +111,7 @@ proptest! {
 }
 
 #[test]
-fn flat_stencils_have_zero_bending_and_dihedral_bending_is_unsigned() {
+fn flat_stencils_have_zero_bending_and_dihedral_bending_is_signed() {
     let flat = [
         Vec3::ZERO,
         Vec3::X,
@@ -124,39 +124,41 @@ fn flat_stencils_have_zero_bending_and_dihedral_bending_is_unsigned() {
     assert!(iso.evaluate(0, &x, &mut g).abs() < 1e-6);
     let dih = DihedralBending::from_stencils(&x, &[[0, 1, 2, 3]], 0.0).unwrap();
     assert!(dih.rest[0].abs() < 1e-6);
-    // Folding the wing x3 up or down by 90 degrees gives θ = ∓π/2; the unsigned C clamps
-    // to the trust region either way.
+    // Folding the wing x3 up or down by 90 degrees gives θ = ∓π/2; the signed C clamps to
+    // the trust region on the side of the fold.
     let mut up = flat;
     up[3] = Vec3::new(0.6, 0.0, 0.7);
     let mut down = flat;
     down[3] = Vec3::new(0.6, 0.0, -0.7);
     let a = dihedral_angle_and_grad(up, &mut g);
     let b = dihedral_angle_and_grad(down, &mut g);
-    assert!((a.abs() - std::f32::consts::FRAC_PI_2).abs() < 1e-4, "{a}");
+    assert!((a + std::f32::consts::FRAC_PI_2).abs() < 1e-4, "{a}");
     assert!((a + b).abs() < 1e-4, "{a} {b}");
-    assert_eq!(dih.evaluate(0, &packed(&up), &mut g), DIHEDRAL_MAX_STEP);
+    assert_eq!(dih.evaluate(0, &packed(&up), &mut g), -DIHEDRAL_MAX_STEP);
     assert_eq!(dih.evaluate(0, &packed(&down), &mut g), DIHEDRAL_MAX_STEP);
-    // A small fold, up or down, gives the same C.
+    // A small fold up or down gives opposite C, and gradients pointing back to flat.
     let mut up = flat;
     up[3].z = 0.1;
     let mut down = flat;
     down[3].z = -0.1;
-    let (c1, c2) = (
-        dih.evaluate(0, &packed(&up), &mut g),
-        dih.evaluate(0, &packed(&down), &mut g),
-    );
-    assert!(c1 > 0.1 && (c1 - c2).abs() < 1e-5, "{c1} {c2}");
-    // Folded flat onto itself from either side: |θ| = π, continuous across the fold.
+    // (The projection moves the free wing by -C ∇C, times positive factors.)
+    let c1 = dih.evaluate(0, &packed(&up), &mut g);
+    assert!(-c1 * g[3].z < 0.0, "up: C {c1}, ∇3 {:?}", g[3]);
+    let c2 = dih.evaluate(0, &packed(&down), &mut g);
+    assert!(-c2 * g[3].z > 0.0, "down: C {c2}, ∇3 {:?}", g[3]);
+    assert!(c1 < -0.1 && (c1 + c2).abs() < 1e-5, "{c1} {c2}");
+    // Folded flat onto itself from either side: θ = ±π, one configuration.
     let mut over = flat;
     over[3] = Vec3::new(0.6, 0.7, 1e-3);
     let mut under = flat;
     under[3] = Vec3::new(0.6, 0.7, -1e-3);
     let t1 = dihedral_angle_and_grad(over, &mut g);
     let t2 = dihedral_angle_and_grad(under, &mut g);
-    assert!(
-        (t1.abs() - t2.abs()).abs() < 1e-2 && t1.abs() > 3.1,
-        "{t1} {t2}"
-    );
+    assert!(t1 < -3.1 && t2 > 3.1, "{t1} {t2}");
+    // A rest state folded onto itself: C continuous across the fold.
+    let folded = DihedralBending::from_stencils(&packed(&over), &[[0, 1, 2, 3]], 0.0).unwrap();
+    let c = folded.evaluate(0, &packed(&under), &mut g);
+    assert!(c.abs() < 1e-2, "{c}");
     assert!(iso.evaluate(0, &packed(&up), &mut g) > 0.1);
 }
 

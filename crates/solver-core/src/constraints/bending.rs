@@ -5,14 +5,34 @@
 //! `x0`, `x1` on the shared edge (in the winding of the first triangle), `x2` opposite in the
 //! first triangle, `x3` opposite in the second.
 //!
-//! Dihedral (Müller et al. 2007, "Position Based Dynamics", §4.2): `C = |θ| - |θ0|`, with the
-//! signed angle between the normals `nA = e × (x2 - x0)`, `nB = (x3 - x0) × e`, `e = x1 - x0`,
-//! `θ = atan2((nA × nB) · ê, nA · nB)` (0 when flat). Like Müller's `acos(nA·nB) - φ0` the
-//! constraint is unsigned, so it is continuous where the cloth folds flat onto itself
-//! (θ = ±π; a signed `θ - θ0` jumps by 2π there and pumps energy into folds), but the
-//! `atan2` form keeps a finite gradient at the flat rest state of cloth, where `acos` has an
-//! infinite one. `∇C = sign(θ) ∇θ`, with the gradients of Bridson et al. 2003 ("Simulation of
-//! clothing with folds and wrinkles"):
+//! Dihedral (Müller et al. 2007, "Position Based Dynamics", §4.2, with the signed angle of
+//! Bridson et al. 2003, "Simulation of clothing with folds and wrinkles"): with
+//! `e = x1 - x0`, `ê = e / |e|` and the wing normals `nA = e × (x2 - x0)`,
+//! `nB = (x3 - x0) × e` (both point to the same side when the stencil is flat), the angle
+//!
+//! ```text
+//! θ = atan2((nA × nB) · ê, nA · nB)   in [-π, π]
+//! ```
+//!
+//! is signed about the shared edge: 0 flat, positive when x3 lies on the side of the first
+//! triangle's plane away from `nA` (`nA · (x3 - x0) < 0`, as `nA × nB = -e (nA · (x3 - x0))`),
+//! negative on the side `nA` points to, ±π folded flat onto itself. The rest angle `θ0` is
+//! stored with its sign, in `(-π, π]`, and the constraint is the deviation wrapped once around
+//! the circle,
+//!
+//! ```text
+//! C = wrap(θ - θ0),   wrap(d) = d - 2πk   in (-π, π]  (k an integer),
+//! ```
+//!
+//! so that a crease and its mirror image (`θ0` and `-θ0`) are different rest states: pushed
+//! through flat, a concave crease is pulled back to concave, never on to its convex mirror,
+//! and two different angles never give the same `C` (`wrap(θ - θ0)` is one-to-one on the
+//! circle). `C` has no jump where the stencil folds onto itself (θ = ±π are one
+//! configuration and `wrap` identifies them), so a fully folded rest state (`θ0 = π`) holds;
+//! its one jump is half a turn away from the rest state, at `θ = θ0 + π`, where the two ways
+//! back are equally long. The `atan2` form keeps a finite gradient at the flat rest state of
+//! cloth, where Müller's `acos(nA · nB)` has an infinite one. `∇C = ∇θ`, with Bridson's
+//! gradients:
 //!
 //! ```text
 //! ∇2 θ = -|e| nA / |nA|²,   ∇3 θ = -|e| nB / |nB|²,
@@ -45,6 +65,7 @@ use crate::error::{Result, WobbleError};
 use crate::geometry::packed::Packed4;
 use glam::Vec3;
 use std::collections::HashMap;
+use std::f32::consts::{PI, TAU};
 
 /// The bending stencils of a triangle list: for each edge shared by exactly two triangles,
 /// `[x0, x1, x2, x3]` with x0→x1 the edge in the first triangle's winding, x2 the first
@@ -114,16 +135,42 @@ pub fn dihedral_angle_and_grad(p: [Vec3; 4], grad: &mut [Vec3; MAX_ARITY]) -> f3
     theta
 }
 
+/// `θ` as a rest angle: in `(-π, π]`, the fold `-π` (from a `-0.0` sine term) stored as `π`,
+/// the same configuration.
+pub fn signed_rest_angle(theta: f32) -> f32 {
+    if theta <= -PI {
+        PI
+    } else {
+        theta
+    }
+}
+
+/// The dihedral constraint's value before its trust region: `θ - θ0` wrapped into `(-π, π]`
+/// (`θ`, `θ0` in `[-π, π]`, see the module's theory). One-to-one in `θ` on the circle, and
+/// continuous across the fold `θ = ±π`.
+#[inline]
+pub fn dihedral_deviation(theta: f32, rest: f32) -> f32 {
+    let d = theta - rest;
+    if d > PI {
+        d - TAU
+    } else if d <= -PI {
+        d + TAU
+    } else {
+        d
+    }
+}
+
 /// The largest angle (radians) one dihedral projection corrects: the trust region of the
 /// linearised step (see the module's theory).
 pub const DIHEDRAL_MAX_STEP: f32 = 0.5;
 
-/// Dihedral-angle bending constraints `C = |θ| - θ0` on triangle pairs.
+/// Dihedral-angle bending constraints `C = wrap(θ - θ0)` on triangle pairs (see the module's
+/// theory), clamped to ±[`DIHEDRAL_MAX_STEP`].
 #[derive(Clone, Debug, Default)]
 pub struct DihedralBending {
     /// Stencils `[x0, x1, x2, x3]` (see [`bending_stencils`]).
     pub stencils: Vec<[u32; 4]>,
-    /// Unsigned rest angles θ0 in [0, π].
+    /// Signed rest angles θ0 in (-π, π] (the sign of [`dihedral_angle_and_grad`]).
     pub rest: Vec<f32>,
     /// Compliances α (1 / (bending stiffness in N·m per rad²); 0 = rigid).
     pub compliance: Vec<f32>,
@@ -158,7 +205,7 @@ impl DihedralBending {
                         c: s[2],
                     });
                 }
-                Ok(dihedral_angle_and_grad(p, &mut grad).abs())
+                Ok(signed_rest_angle(dihedral_angle_and_grad(p, &mut grad)))
             })?;
         Ok(DihedralBending {
             stencils,
@@ -194,12 +241,7 @@ impl ConstraintKind for DihedralBending {
     index_table_accessors!("dihedral_bending", stencils);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         let theta = dihedral_angle_and_grad(positions(x, &self.stencils[c]), grad);
-        if theta < 0.0 {
-            for g in grad.iter_mut() {
-                *g = -*g;
-            }
-        }
-        (theta.abs() - self.rest[c]).clamp(-DIHEDRAL_MAX_STEP, DIHEDRAL_MAX_STEP)
+        dihedral_deviation(theta, self.rest[c]).clamp(-DIHEDRAL_MAX_STEP, DIHEDRAL_MAX_STEP)
     }
     fn scale(&self) -> f32 {
         1.0

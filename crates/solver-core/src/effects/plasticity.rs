@@ -11,14 +11,14 @@
 //!
 //! with creep rate `c` (1/s) over the elapsed time `h`: at `c h >= 1` the rest length jumps to
 //! the yield surface at once, smaller rates flow toward it. Dihedral bending rest angles follow
-//! the same rule with a yield angle. Rest values are copied into solver structures (the SIMD
+//! the same rule with a yield angle, on the signed deviation of
+//! [`bending::dihedral_deviation`] (the rest angle keeps its sign). Rest values are copied into solver structures (the SIMD
 //! edge batches hold rest lengths), so any change renews the body's topology id.
 
 use crate::body::Body;
-use crate::constraints::DihedralBending;
+use crate::constraints::{bending, DihedralBending};
 use crate::error::check_non_negative;
 use crate::error::{check_dt, Result};
-use std::f32::consts::PI;
 
 /// When and how fast rest values flow.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -74,12 +74,13 @@ pub fn apply_plasticity(body: &mut Body, plasticity: &Plasticity, dt: f32) -> Re
         if let Some(b) = kind.as_any_mut().downcast_mut::<DihedralBending>() {
             for c in 0..b.stencils.len() {
                 let p = b.stencils[c].map(|v| x[v as usize].xyz());
-                let theta =
-                    crate::constraints::bending::dihedral_angle_and_grad(p, &mut grad).abs();
-                let excess = theta - b.rest[c];
+                let theta = bending::dihedral_angle_and_grad(p, &mut grad);
+                // Signed, as the constraint: the flow follows the wrapped deviation, so a
+                // crease yields toward its current side and never toward its mirror image.
+                let excess = bending::dihedral_deviation(theta, b.rest[c]);
                 if excess.abs() > plasticity.yield_angle {
                     let plastic = excess - plasticity.yield_angle.copysign(excess);
-                    b.rest[c] = (b.rest[c] + f * plastic).clamp(0.0, PI);
+                    b.rest[c] = bending::dihedral_deviation(b.rest[c] + f * plastic, 0.0);
                     changed += 1;
                 }
             }

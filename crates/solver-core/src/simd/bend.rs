@@ -5,20 +5,25 @@
 //! The updates are those of [`DihedralBending`] and [`IsometricBending`] through
 //! [`crate::constraints::project_generic`], rewritten so that they vectorize:
 //!
-//! - dihedral: with `nA = e × (x2 - x0)`, `nB = (x3 - x0) × e`, the unsigned angle is
-//!   `|θ| = atan2(|e| |nA · b|, nA · nB)` (`b = x3 - x0`; the generic path's
-//!   `atan2((nA × nB) · e / |e|, nA · nB)` is the same angle, as `nA × nB = -e (nA · b)`),
-//!   computed by [`atan2_abs_minus`]: a reduction to `[0, 1]` by `min / max` and an odd
-//!   polynomial of degree 13 ([`ATAN_MAX_ERROR`]), the quadrant and `-θ0` folded into its last
-//!   fused product. `C = clamp(|θ| - θ0, ±DIHEDRAL_MAX_STEP)` (the same trust region). The four
-//!   gradients are combinations of `nA` and `nB` with the sign of `θ` in their coefficients,
-//!   and their squared norms come from `|e|²`, `|nA|²`, `|nB|²` and `nA · nB` (see
-//!   [`dihedral`]), arranged so that the update's longest dependency chain is the angle's;
+//! - dihedral: with `nA = e × (x2 - x0)`, `nB = (x3 - x0) × e`, the signed angle is
+//!   `θ = atan2(S, D)` with `S = -|e| (nA · b)`, `D = nA · nB` (`b = x3 - x0`; the generic
+//!   path's `atan2((nA × nB) · e / |e|, nA · nB)` is the same angle, as
+//!   `nA × nB = -e (nA · b)`). The wrapped deviation `wrap(θ - θ0)` of the generic path is
+//!   the angle of `(S, D)` turned back by `θ0`, `atan2(S cos θ0 - D sin θ0, D cos θ0 + S sin θ0)`,
+//!   which lies in `[-π, π]` with no wrap to decide after the angle; each product with `|e|`
+//!   is one fused product, as the old `|e| (nA · b)` was one product, so the rotation adds
+//!   nothing to the angle's chain. The batch stores `cos θ0` and `sin θ0`. The angle is
+//!   [`atan2`]: a reduction to `[0, 1]` by `min / max` and an odd polynomial of degree 13
+//!   ([`ATAN_MAX_ERROR`]), the quadrant and the sign of `S` folded into its last fused
+//!   product. `C = clamp(wrap(θ - θ0), ±DIHEDRAL_MAX_STEP)` (the same trust region). The four
+//!   gradients are combinations of `nA` and `nB` (Bridson's `∇θ`), and their squared norms
+//!   come from `|e|²`, `|nA|²`, `|nB|²` and `nA · nB` (see [`dihedral`]), arranged so that the
+//!   update's longest dependency chain is the angle's;
 //! - isometric: `C = |v|`, `v = Σ k_i (x_i - x0)`, `∇_i C = k_i v̂`, with
 //!   `|∇_i C|² = |v̂|² k_i²`.
 //!
 //! Degenerate stencils (a vanishing edge or triangle, `v = 0`) get no gradient and `θ = 0`
-//! (dihedral: `C = clamp(-θ0)`) or `C = 0` (isometric), as in the generic path: nothing moves,
+//! (dihedral: `C = clamp(wrap(-θ0))`) or `C = 0` (isometric), as in the generic path: nothing moves,
 //! and the multiplier follows the compliance term alone.
 //!
 //! Layout: a bend touches four particles that rarely sit at fixed offsets, so every particle is
@@ -32,7 +37,7 @@ use super::block::arr4;
 use super::block::{Isa, Job};
 use super::lane::{positive_finite, Lane, V3, W};
 use super::{Kernel, LaneBatch, LANES};
-use crate::constraints::bending::DIHEDRAL_MAX_STEP;
+use crate::constraints::bending::{dihedral_deviation, DIHEDRAL_MAX_STEP};
 use crate::constraints::{DihedralBending, IsometricBending, MIN_DENOMINATOR};
 use crate::error::check_index;
 use crate::error::{Result, WobbleError};
@@ -41,7 +46,7 @@ use crate::geometry::packed::Packed4;
 /// The bending model of a [`BendBatch`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BendModel {
-    /// [`DihedralBending`]: `C = clamp(|θ| - θ0, ±0.5 rad)`.
+    /// [`DihedralBending`]: `C = clamp(wrap(θ - θ0), ±0.5 rad)`, `θ` signed.
     #[default]
     Dihedral,
     /// [`IsometricBending`]: `C = |Σ k_i x_i|`.
@@ -61,7 +66,9 @@ pub struct BendBatch {
     /// (4 per particle): a kernel's address is then one load and an addressing mode, where
     /// indices would need a shift each, which the compiler vectorizes into extracts.
     p: [Vec<u32>; 4],
-    /// Dihedral: the rest angle in `param[0]`; isometric: the weights `k_0..k_3`.
+    /// Dihedral: the rest angle's cosine and sine in `param[0]`, `param[1]`, and in `param[2]`
+    /// the value `wrap(0 - θ0)` of a degenerate stencil (θ = 0, as the generic path); isometric:
+    /// the weights `k_0..k_3`.
     param: [Vec<f32>; 4],
     compliance: Vec<f32>,
     particles_needed: usize,
@@ -77,9 +84,12 @@ impl BendBatch {
             table.stencils.len(),
             particles,
             |c| {
+                let rest = table.rest[c];
+                let (sin, cos) = rest.sin_cos();
+                let degenerate = dihedral_deviation(0.0, rest);
                 (
                     table.stencils[c],
-                    [table.rest[c], 0.0, 0.0, 0.0],
+                    [cos, sin, degenerate, 0.0],
                     table.compliance[c],
                 )
             },
@@ -194,21 +204,30 @@ const ATAN: [f32; 7] = [
     0.006_811_83,
 ];
 
-/// The largest error of the kernels' polynomial `atan2_abs` against `f64::atan2`, in radians,
+/// The largest error of the kernels' polynomial [`atan2`] against `f64::atan2`, in radians,
 /// over every argument
 /// (the polynomial's 2.5e-7 plus f32 rounding; tested).
 pub const ATAN_MAX_ERROR: f32 = 1e-6;
 
-/// `atan2(|y|, x) - shift`, with `atan2(|y|, x)` in `[0, π]`: the angle reduced to
-/// `t = min / max` of `|y|`, `|x|` in `[0, 1]`, the polynomial `r = t P(t²)`, then `π/2 - r`
-/// above the diagonal and `π - r` for `x < 0`. Those quadrant steps and the shift are folded
-/// into one last product and sum, `P (±t) + (offset - shift)`, whose sign and offset come from
-/// the comparisons while the polynomial is evaluated: the angle waits on one operation after
-/// `P` instead of five. NaN when both are 0.
+/// `atan2(y, x)` in `[-π, π]`: the angle reduced to `t = min / max` of `|y|`, `|x|` in
+/// `[0, 1]`, the polynomial `r = t P(t²)`, then `π/2 - r` above the diagonal, `π - r` for
+/// `x < 0`, and the whole negated for `y < 0`. Those quadrant steps are folded into one last
+/// product and sum, `P (±t) ± offset`, whose signs and offset come from the comparisons while
+/// the polynomial is evaluated: the angle waits on one operation after `P` instead of six.
+/// `+π` for `y = ±0`, `x < 0`; NaN when both are 0.
 #[inline(always)]
-pub(super) unsafe fn atan2_abs_minus<L: Lane>(y: L, x: L, shift: L) -> L {
+pub(super) unsafe fn atan2<L: Lane>(y: L, x: L) -> L {
+    atan2_negated_where(y, x, y.lt(L::splat(0.0)))
+}
+
+/// `atan2(|y|, x)`, negated in the lanes of `below`: [`atan2`] with the sign's mask given, so
+/// that a caller holding `-y` takes `atan2(y, x)` as `atan2_negated_where(-y, x, 0 < -y)`
+/// without negating it.
+#[inline(always)]
+unsafe fn atan2_negated_where<L: Lane>(y: L, x: L, below: L::M) -> L {
     let (ay, ax) = (y.abs(), x.abs());
-    let (steep, negative) = (ax.lt(ay), x.lt(L::splat(0.0)));
+    let zero = L::splat(0.0);
+    let (steep, negative) = (ax.lt(ay), x.lt(zero));
     let t = ax.min(ay).div(ay.max(ax));
     // Estrin's scheme in z = t²: three products deep instead of Horner's six.
     let z = t.mul(t);
@@ -217,26 +236,20 @@ pub(super) unsafe fn atan2_abs_minus<L: Lane>(y: L, x: L, shift: L) -> L {
     let low = z2.fma(z.fma(c(3), c(2)), z.fma(c(1), c(0)));
     let high = z2.fma(c(6), z.fma(c(5), c(4)));
     let poly = z4.fma(high, low);
-    // r, π/2 - r, π - r, π/2 + r (steep and x < 0: π - (π/2 - r)).
-    let signed_t = L::negate_where(steep, L::negate_where(negative, t));
+    // r, π/2 - r, π - r, π/2 + r (steep and x < 0: π - (π/2 - r)), each negated for y < 0.
+    let signed_t = L::negate_where(below, L::negate_where(steep, L::negate_where(negative, t)));
     let offset = L::select(
         steep,
         L::splat(std::f32::consts::FRAC_PI_2),
         L::keep_or_zero(negative, L::splat(std::f32::consts::PI)),
     );
-    poly.fma(signed_t, offset.sub(shift))
+    poly.fma(signed_t, L::negate_where(below, offset))
 }
 
-/// `atan2(|y|, x)` in `[0, π]` ([`atan2_abs_minus`] with no shift).
-#[inline(always)]
-pub(super) unsafe fn atan2_abs<L: Lane>(y: L, x: L) -> L {
-    atan2_abs_minus(y, x, L::splat(0.0))
-}
-
-/// Scalar `atan2_abs` (the kernels' polynomial atan2), for tests and reports of its accuracy.
-pub fn atan2_abs_scalar(y: f32, x: f32) -> f32 {
+/// Scalar [`atan2`] (the kernels' polynomial atan2), for tests and reports of its accuracy.
+pub fn atan2_scalar(y: f32, x: f32) -> f32 {
     // SAFETY: the f32 implementation of `Lane` needs no instruction set.
-    unsafe { atan2_abs(y, x) }
+    unsafe { atan2(y, x) }
 }
 
 /// Scalars shared by every constraint of a call.
@@ -273,11 +286,11 @@ unsafe fn multiplier<L: Lane>(
 }
 
 /// The dihedral update of one lane (or vector of lanes): stencil positions `p`, inverse
-/// masses `w`, rest angle, compliance, multiplier; returns the new positions and multiplier.
+/// masses `w`, rest angle (`[cos θ0, sin θ0, wrap(-θ0)]`, see [`BendBatch`]), compliance,
+/// multiplier; returns the new positions and multiplier.
 ///
-/// The gradients are combinations of `nA` and `nB` (Bridson et al., for `|θ|`):
-/// `∇₂ = c₂ nA`, `∇₃ = c₃ nB` with `c = ∓|e| / |n|²` (the sign of `θ`, which is that of
-/// `-(nA · b)`), `∇₀ = (s₂ - 1) ∇₂ + (s₃ - 1) ∇₃` and `∇₁ = -(s₂ ∇₂ + s₃ ∇₃)` with
+/// The gradients are combinations of `nA` and `nB` (Bridson et al., for the signed `θ`):
+/// `∇₂ = c₂ nA`, `∇₃ = c₃ nB` with `c = -|e| / |n|²`, `∇₀ = (s₂ - 1) ∇₂ + (s₃ - 1) ∇₃` and `∇₁ = -(s₂ ∇₂ + s₃ ∇₃)` with
 /// `s = (x - x0) · e / |e|²`. With `q₂ = |∇₂|² = |e|² / |nA|²`, `q₃` alike and
 /// `h = ∇₂ · ∇₃ = |e|² (nA · nB) / (|nA|² |nB|²)`, the denominator's sum is
 /// `Σ wᵢ |∇ᵢ|² = q₂ (w₀ o₂² + w₁ s₂² + w₂) + q₃ (w₀ o₃² + w₁ s₃² + w₃) + 2h (w₀ o₂ o₃ + w₁ s₂ s₃)`
@@ -290,11 +303,12 @@ unsafe fn multiplier<L: Lane>(
 unsafe fn dihedral<L: Lane>(
     p: [V3<L>; 4],
     w: [L; 4],
-    rest: L,
+    rest: [L; 3],
     compliance: L,
     lam: L,
     c: Params<L>,
 ) -> ([V3<L>; 4], L) {
+    let [cos0, sin0, degenerate] = rest;
     let zero = L::splat(0.0);
     let e = p[1].sub(p[0]);
     let a = p[2].sub(p[0]);
@@ -309,10 +323,16 @@ unsafe fn dihedral<L: Lane>(
         tiny.lt(lb2),
     );
     let el = el2.sqrt();
-    // nA × nB = -e (nA · b), so the sine term (nA × nB) · e / |e| is -|e| (nA · b).
+    // nA × nB = -e (nA · b), so the sine term S = (nA × nB) · e / |e| is -|e| (nA · b); with
+    // D = nA · nB, θ - θ0 is the angle of (S cos θ0 - D sin θ0, D cos θ0 + S sin θ0), each
+    // component one fused product after |e|. The sine is formed negated,
+    // |e| (nA · b) cos θ0 + D sin θ0, and its sign taken from `0 < -sine`.
     let (vol, d) = (na.dot(b), na.dot(nb));
-    // Degenerate lanes: θ = 0, so C = clamp(-θ0), and no gradient (below).
-    let deviation = L::select(geom, atan2_abs_minus(el.mul(vol), d, rest), zero.sub(rest));
+    let neg_sine = el.fma(vol.mul(cos0), d.mul(sin0));
+    let cosine = el.neg_mul_add(vol.mul(sin0), d.mul(cos0));
+    let angle = atan2_negated_where(neg_sine, cosine, zero.lt(neg_sine));
+    // Degenerate lanes: θ = 0, so C = clamp(wrap(-θ0)), and no gradient (below).
+    let deviation = L::select(geom, angle, degenerate);
     let max_step = L::splat(DIHEDRAL_MAX_STEP);
     let value = deviation.min(max_step).max(L::splat(-DIHEDRAL_MAX_STEP));
     // Degenerate lanes get zero coefficients, so their positions stay as they are (adding 0
@@ -322,7 +342,7 @@ unsafe fn dihedral<L: Lane>(
     // compares the kernels).
     let one = L::splat(1.0);
     let (rla2, rlb2) = (one.div(la2), one.div(lb2));
-    let ce = L::select(zero.lt(vol), el, el.mul(L::splat(-1.0)));
+    let ce = zero.sub(el);
     let c2 = L::keep_or_zero(geom, ce.mul(rla2));
     let c3 = L::keep_or_zero(geom, ce.mul(rlb2));
     let inv_el2 = L::keep_or_zero(geom, one.div(el2));
@@ -403,7 +423,10 @@ unsafe fn project_one(
     let w = arr4!(k => q[k].w);
     let lam = *lambda.add(c);
     let (moved, lam) = match b.model {
-        BendModel::Dihedral => dihedral(p, w, b.param[0][c], b.compliance[c], lam, prm),
+        BendModel::Dihedral => {
+            let rest = [b.param[0][c], b.param[1][c], b.param[2][c]];
+            dihedral(p, w, rest, b.compliance[c], lam, prm)
+        }
         BendModel::Isometric => {
             let kw = arr4!(k => b.param[k][c]);
             isometric(p, w, kw, b.compliance[c], lam, prm)
@@ -580,7 +603,11 @@ unsafe fn solve_part<I: Isa, const DIHEDRAL: bool>(
     let compliance = load::<I>(arrays.compliance.add(at_part));
     let lam = W::<I>::new(I::load(lambda));
     let (moved, lam) = if DIHEDRAL {
-        let rest = load::<I>(arrays.param[0].add(at_part));
+        let rest = [
+            load::<I>(arrays.param[0].add(at_part)),
+            load::<I>(arrays.param[1].add(at_part)),
+            load::<I>(arrays.param[2].add(at_part)),
+        ];
         dihedral(p, w, rest, compliance, lam, prm)
     } else {
         let kw = arr4!(j => load::<I>(arrays.param[j].add(at_part)));

@@ -78,7 +78,7 @@ mod bend_tests;
 mod tests;
 
 pub use batch::{BatchLayout, EdgeBatch};
-pub use bend::{atan2_abs_scalar, BendBatch, BendModel, ATAN_MAX_ERROR};
+pub use bend::{atan2_scalar, BendBatch, BendModel, ATAN_MAX_ERROR};
 pub use block::Job;
 pub use tether::TetherBatch;
 
