@@ -5,13 +5,13 @@
 //! runs bending is checked: `gs` (the generic path, `ConstraintKind::evaluate`) and `colored`
 //! with each bend kernel the CPU has (the scalar twin and the vector kernels).
 
+use solver_core::build::body_from_trimesh;
 use solver_core::constraints::bending::{
     dihedral_angle_and_grad, dihedral_deviation, signed_rest_angle, DIHEDRAL_MAX_STEP,
 };
 use solver_core::constraints::{ConstraintKind, DihedralBending, IsometricBending, MAX_ARITY};
 use solver_core::glam::Vec3;
 use solver_core::mesh::TriMesh;
-use solver_core::scenes::body_from_trimesh;
 use solver_core::simd::Kernel;
 use solver_core::{step, Body, Packed4, StepParams};
 use sparse::{make_solver, SolverOptions};
