@@ -1,7 +1,8 @@
 //! # sparse
 //!
-//! The solvers wobble compares, each behind solver-core's [`Solver`] trait, on the same
-//! constraints and scenes so that a difference in a plot is the solver's and nothing else's.
+//! The solvers wobble compares, each behind solver-core's [`Solver`](solver_core::Solver)
+//! trait, on the same constraints and scenes so that a difference in a plot is the solver's and
+//! nothing else's.
 //!
 //! - [`SolverKind`] chooses a solver, with the options only it reads ([`ColoredOptions`],
 //!   [`JacobiOptions`], [`ChebyshevOptions`], [`NewtonOptions`]); [`SolverKind::build`] makes
