@@ -106,7 +106,7 @@ impl Decision {
 pub struct Claim {
     /// C1..C20.
     pub id: &'static str,
-    /// Short name of the source (the full citation and quote come from [`sources`](super::sources)).
+    /// Short name of the source (the full citation and quote come from [`sources`]).
     pub source: &'static str,
     /// What exactly is tested: the claim's scope here.
     pub text: &'static str,
