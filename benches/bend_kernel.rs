@@ -26,7 +26,7 @@ use solver_core::constraints::{
 use solver_core::glam::Vec3;
 use solver_core::simd::{project_batch_with, BendBatch, Kernel, LaneBatch, TetherBatch};
 use solver_core::{step, Body, GaussSeidel, Packed4, StepParams};
-use sparse::{make_solver, Coloring, Incidence, SolverOptions};
+use sparse::{Coloring, Incidence, SolverKind, SolverOptions};
 use std::hint::black_box;
 
 /// `body` after 30 Gauss-Seidel steps.
@@ -197,7 +197,9 @@ fn flag_step(c: &mut Criterion) {
 fn bench_steps(c: &mut Criterion, group: &str, bodies: [(&str, Body); 2]) {
     let mut g = c.benchmark_group(group);
     for (name, body) in bodies {
-        let mut solver = make_solver("colored", &SolverOptions::default()).unwrap();
+        let mut solver = SolverKind::Colored(Default::default())
+            .build(&SolverOptions::default())
+            .unwrap();
         let mut b0 = body.clone();
         step(&mut b0, &StepParams::default(), solver.as_mut(), None).unwrap();
         g.bench_function(name, |b| {

@@ -10,7 +10,7 @@ mod common;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 use solver_core::{step, Body, Solver, StepParams};
-use sparse::{make_solver, SolverOptions};
+use sparse::{ColoredOptions, SolverKind, SolverOptions};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -52,10 +52,13 @@ fn bench_hanging_steps(
 fn cloth_step(c: &mut Criterion) {
     let mut g = step_group(c, "step/cloth", Duration::from_secs(3));
     for n in [32usize, 256] {
-        for name in ["gs", "colored"] {
+        for kind in [
+            SolverKind::Gs,
+            SolverKind::Colored(ColoredOptions::default()),
+        ] {
             let body = scenes::cloth(n).expect("cloth");
-            let solver = make_solver(name, &SolverOptions::default()).expect("solver");
-            bench_hanging_steps(&mut g, BenchmarkId::new(name, n), body, solver);
+            let solver = kind.build(&SolverOptions::default()).expect("solver");
+            bench_hanging_steps(&mut g, BenchmarkId::new(kind.name(), n), body, solver);
         }
     }
     g.finish();
@@ -71,10 +74,13 @@ fn colored_threads(c: &mut Criterion) {
         let body = scenes::cloth(512).expect("cloth");
         let opts = SolverOptions {
             threads,
+            ..Default::default()
+        };
+        let tiled = ColoredOptions {
             tile_particles: tile,
             ..Default::default()
         };
-        let solver = make_solver("colored", &opts).expect("solver");
+        let solver = SolverKind::Colored(tiled).build(&opts).expect("solver");
         bench_hanging_steps(&mut g, BenchmarkId::from_parameter(label), body, solver);
     }
     g.finish();

@@ -12,7 +12,7 @@
 
 use solver_core::step::step_variant_for_bench;
 use solver_core::{Body, Solver, StepParams};
-use sparse::{make_solver, SolverOptions};
+use sparse::{SolverKind, SolverOptions};
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -38,19 +38,20 @@ fn main() {
         .filter(|a| !a.starts_with("--"))
         .collect();
     let params = StepParams::default();
-    for name in ["gs", "colored"] {
+    for kind in [SolverKind::Gs, SolverKind::Colored(Default::default())] {
+        let name = kind.name();
         if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
             continue;
         }
         let mut base = scenes::cloth(32).expect("cloth");
-        let mut warm = make_solver(name, &SolverOptions::default()).expect("solver");
+        let mut warm = kind.build(&SolverOptions::default()).expect("solver");
         for _ in 0..20 {
             step_variant_for_bench(&mut base, &params, warm.as_mut(), true, true).expect("step");
         }
         let mut runs: Vec<(Body, Box<dyn Solver>)> = VARIANTS
             .iter()
             .map(|_| {
-                let s = make_solver(name, &SolverOptions::default()).expect("solver");
+                let s = kind.build(&SolverOptions::default()).expect("solver");
                 (base.clone(), s)
             })
             .collect();

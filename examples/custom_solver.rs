@@ -4,8 +4,8 @@ use wobble::{figures, glam::Vec3, step, Cloth, Solver, StepParams};
 
 struct DampedJacobi(Vec<Vec3>);
 impl Solver for DampedJacobi {
-    fn name(&self) -> String {
-        "damped-jacobi".into()
+    fn name(&self) -> &'static str {
+        "damped-jacobi"
     }
     fn iterate(&mut self, s: &mut SolveState, _: usize) {
         let d = &s.constraints.distance;

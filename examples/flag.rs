@@ -5,12 +5,14 @@
 //! `cargo run --release --example flag`
 
 use wobble::glam::Vec3;
-use wobble::{figures, make_solver, step, vertex_normals_into, Flag, StepParams};
+use wobble::{figures, step, vertex_normals_into, Flag, StepParams};
+use wobble::{ColoredOptions, SolverKind, SolverOptions};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let builder = Flag::new().size(2.0, 1.0).resolution(31, 16).at(Vec3::Y);
     let mut flag = builder.build()?;
-    let mut solver = make_solver("colored", &Default::default())?;
+    let mut solver =
+        SolverKind::Colored(ColoredOptions::default()).build(&SolverOptions::default())?;
     // 4 substeps of 4 iterations: the same 16 projections per frame as 1 x 16, much stiffer.
     let params = StepParams {
         substeps: 4,

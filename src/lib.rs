@@ -5,7 +5,8 @@
 //! This package re-exports the workspace's crates for users:
 //! - [`core`] (`solver-core`): particles, constraints, the step loop, SIMD kernels, scenes;
 //! - [`sparse`]: the solvers compared (Gauss-Seidel, colored parallel Gauss-Seidel, Jacobi,
-//!   Chebyshev, Newton on CSR), built by name with [`make_solver`];
+//!   Chebyshev, Newton on CSR), each chosen by a [`SolverKind`] with its own options and built
+//!   with the [`SolverOptions`] they share;
 //!
 //! and, at the root, what a game loop needs: the builders ([`Cloth`], [`Flag`], [`Rope`],
 //! [`SoftBody`], [`TetBody`]), [`step()`] with its [`StepParams`], the solvers, [`Collider`]
@@ -18,7 +19,7 @@
 //! use wobble::{figures, glam::Vec3, step, Cloth, GaussSeidel, StepParams};
 //!
 //! let mut cloth = Cloth::new().resolution(16, 16).at(Vec3::Y).pin_corners().build()?;
-//! let mut solver = GaussSeidel::new(); // or wobble::make_solver("colored", &Default::default())?
+//! let mut solver = GaussSeidel::new(); // or, parallel: see the next example
 //! for _ in 0..60 {
 //!     step(&mut cloth, &StepParams::default(), &mut solver, None)?; // 1/60 s, gravity
 //! }
@@ -26,6 +27,20 @@
 //! cloth.particles.positions_into(&mut vertices)?;
 //! assert!(vertices.iter().all(|v| v[1] <= 1.0), "it fell and hangs from its pins");
 //! assert!(figures::stretch(&cloth).0 < 0.1, "and it is still a cloth");
+//! # Ok::<(), wobble::WobbleError>(())
+//! ```
+//!
+//! Another solver, with options of its own: colored Gauss-Seidel on two threads, relaxed Jacobi.
+//!
+//! ```
+//! use wobble::{ColoredOptions, JacobiOptions, SolverKind, SolverOptions};
+//!
+//! let threads = SolverOptions { threads: 2, ..Default::default() }; // what every solver shares
+//! # let threads = if wobble::sparse::PARALLEL { threads } else { SolverOptions::default() };
+//! let colored = SolverKind::Colored(ColoredOptions::default()).build(&threads)?;
+//! let relaxed = JacobiOptions { omega: 0.8, ..Default::default() };
+//! let jacobi = SolverKind::Jacobi(relaxed).build(&threads)?;
+//! assert_eq!((colored.name(), jacobi.name()), ("colored", "jacobi"));
 //! # Ok::<(), wobble::WobbleError>(())
 //! ```
 //!
@@ -70,7 +85,10 @@ pub use solver_core::interaction::picking::{GrabId, GrabState, Hit, Picker};
 pub use solver_core::mesh::vertex_normals_into;
 pub use solver_core::step::{StepReport, StepWarning};
 pub use solver_core::{step, Body, Collider, GaussSeidel, Solver, StepParams, Wind, WobbleError};
-pub use sparse::{make_solver, Pool, SolverOptions};
+pub use sparse::{
+    ChebyshevOptions, ColoredOptions, InnerSolve, JacobiOptions, NewtonOptions, Pool, SolverKind,
+    SolverOptions,
+};
 
 /// Two-way coupling with rapier3d rigid bodies (feature `rapier`), and rapier itself.
 #[cfg(feature = "rapier")]

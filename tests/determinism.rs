@@ -1,4 +1,4 @@
-//! Determinism: for every parallel solver (one whose `make_solver` with 2 threads reports
+//! Determinism: for every parallel solver (one that, built with 2 threads, reports
 //! `report().threads > 1`), the state hash after 500 steps is the same with 1 and 2 threads and across
 //! repeated runs; every solver repeats itself bit for bit; and, in the manner of avian's
 //! cross-platform determinism test, a chaotic scene run with the reference Gauss-Seidel has a
@@ -12,7 +12,7 @@
 //! the bend and tether batches: the flag at n = 16 with its dihedral bending, with isometric
 //! bending instead, and the cloth with tethers.
 //!
-//! Written generically over `sparse::SOLVER_NAMES` and the standard scenes, so a new solver
+//! Written generically over `sparse::SolverKind::ALL` and the standard scenes, so a new solver
 //! joins by itself; every combination must build and run.
 
 use scenes::Scene;
@@ -20,7 +20,7 @@ use solver_core::collide::{Collider, Shape};
 use solver_core::constraints::{IsometricBending, TetherDistance, Tethers};
 use solver_core::glam::Vec3;
 use solver_core::{figures, step, Body, GaussSeidel, Solver, StepParams};
-use sparse::{make_solver, Kernel, SolverOptions, SOLVER_NAMES};
+use sparse::{Kernel, SolverKind, SolverOptions};
 
 const STEPS: usize = 500;
 /// Scenes and sizes: large enough that a parallel solver splits its work over 2 threads.
@@ -33,7 +33,7 @@ const SCENES: [(&str, usize); 5] = [
 ];
 
 /// The state hash after `STEPS` steps of `scene` with `solver` on `threads` threads.
-fn run(scene: &str, n: usize, solver: &str, threads: usize) -> Result<u64, String> {
+fn run(scene: &str, n: usize, solver: SolverKind, threads: usize) -> Result<u64, String> {
     let mut body = Scene::parse(scene, n, None)
         .and_then(|s| s.build())
         .map_err(|e| format!("{scene}: {e}"))?;
@@ -41,7 +41,9 @@ fn run(scene: &str, n: usize, solver: &str, threads: usize) -> Result<u64, Strin
         threads,
         ..Default::default()
     };
-    let mut solver = make_solver(solver, &options).map_err(|e| format!("{solver}: {e}"))?;
+    let mut solver = solver
+        .build(&options)
+        .map_err(|e| format!("{solver}: {e}"))?;
     let params = StepParams::default();
     for s in 0..STEPS {
         step(&mut body, &params, solver.as_mut(), None)
@@ -57,24 +59,26 @@ fn run(scene: &str, n: usize, solver: &str, threads: usize) -> Result<u64, Strin
 )]
 fn parallel_solvers_match_serial_bit_for_bit_and_repeat() {
     let (mut compared, mut serial_only) = (Vec::new(), Vec::new());
-    for &name in SOLVER_NAMES {
+    for kind in SolverKind::ALL {
+        let name = kind.name();
         let two_threads = SolverOptions {
             threads: 2,
             ..Default::default()
         };
-        let parallel = make_solver(name, &two_threads)
+        let parallel = kind
+            .build(&two_threads)
             .unwrap_or_else(|e| panic!("{name}: {e}"))
             .report()
             .threads
             > 1;
         for (scene, n) in SCENES {
             let label = format!("{scene} n={n} solver={name}");
-            let one = run(scene, n, name, 1).unwrap();
-            let again = run(scene, n, name, 1).unwrap();
+            let one = run(scene, n, kind, 1).unwrap();
+            let again = run(scene, n, kind, 1).unwrap();
             assert_eq!(one, again, "{label}: two serial runs differ");
             if parallel {
-                let two = run(scene, n, name, 2).unwrap();
-                let two_again = run(scene, n, name, 2).unwrap();
+                let two = run(scene, n, kind, 2).unwrap();
+                let two_again = run(scene, n, kind, 2).unwrap();
                 assert_eq!(two, two_again, "{label}: two runs on 2 threads differ");
                 assert_eq!(one, two, "{label}: 1 and 2 threads differ");
                 compared.push(label);
@@ -93,7 +97,7 @@ fn parallel_solvers_match_serial_bit_for_bit_and_repeat() {
     }
     assert_eq!(
         compared.len() + serial_only.len(),
-        SOLVER_NAMES.len() * SCENES.len()
+        SolverKind::ALL.len() * SCENES.len()
     );
 }
 
@@ -184,7 +188,9 @@ fn colored(kernel: Kernel, threads: usize) -> Box<dyn Solver> {
         parallel_threshold: 64,
         ..Default::default()
     };
-    make_solver("colored", &opts).unwrap()
+    SolverKind::Colored(Default::default())
+        .build(&opts)
+        .unwrap()
 }
 
 /// `b` after `steps` default steps of `solver`, checked finite (`label` names the run).

@@ -10,7 +10,7 @@ use common::{free_cloth, Noise};
 use solver_core::glam::Vec3;
 use solver_core::step::MAX_SPEED;
 use solver_core::{step, StepParams, WobbleError};
-use sparse::{make_solver, Averaging, SolverOptions};
+use sparse::{Averaging, JacobiOptions, SolverKind, SolverOptions};
 
 #[test]
 fn plain_jacobi_on_the_free_cloth_converges_or_returns_diverged() {
@@ -19,12 +19,11 @@ fn plain_jacobi_on_the_free_cloth_converges_or_returns_diverged() {
     for v in body.particles.v.iter_mut() {
         v.set_xyz(noise.next_vec3());
     }
-    let options = SolverOptions {
+    let plain = SolverKind::Jacobi(JacobiOptions {
         average: Averaging::Off,
         omega: 1.0,
-        ..Default::default()
-    };
-    let mut solver = make_solver("jacobi", &options).unwrap();
+    });
+    let mut solver = plain.build(&SolverOptions::default()).unwrap();
     let params = StepParams {
         gravity: Vec3::ZERO,
         ..Default::default()

@@ -4,15 +4,17 @@
 
 use wobble::glam::Vec3;
 use wobble::picking::{active_grabs, grab, grab_state, move_grab, release};
-use wobble::{figures, make_solver, step, vertex_normals_into, Collider, Flag, SoftBody};
+use wobble::{figures, step, vertex_normals_into, Collider, Flag, SoftBody};
 use wobble::{Cloth, GaussSeidel, Picker, StepParams, WobbleError};
+use wobble::{ColoredOptions, SolverKind, SolverOptions};
 
 #[test]
 fn a_flag_on_a_pole_flutters_in_the_wind_and_reads_back() -> Result<(), WobbleError> {
     // The flag of the game-loop trial: 32 x 32, pinned to a pole, dihedral bending, wind.
     let builder = Flag::new().resolution(32, 32).at(Vec3::new(0.0, 1.0, 0.0));
     let mut flag = builder.build()?;
-    let mut solver = make_solver("colored", &Default::default())?; // a Box, passed as it is
+    let colored = SolverKind::Colored(ColoredOptions::default());
+    let mut solver = colored.build(&SolverOptions::default())?; // a Box, passed as it is
     let mut vertices = vec![[0.0f32; 3]; flag.len()];
     let mut normals = vec![Vec3::ZERO; flag.len()];
     flag.particles.positions_into(&mut vertices)?;
@@ -159,7 +161,7 @@ fn a_drag_through_the_picking_api_pulls_the_point_to_its_target() -> Result<(), 
 fn a_boxed_solver_steps_exactly_as_the_solver_it_boxes() -> Result<(), WobbleError> {
     let build = || Flag::new().resolution(9, 5).build();
     let (mut a, mut b) = (build()?, build()?);
-    let mut boxed = make_solver("gs", &Default::default())?;
+    let mut boxed = SolverKind::Gs.build(&SolverOptions::default())?;
     let mut plain = GaussSeidel::new();
     for _ in 0..20 {
         step(&mut a, &StepParams::default(), &mut boxed, None)?;

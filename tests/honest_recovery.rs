@@ -11,20 +11,24 @@ use common::hit_on;
 use solver_core::constraints::Drag;
 use solver_core::interaction::picking::grab;
 use solver_core::{figures, step, Body, StepParams, WobbleError};
-use sparse::{make_solver, SolverOptions};
+use sparse::{ColoredOptions, JacobiOptions, SolverKind, SolverOptions};
 
-const SOLVERS: [&str; 3] = ["gs", "colored", "jacobi"];
+const SOLVERS: [SolverKind; 3] = [
+    SolverKind::Gs,
+    SolverKind::Colored(ColoredOptions::DEFAULT),
+    SolverKind::Jacobi(JacobiOptions::DEFAULT),
+];
 
 /// The 8 x 8 cloth with a grab on triangle 20 and an attachment (a moving pin) on particle
 /// 60, stepped 5 times.
-fn game_cloth(solver: &str) -> (Body, Box<dyn solver_core::Solver>) {
+fn game_cloth(solver: SolverKind) -> (Body, Box<dyn solver_core::Solver>) {
     let mut body = scenes::cloth(8).unwrap();
     let hit = hit_on(&body, 20, [0.2, 0.3, 0.5]);
     grab(&mut body, &hit, 1e-4).unwrap();
     let a = body.attach(60).unwrap();
     body.move_attachment(a, solver_core::glam::Vec3::new(0.5, 1.1, 1.0))
         .unwrap();
-    let mut solver = make_solver(solver, &SolverOptions::default()).unwrap();
+    let mut solver = solver.build(&SolverOptions::default()).unwrap();
     for _ in 0..5 {
         step(&mut body, &StepParams::default(), solver.as_mut(), None).unwrap();
     }

@@ -7,12 +7,16 @@
 
 use solver_core::step::{StepReport, StepWarning};
 use solver_core::{figures, step, Body, StepParams, WobbleError};
-use sparse::{make_solver, SolverOptions};
+use sparse::{ColoredOptions, JacobiOptions, SolverKind, SolverOptions};
 
-const SOLVERS: [&str; 3] = ["gs", "colored", "jacobi"];
+const SOLVERS: [SolverKind; 3] = [
+    SolverKind::Gs,
+    SolverKind::Colored(ColoredOptions::DEFAULT),
+    SolverKind::Jacobi(JacobiOptions::DEFAULT),
+];
 
-fn solver(name: &str) -> Box<dyn solver_core::Solver> {
-    make_solver(name, &SolverOptions::default()).unwrap()
+fn solver(kind: SolverKind) -> Box<dyn solver_core::Solver> {
+    kind.build(&SolverOptions::default()).unwrap()
 }
 
 #[test]
@@ -61,7 +65,7 @@ fn check_each_step(
         for k in 0..steps {
             let report = step(&mut body, params, s.as_mut(), None)
                 .unwrap_or_else(|e| panic!("{name} step {k}: {e}"));
-            check(name, k, &report, &body);
+            check(name.name(), k, &report, &body);
         }
     }
 }
@@ -209,7 +213,7 @@ fn no_parameters_return_ok_with_a_large_stretch_unsaid() {
         max_substep: 0.25,
         ..Default::default()
     };
-    let mut s = solver("gs");
+    let mut s = solver(SolverKind::Gs);
     let (mut worst, mut warnings) = (0.0f32, 0);
     for _ in 0..20 {
         let report = step(&mut body, &params, s.as_mut(), None).unwrap();

@@ -6,7 +6,7 @@
 //! half, plus 0.01). The cap does not judge accuracy (a slowly converging solver may stretch a
 //! lot at dt = 1/30 with 8 iterations); it catches blow-ups and slow drift.
 //!
-//! Written generically over `sparse::SOLVER_NAMES`, so a new solver joins the matrix by itself;
+//! Written generically over `sparse::SolverKind::ALL`, so a new solver joins the matrix by itself;
 //! every combination must build and run (a failure to build is a failure of the test). One test
 //! per scene, so that the test runner spreads the matrix over the cores.
 //!
@@ -22,7 +22,7 @@
 
 use scenes::Scene;
 use solver_core::{figures, step, StepParams};
-use sparse::{make_solver, SolverOptions, SOLVER_NAMES};
+use sparse::{SolverKind, SolverOptions};
 
 const STEPS: usize = 2000;
 const DTS: [(f32, &str); 3] = [
@@ -39,13 +39,15 @@ const EXTERNAL_WORK_UNACCOUNTED: &[&str] = &["flag"];
 fn matrix(scene: &str, n: usize) -> usize {
     let mut ran = 0usize;
     let spec = Scene::parse(scene, n, None).unwrap();
-    for &solver_name in SOLVER_NAMES {
+    for kind in SolverKind::ALL {
+        let solver_name = kind.name();
         for (dt, dt_name) in DTS {
             let label = format!("{scene} n={n} solver={solver_name} dt={dt_name}");
             let mut body = spec
                 .build()
                 .unwrap_or_else(|e| panic!("{label}: build failed: {e}"));
-            let mut solver = make_solver(solver_name, &SolverOptions::default())
+            let mut solver = kind
+                .build(&SolverOptions::default())
                 .unwrap_or_else(|e| panic!("{label}: solver failed: {e}"));
             let params = StepParams {
                 dt,
@@ -100,7 +102,7 @@ fn report(scene: &str, n: usize) {
     println!("stability {scene}: {ran} combinations run");
     assert_eq!(
         ran,
-        SOLVER_NAMES.len() * DTS.len(),
+        SolverKind::ALL.len() * DTS.len(),
         "{scene}: every combination runs"
     );
 }

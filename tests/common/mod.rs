@@ -8,7 +8,7 @@ use solver_core::glam::Vec3;
 use solver_core::interaction::picking::Hit;
 use solver_core::{step, Body, DistanceConstraints, Particles, StepParams, WobbleError};
 use solver_core::{Constraints, Solver, Topology};
-use sparse::{make_solver, SolverOptions, SOLVER_NAMES};
+use sparse::{SolverKind, SolverOptions};
 
 /// A ray hit on `triangle` of `body` at `barycentric`, its point at the triangle's first corner:
 /// what a game's pick hands `grab`.
@@ -27,8 +27,8 @@ pub fn hit_on(body: &Body, triangle: u32, barycentric: [f32; 3]) -> Hit {
 pub struct Config {
     /// What the table prints.
     pub label: String,
-    /// The `make_solver` name.
-    pub solver: &'static str,
+    /// The solver.
+    pub solver: SolverKind,
     /// Its options.
     pub options: SolverOptions,
 }
@@ -36,7 +36,9 @@ pub struct Config {
 impl Config {
     /// A fresh solver of this configuration.
     pub fn solver(&self) -> Box<dyn Solver> {
-        make_solver(self.solver, &self.options).unwrap_or_else(|e| panic!("{}: {e}", self.label))
+        self.solver
+            .build(&self.options)
+            .unwrap_or_else(|e| panic!("{}: {e}", self.label))
     }
 }
 
@@ -45,16 +47,20 @@ impl Config {
 /// so the threaded configurations lower it and the work block to the smallest allowed, which
 /// makes the two threads really split every pass.
 pub fn configs() -> Vec<Config> {
-    let mut v: Vec<Config> = SOLVER_NAMES
-        .iter()
-        .map(|&solver| Config {
+    let mut v: Vec<Config> = SolverKind::ALL
+        .into_iter()
+        .map(|solver| Config {
             label: solver.to_string(),
             solver,
             options: SolverOptions::default(),
         })
         .collect();
-    let threaded: &[&str] = if sparse::PARALLEL {
-        &["colored", "jacobi", "chebyshev"]
+    let threaded: &[SolverKind] = if sparse::PARALLEL {
+        &[
+            SolverKind::Colored(sparse::ColoredOptions::DEFAULT),
+            SolverKind::Jacobi(sparse::JacobiOptions::DEFAULT),
+            SolverKind::Chebyshev(sparse::ChebyshevOptions::DEFAULT),
+        ]
     } else {
         eprintln!("skipped the two-thread configurations: built without the `parallel` feature");
         &[]

@@ -15,7 +15,7 @@ use solver_core::figures::residual;
 use solver_core::glam::Vec3;
 use solver_core::{Body, Constraints, Packed4, StepParams, WobbleError};
 use sparse::chebyshev::PROBE_SIGNAL;
-use sparse::SolverOptions;
+use sparse::{JacobiOptions, SolverKind};
 
 /// What one [`GpuBody::step`] recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,13 +79,15 @@ fn packed(p: &Packed4) -> [f32; 4] {
 }
 
 impl GpuBody {
-    /// Uploads `body` to `gpu` and prepares `solver` with `opts` (the options the CPU
-    /// solver of the same name reads: coloring, ω, averaging, ρ, delay). Refuses what the GPU
-    /// kernels do not run (other constraint kinds, wind, external forces, colliders other than
-    /// planes and spheres) with [`GpuError::Unsupported`].
-    pub fn new(gpu: &Gpu, body: &Body, solver: GpuSolver, opts: &SolverOptions) -> Result<Self> {
+    /// Uploads `body` to `gpu` and prepares the solver of `kind` with the options the CPU
+    /// solver reads too (coloring, ω, averaging, ρ, delay). Refuses the kinds the GPU does not
+    /// run ([`GpuSolver::of`]) and what its kernels do not (other constraint kinds, wind,
+    /// external forces, colliders other than planes and spheres) with
+    /// [`GpuError::Unsupported`].
+    pub fn new(gpu: &Gpu, body: &Body, kind: SolverKind) -> Result<Self> {
         body.validate()?;
-        opts.validate()?;
+        let solver = GpuSolver::of(&kind)?;
+        kind.validate()?;
         if let Some(what) = unsupported(body) {
             return Err(GpuError::Unsupported(what));
         }
@@ -135,12 +137,17 @@ impl GpuBody {
                 ]
             })
             .collect();
+        let jacobi = match kind {
+            SolverKind::Jacobi(j) => j,
+            SolverKind::Chebyshev(c) => c.jacobi,
+            _ => JacobiOptions::default(),
+        };
         let mut params = Params {
-            omega: opts.omega,
+            omega: jacobi.omega,
             min_denom: MIN_DENOMINATOR,
             n: n as u32,
             m: m as u32,
-            average: averaging_code(opts.average),
+            average: averaging_code(jacobi.average),
             colliders: colliders.len() as u32,
             attachments: attach.len() as u32,
             keep_lambda: (solver == GpuSolver::Chebyshev) as u32,
@@ -199,7 +206,7 @@ impl GpuBody {
             rows: &rows,
             positions: &x,
             particles: n,
-            opts,
+            kind,
         };
         let solve: Box<dyn Solve> = match solver {
             GpuSolver::Colored => Box::new(Colored::new(&setup)?),

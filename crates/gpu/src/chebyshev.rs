@@ -1,5 +1,5 @@
 //! `chebyshev` on the GPU (sparse's [`sparse::chebyshev`]: the same delayed start S, the same
-//! spectral radius probe when [`sparse::SolverOptions::rho`] is `None`, the same adaptive
+//! spectral radius probe when [`sparse::ChebyshevOptions::rho`] is `None`, the same adaptive
 //! restart), with the sequence's state on the device: per iteration the Jacobi corrections,
 //! each particle's step stored with its squares, a fixed-tree sum of the squares (blocks of
 //! 4096 particles, then the blocks in order on one thread, which also decides ω), the
@@ -11,6 +11,7 @@ use crate::jacobi::Jacobi;
 use crate::kernels::{storage, zeroed, Kernels, Slot};
 use crate::solver::{Setup, Solve};
 use sparse::chebyshev::MAX_ESTIMATED_RHO;
+use sparse::SolverKind;
 
 /// Particles per workgroup of the norm's first stage (`REDUCE_BLOCK` in `chebyshev.wgsl`).
 const REDUCE_BLOCK: usize = 4096;
@@ -52,9 +53,12 @@ impl Chebyshev {
             gpu,
             shared,
             particles,
-            opts,
+            kind,
             ..
         } = *setup;
+        let SolverKind::Chebyshev(opts) = kind else {
+            unreachable!("GpuSolver::of picked the Chebyshev solver for {kind}")
+        };
         let jacobi = Jacobi::new(setup, true)?;
         let kernels = Kernels::new(
             gpu,
@@ -96,7 +100,7 @@ impl Chebyshev {
             start: 0,
             last_norm: f32::INFINITY,
             restarts: 0,
-            delay: opts.chebyshev_delay.min(u32::MAX as usize) as u32,
+            delay: opts.delay.min(u32::MAX as usize) as u32,
             max_rho: MAX_ESTIMATED_RHO,
         };
         let control = storage(gpu, "chebyshev control", &[control]);

@@ -1,5 +1,5 @@
 //! `colored` on the GPU: the CPU's coloring (sparse's [`Coloring`], greedy or randomized as
-//! [`SolverOptions::coloring`] says), one dispatch per color per iteration.
+//! [`sparse::ColoredOptions::coloring`] says), one dispatch per color per iteration.
 //!
 //! The constraints are uploaded color after color; within a color no two share a particle, so
 //! a thread per constraint projects them all at once with the arithmetic of solver-core's
@@ -16,7 +16,7 @@ use solver_core::constraints::Tethers;
 use solver_core::simd::TetherBatch;
 use solver_core::Constraints;
 use sparse::coloring::Coloring;
-use sparse::{ColoringMethod, Incidence};
+use sparse::{ColoringMethod, Incidence, SolverKind};
 use std::collections::HashSet;
 
 /// `Color` of `colored.wgsl`.
@@ -49,8 +49,11 @@ impl Colored {
             rows,
             positions,
             particles,
-            opts,
+            kind,
         } = *setup;
+        let SolverKind::Colored(opts) = kind else {
+            unreachable!("GpuSolver::of picked the colored solver for {kind}")
+        };
         let inc = Incidence::without_entries(constraints, particles)?;
         let coloring = match opts.coloring {
             ColoringMethod::Greedy => Coloring::greedy(&inc),

@@ -4,7 +4,7 @@
 //! the `.wgsl` files beside the modules that run them) on wgpu (Vulkan, Metal, DX12), with the
 //! body resident on the device. A [`Gpu`] finds the adapter (a [`GpuError::NoAdapter`], never a
 //! panic, when there is none); a [`GpuBody`] is a solver-core [`solver_core::Body`] uploaded
-//! with a [`GpuSolver`]; [`GpuBody::step`] records a whole step and submits it;
+//! with a solver ([`GpuSolver`]: the CPU's `SolverKind`s it runs); [`GpuBody::step`] records a whole step and submits it;
 //! [`GpuBody::read_positions`] or [`GpuBody::read_into`] read back, when the caller asks (once
 //! per frame for rendering or figures), never inside a step (but in
 //! [`GpuBody::step_with_residuals`], which reads back after every iteration for convergence
@@ -13,7 +13,7 @@
 //! The math is the CPU's: the step loop of solver-core (prediction, pins, attachments, ground
 //! planes and spheres with friction and restitution, velocities; substeps split as
 //! `StepParams::planned` splits them), the coloring of sparse's `colored`, and the Jacobi and
-//! Chebyshev updates of sparse's `jacobi` and `chebyshev` with the same [`SolverOptions`]
+//! Chebyshev updates of sparse's `jacobi` and `chebyshev` with the same [`SolverKind`] options
 //! (ω, averaging, ρ or its probe, the delayed start, the adaptive restart). Distance
 //! constraints (bending links among them) and tethers (`colored`: to pinned anchors, as its
 //! tether batches share anchors between threads): a body with other constraint kinds, wind or
@@ -21,7 +21,7 @@
 //! in the CPU's order; they may differ in the last bits where the device fuses a multiply-add
 //! or rounds a square root differently, which the tests bound.
 //!
-//! [`SolverOptions`]: sparse::SolverOptions
+//! [`SolverKind`]: sparse::SolverKind
 //!
 //! ## What a step costs
 //! Derived from [`GpuBody::step`] (`GpuStepReport` counts the dispatches it recorded): one

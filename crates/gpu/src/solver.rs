@@ -3,7 +3,7 @@
 use crate::device::Gpu;
 use solver_core::constraints::Tethers;
 use solver_core::{Constraints, WobbleError};
-use sparse::SolverOptions;
+use sparse::SolverKind;
 
 /// The solvers the GPU backend runs, by the names the CPU uses.
 pub const GPU_SOLVER_NAMES: &[&str] = &["colored", "jacobi", "chebyshev"];
@@ -34,6 +34,19 @@ impl GpuSolver {
         }
     }
 
+    /// The GPU solver that runs `kind`; the other kinds are refused ([`WobbleError::Unsupported`]).
+    pub fn of(kind: &SolverKind) -> std::result::Result<Self, WobbleError> {
+        match kind {
+            SolverKind::Colored(_) => Ok(GpuSolver::Colored),
+            SolverKind::Jacobi(_) => Ok(GpuSolver::Jacobi),
+            SolverKind::Chebyshev(_) => Ok(GpuSolver::Chebyshev),
+            other => Err(WobbleError::Unsupported(format!(
+                "the {other} solver on the GPU (it runs {})",
+                GPU_SOLVER_NAMES.join(", ")
+            ))),
+        }
+    }
+
     /// The solver's name.
     pub fn name(self) -> &'static str {
         match self {
@@ -52,7 +65,7 @@ pub(crate) struct Shared {
 }
 
 /// What a solver is prepared from: the device, the shared buffers, the body's constraints and
-/// particle count, and the CPU solver's options.
+/// particle count, and the solver with its options (one [`GpuSolver::of`] accepts).
 pub(crate) struct Setup<'a> {
     pub gpu: &'a Gpu,
     pub shared: &'a Shared,
@@ -62,7 +75,7 @@ pub(crate) struct Setup<'a> {
     /// The uploaded positions and inverse masses, `[x, y, z, w]` per particle.
     pub positions: &'a [[f32; 4]],
     pub particles: usize,
-    pub opts: &'a SolverOptions,
+    pub kind: SolverKind,
 }
 
 /// What the step loop records of a solver.

@@ -1,9 +1,13 @@
 //! The GPU solvers against the CPU solvers of the same name, on the same scenes and steps.
 //! Every test prints `skipped: no GPU adapter` and returns when no adapter exists.
 
-use gpu::{Gpu, GpuBody, GpuError, GpuSolver, SKIP_MESSAGE};
+use gpu::{Gpu, GpuBody, GpuError, SKIP_MESSAGE};
 use solver_core::{step, Body, Collider, StepParams};
-use sparse::{make_solver, Kernel, SolverOptions};
+use sparse::{JacobiOptions, Kernel, SolverKind, SolverOptions};
+
+const COLORED: SolverKind = SolverKind::Colored(sparse::ColoredOptions::DEFAULT);
+const JACOBI: SolverKind = SolverKind::Jacobi(JacobiOptions::DEFAULT);
+const CHEBYSHEV: SolverKind = SolverKind::Chebyshev(sparse::ChebyshevOptions::DEFAULT);
 
 /// The adapter, or `None` (after printing the skip message) when there is none.
 fn adapter() -> Option<Gpu> {
@@ -29,25 +33,24 @@ fn difference(a: &Body, b: &Body) -> (f64, f32) {
     (sum / a.len() as f64, max)
 }
 
-/// Steps `body` on the CPU with `name` and on the GPU with `solver` side by side for `steps`
-/// steps of `params`; returns the (mean, largest) position difference after the first step and
-/// after the last.
+/// Steps `body` on the CPU and on the GPU with `kind` side by side for `steps` steps of
+/// `params`; returns the (mean, largest) position difference after the first step and after
+/// the last.
 fn side_by_side_with(
     gpu: &Gpu,
     mut cpu: Body,
-    (name, solver): (&str, GpuSolver),
+    kind: SolverKind,
     params: &StepParams,
-    opts: SolverOptions,
     steps: usize,
 ) -> ((f64, f32), (f64, f32)) {
     let opts = SolverOptions {
         kernel: Kernel::Scalar,
-        ..opts
+        ..Default::default()
     };
     let params = *params;
-    let mut on_gpu = GpuBody::new(gpu, &cpu, solver, &opts).unwrap();
+    let mut on_gpu = GpuBody::new(gpu, &cpu, kind).unwrap();
     let mut read = cpu.clone();
-    let mut cpu_solver = make_solver(name, &opts).unwrap();
+    let mut cpu_solver = kind.build(&opts).unwrap();
     let mut first = (0.0, 0.0);
     for s in 0..steps {
         step(&mut cpu, &params, cpu_solver.as_mut(), None).unwrap();
@@ -62,15 +65,9 @@ fn side_by_side_with(
 }
 
 /// [`side_by_side_with`] the default step and options.
-fn side_by_side(
-    gpu: &Gpu,
-    cpu: Body,
-    name: &str,
-    solver: GpuSolver,
-    steps: usize,
-) -> ((f64, f32), (f64, f32)) {
+fn side_by_side(gpu: &Gpu, cpu: Body, kind: SolverKind, steps: usize) -> ((f64, f32), (f64, f32)) {
     let params = StepParams::default();
-    side_by_side_with(gpu, cpu, (name, solver), &params, Default::default(), steps)
+    side_by_side_with(gpu, cpu, kind, &params, steps)
 }
 
 /// After one step the GPU and CPU states agree within this distance (m) at every particle:
@@ -95,9 +92,10 @@ fn cloth_on_sphere() -> Body {
     body
 }
 
-/// Checks the one-step and hundred-step bounds of `solver` against the CPU's `name`.
-fn check_against_cpu(gpu: &Gpu, body: Body, name: &str, solver: GpuSolver, mean_bound: f64) {
-    let (first, last) = side_by_side(gpu, body, name, solver, 100);
+/// Checks the one-step and hundred-step bounds of `kind` on the GPU against the CPU's.
+fn check_against_cpu(gpu: &Gpu, body: Body, kind: SolverKind, mean_bound: f64) {
+    let name = kind.name();
+    let (first, last) = side_by_side(gpu, body, kind, 100);
     println!("{name}: after 1 step (mean, max) {first:?}, after 100 {last:?}");
     assert!(first.1 <= ONE_STEP, "{name} after one step: {first:?}");
     assert!(last.0 <= mean_bound, "{name} after 100 steps: {last:?}");
@@ -107,20 +105,14 @@ fn check_against_cpu(gpu: &Gpu, body: Body, name: &str, solver: GpuSolver, mean_
 fn colored_matches_the_cpu_colored_solver_with_the_scalar_kernel() {
     let Some(gpu) = adapter() else { return };
     let cloth = scenes::cloth(32).unwrap();
-    check_against_cpu(
-        &gpu,
-        cloth,
-        "colored",
-        GpuSolver::Colored,
-        HUNDRED_STEPS_MEAN,
-    );
+    check_against_cpu(&gpu, cloth, COLORED, HUNDRED_STEPS_MEAN);
 }
 
 #[test]
 fn jacobi_matches_the_cpu_jacobi_solver() {
     let Some(gpu) = adapter() else { return };
     let cloth = scenes::cloth(32).unwrap();
-    check_against_cpu(&gpu, cloth, "jacobi", GpuSolver::Jacobi, HUNDRED_STEPS_MEAN);
+    check_against_cpu(&gpu, cloth, JACOBI, HUNDRED_STEPS_MEAN);
 }
 
 #[test]
@@ -128,22 +120,18 @@ fn chebyshev_stays_close_to_the_cpu_chebyshev_solver() {
     let Some(gpu) = adapter() else { return };
     let cloth = scenes::cloth(32).unwrap();
     let bound = CHEBYSHEV_HUNDRED_STEPS_MEAN;
-    check_against_cpu(&gpu, cloth, "chebyshev", GpuSolver::Chebyshev, bound);
+    check_against_cpu(&gpu, cloth, CHEBYSHEV, bound);
 }
 
 #[test]
 fn contacts_with_a_sphere_and_the_ground_match_the_cpu() {
     let Some(gpu) = adapter() else { return };
-    for (name, solver) in [
-        ("colored", GpuSolver::Colored),
-        ("jacobi", GpuSolver::Jacobi),
-    ] {
-        check_against_cpu(&gpu, cloth_on_sphere(), name, solver, HUNDRED_STEPS_MEAN);
+    for kind in [COLORED, JACOBI] {
+        check_against_cpu(&gpu, cloth_on_sphere(), kind, HUNDRED_STEPS_MEAN);
     }
     // The sphere was met: some particle rests on its surface.
     let mut body = cloth_on_sphere();
-    let mut on_gpu =
-        GpuBody::new(&gpu, &body, GpuSolver::Colored, &SolverOptions::default()).unwrap();
+    let mut on_gpu = GpuBody::new(&gpu, &body, COLORED).unwrap();
     for _ in 0..100 {
         on_gpu.step(&StepParams::default()).unwrap();
     }
@@ -164,10 +152,10 @@ fn contacts_with_a_sphere_and_the_ground_match_the_cpu() {
 #[test]
 fn two_gpu_runs_give_the_same_bits() {
     let Some(gpu) = adapter() else { return };
-    for solver in [GpuSolver::Colored, GpuSolver::Jacobi, GpuSolver::Chebyshev] {
+    for kind in [COLORED, JACOBI, CHEBYSHEV] {
         let run = || {
             let body = cloth_on_sphere();
-            let mut b = GpuBody::new(&gpu, &body, solver, &SolverOptions::default()).unwrap();
+            let mut b = GpuBody::new(&gpu, &body, kind).unwrap();
             for _ in 0..50 {
                 b.step(&StepParams::default()).unwrap();
             }
@@ -176,7 +164,7 @@ fn two_gpu_runs_give_the_same_bits() {
         let (a, b) = (run(), run());
         let bits =
             |v: &[[f32; 4]]| -> Vec<u32> { v.iter().flatten().map(|c| c.to_bits()).collect() };
-        assert_eq!(bits(&a), bits(&b), "{solver:?}");
+        assert_eq!(bits(&a), bits(&b), "{kind}");
     }
 }
 
@@ -184,7 +172,7 @@ fn two_gpu_runs_give_the_same_bits() {
 fn a_body_with_bending_or_wind_is_refused_not_run() {
     let Some(gpu) = adapter() else { return };
     let flag = scenes::flag(8).unwrap();
-    let err = GpuBody::new(&gpu, &flag, GpuSolver::Colored, &SolverOptions::default());
+    let err = GpuBody::new(&gpu, &flag, COLORED);
     let message = err.unwrap_err().to_string();
     assert!(
         message.contains("not supported on the GPU backend"),
@@ -204,21 +192,17 @@ fn substeps_damping_pbd_stiffness_attachments_and_relaxation_match_the_cpu() {
         },
         ..Default::default()
     };
-    let relaxed = SolverOptions {
+    let relaxed = SolverKind::Jacobi(JacobiOptions {
         omega: 0.8,
         average: sparse::Averaging::Particle,
-        ..Default::default()
-    };
-    for (pair, opts) in [
-        (("colored", GpuSolver::Colored), SolverOptions::default()),
-        (("jacobi", GpuSolver::Jacobi), relaxed),
-    ] {
+    });
+    for kind in [COLORED, relaxed] {
         let mut body = scenes::cloth(16).unwrap();
         body.attach(8).unwrap();
-        let (first, last) = side_by_side_with(&gpu, body, pair, &params, opts, 100);
-        println!("{}: after 1 step {first:?}, after 100 {last:?}", pair.0);
-        assert!(first.1 <= ONE_STEP, "{}: {first:?}", pair.0);
-        assert!(last.0 <= HUNDRED_STEPS_MEAN, "{}: {last:?}", pair.0);
+        let (first, last) = side_by_side_with(&gpu, body, kind, &params, 100);
+        println!("{kind}: after 1 step {first:?}, after 100 {last:?}");
+        assert!(first.1 <= ONE_STEP, "{kind}: {first:?}");
+        assert!(last.0 <= HUNDRED_STEPS_MEAN, "{kind}: {last:?}");
     }
 }
 
@@ -243,16 +227,12 @@ fn tethered_cloth() -> Body {
 #[test]
 fn tethers_match_the_cpu_on_every_gpu_solver() {
     let Some(gpu) = adapter() else { return };
-    for (name, solver, bound) in [
-        ("colored", GpuSolver::Colored, HUNDRED_STEPS_MEAN),
-        ("jacobi", GpuSolver::Jacobi, HUNDRED_STEPS_MEAN),
-        (
-            "chebyshev",
-            GpuSolver::Chebyshev,
-            CHEBYSHEV_HUNDRED_STEPS_MEAN,
-        ),
+    for (kind, bound) in [
+        (COLORED, HUNDRED_STEPS_MEAN),
+        (JACOBI, HUNDRED_STEPS_MEAN),
+        (CHEBYSHEV, CHEBYSHEV_HUNDRED_STEPS_MEAN),
     ] {
-        check_against_cpu(&gpu, tethered_cloth(), name, solver, bound);
+        check_against_cpu(&gpu, tethered_cloth(), kind, bound);
     }
     // The tethers act: after 60 steps the worst tether excess (|x_i - x_a| - L over L) is far
     // smaller than on the same cloth run without them.
@@ -262,8 +242,7 @@ fn tethers_match_the_cpu_on_every_gpu_solver() {
         .unwrap()
         .clone();
     let worst_excess = |mut body: Body| {
-        let mut on_gpu =
-            GpuBody::new(&gpu, &body, GpuSolver::Colored, &SolverOptions::default()).unwrap();
+        let mut on_gpu = GpuBody::new(&gpu, &body, COLORED).unwrap();
         for _ in 0..60 {
             on_gpu.step(&StepParams::default()).unwrap();
         }
@@ -303,11 +282,11 @@ fn a_tether_to_a_free_anchor_is_refused_by_colored_and_run_by_jacobi() {
     .unwrap();
     body.constraints_mut().push_kind(Box::new(tethers));
     body.topology_changed();
-    let err = GpuBody::new(&gpu, &body, GpuSolver::Colored, &SolverOptions::default());
+    let err = GpuBody::new(&gpu, &body, COLORED);
     let message = err.unwrap_err().to_string();
     assert!(message.contains("not pinned"), "{message}");
     // Jacobi moves both ends of every constraint through its gather: a free anchor is fine.
-    let (first, last) = side_by_side(&gpu, body, "jacobi", GpuSolver::Jacobi, 100);
+    let (first, last) = side_by_side(&gpu, body, JACOBI, 100);
     assert!(first.1 <= ONE_STEP, "after one step: {first:?}");
     assert!(last.0 <= HUNDRED_STEPS_MEAN, "after 100 steps: {last:?}");
 }
@@ -323,15 +302,12 @@ fn residuals_read_back_per_iteration_match_the_cpu_step_loop() {
         kernel: Kernel::Scalar,
         ..Default::default()
     };
-    for (name, solver) in [
-        ("colored", GpuSolver::Colored),
-        ("jacobi", GpuSolver::Jacobi),
-        ("chebyshev", GpuSolver::Chebyshev),
-    ] {
+    for kind in [COLORED, JACOBI, CHEBYSHEV] {
+        let name = kind.name();
         let body = cloth_on_sphere();
         let mut cpu = body.clone();
         let mut cpu_residuals = Vec::new();
-        let mut cpu_solver = make_solver(name, &opts).unwrap();
+        let mut cpu_solver = kind.build(&opts).unwrap();
         step(
             &mut cpu,
             &params,
@@ -339,7 +315,7 @@ fn residuals_read_back_per_iteration_match_the_cpu_step_loop() {
             Some(&mut cpu_residuals),
         )
         .unwrap();
-        let mut traced = GpuBody::new(&gpu, &body, solver, &opts).unwrap();
+        let mut traced = GpuBody::new(&gpu, &body, kind).unwrap();
         let mut residuals = Vec::new();
         let report = traced
             .step_with_residuals(&params, &body.constraints(), &mut residuals)
@@ -353,7 +329,7 @@ fn residuals_read_back_per_iteration_match_the_cpu_step_loop() {
             );
         }
         // Tracing changes when the device is told to run, not what it runs.
-        let mut plain = GpuBody::new(&gpu, &body, solver, &opts).unwrap();
+        let mut plain = GpuBody::new(&gpu, &body, kind).unwrap();
         plain.step(&params).unwrap();
         assert_eq!(
             plain.read_positions().unwrap(),

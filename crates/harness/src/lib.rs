@@ -27,7 +27,7 @@
 //! ## Data flow
 //!
 //! arguments (clap) -> [`setup`] checks them and builds the body (solver-core's scenes, sparse's
-//! orderings) and the solver (`sparse::make_solver`) -> [`measure`] steps it and takes the
+//! orderings) and the solver (`sparse::SolverKind`) -> [`measure`] steps it and takes the
 //! figures (in process, or in a `wobble step` child whose JSON report is read back) ->
 //! [`output`] writes rows as they come, then plots and a report [`output::section::Section`]
 //! -> `report` gathers the sections into REPORT.md and the claims into CLAIMS.md.

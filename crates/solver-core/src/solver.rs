@@ -59,7 +59,7 @@ impl SolveState<'_> {
 /// its own solver (the parallel ones can share one thread pool).
 pub trait Solver: Send {
     /// The name the CLI knows it by.
-    fn name(&self) -> String;
+    fn name(&self) -> &'static str;
     /// Builds structures that depend only on topology (colorings, CSR patterns, scratch); the
     /// default builds nothing.
     fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<()> {
@@ -220,8 +220,8 @@ impl GaussSeidel {
 }
 
 impl Solver for GaussSeidel {
-    fn name(&self) -> String {
-        "gs".into()
+    fn name(&self) -> &'static str {
+        "gs"
     }
 
     fn prepare(&mut self, constraints: &Constraints, _particles: usize) -> Result<()> {
@@ -291,10 +291,10 @@ impl Solver for GaussSeidel {
     }
 }
 
-/// A boxed solver (what `sparse::make_solver` returns) is a solver: `&mut boxed` goes
+/// A boxed solver (what `sparse::SolverKind::build` returns) is a solver: `&mut boxed` goes
 /// wherever a `&mut dyn Solver` does, such as [`crate::step()`].
 impl<S: Solver + ?Sized> Solver for Box<S> {
-    fn name(&self) -> String {
+    fn name(&self) -> &'static str {
         (**self).name()
     }
     fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<()> {

@@ -35,8 +35,8 @@ struct ScrambledBlocks {
 }
 
 impl Solver for ScrambledBlocks {
-    fn name(&self) -> String {
-        "gs".into()
+    fn name(&self) -> &'static str {
+        "gs"
     }
     fn prepare(&mut self, c: &Constraints, n: usize) -> solver_core::Result<()> {
         self.gs.prepare(c, n)

@@ -14,7 +14,7 @@ use solver_core::glam::Vec3;
 use solver_core::mesh::TriMesh;
 use solver_core::simd::Kernel;
 use solver_core::{step, Body, Packed4, StepParams};
-use sparse::{make_solver, SolverOptions};
+use sparse::{ColoredOptions, SolverKind, SolverOptions};
 use std::f32::consts::{FRAC_PI_2, FRAC_PI_4, PI};
 
 /// Distance of the free corner from the hinge line.
@@ -123,7 +123,7 @@ const PUSHES: [Push; 9] = [
 fn solvers() -> Vec<(String, Box<dyn solver_core::Solver>)> {
     let mut out: Vec<(String, Box<dyn solver_core::Solver>)> = vec![(
         "gs".into(),
-        make_solver("gs", &SolverOptions::default()).unwrap(),
+        SolverKind::Gs.build(&SolverOptions::default()).unwrap(),
     )];
     for kernel in Kernel::CONCRETE {
         if !kernel.available() {
@@ -136,7 +136,9 @@ fn solvers() -> Vec<(String, Box<dyn solver_core::Solver>)> {
         };
         out.push((
             format!("colored/{}", kernel.name()),
-            make_solver("colored", &opts).unwrap(),
+            SolverKind::Colored(ColoredOptions::default())
+                .build(&opts)
+                .unwrap(),
         ));
     }
     out

@@ -6,7 +6,7 @@ use solver_core::figures::state_hash;
 use solver_core::glam::Vec3;
 use solver_core::interaction::picking::{grab, move_grab, GrabId, Hit};
 use solver_core::{step, Body, BodyState, Solver, StepParams, WobbleError};
-use sparse::{make_solver, SolverOptions};
+use sparse::{SolverKind, SolverOptions};
 
 /// A hanging cloth with everything a state holds in use: a moving attachment, a grab whose
 /// target moves, and a force pending between steps.
@@ -58,12 +58,12 @@ fn hash(body: &Body) -> (u64, u64, u64) {
     (state_hash(&p.x), state_hash(&p.v), state_hash(&p.force))
 }
 
-fn solver(name: &str) -> Box<dyn Solver> {
-    make_solver(name, &SolverOptions::default()).unwrap()
+fn solver(kind: SolverKind) -> Box<dyn Solver> {
+    kind.build(&SolverOptions::default()).unwrap()
 }
 
 /// Steps 100, saves, steps 100 more (hash H); then from the saved state, `resume` must reach H.
-fn continues_bit_for_bit(name: &str, via: impl Fn(&BodyState) -> BodyState) {
+fn continues_bit_for_bit(name: SolverKind, via: impl Fn(&BodyState) -> BodyState) {
     let (mut body, id) = scene();
     let mut s = solver(name);
     drive(&mut body, s.as_mut(), id, 0, 100);
@@ -106,12 +106,12 @@ fn continues_bit_for_bit(name: &str, via: impl Fn(&BodyState) -> BodyState) {
 
 #[test]
 fn a_restored_body_continues_bit_for_bit_with_gs() {
-    continues_bit_for_bit("gs", |s| s.clone());
+    continues_bit_for_bit(SolverKind::Gs, |s| s.clone());
 }
 
 #[test]
 fn a_restored_body_continues_bit_for_bit_with_colored() {
-    continues_bit_for_bit("colored", |s| s.clone());
+    continues_bit_for_bit(SolverKind::Colored(Default::default()), |s| s.clone());
 }
 
 #[cfg(feature = "serde")]
@@ -123,8 +123,8 @@ fn a_state_through_json_continues_bit_for_bit() {
         assert_eq!(&back, s, "JSON keeps every bit");
         back
     };
-    continues_bit_for_bit("gs", through_json);
-    continues_bit_for_bit("colored", through_json);
+    continues_bit_for_bit(SolverKind::Gs, through_json);
+    continues_bit_for_bit(SolverKind::Colored(Default::default()), through_json);
 }
 
 /// `restore` fails and leaves the body as it was; returns the error.

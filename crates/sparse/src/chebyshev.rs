@@ -15,7 +15,7 @@
 //! iterations are plain Jacobi, because the nonlinear iteration only behaves like a linear one
 //! (whose error Chebyshev polynomials minimise) once close to the solution.
 //!
-//! ρ is given ([`SolverOptions::rho`]) or estimated once per prepare: substeps after prepare run
+//! ρ is given ([`ChebyshevOptions::rho`]) or estimated once per prepare: substeps after prepare run
 //! plain Jacobi for all their iterations (probes) and measure the Jacobi step length
 //! `d_k = ‖x̂⁽ᵏ⁺¹⁾ - x⁽ᵏ⁾‖`; once the slowest error mode dominates it shrinks by about ρ per
 //! iteration, so `ρ ≈ d_{K-1} / d_{K-2}` over a probe's last two iterations, clamped to
@@ -54,7 +54,7 @@
 //! signal, and did not cure the bogus ρ = 0.999 either; the simpler order stays.
 
 use crate::jacobi::JacobiCore;
-use crate::SolverOptions;
+use crate::{ChebyshevOptions, SolverOptions};
 use solver_core::{Constraints, Packed4, Preparation, SolveState, Solver, WobbleError};
 
 /// Default delayed start S. Wang uses S = 10 with tens of iterations; with wobble's default of
@@ -102,14 +102,14 @@ pub struct Chebyshev {
 }
 
 impl Chebyshev {
-    /// A Chebyshev solver: Jacobi options as `jacobi`, plus `opts.rho` and
-    /// `opts.chebyshev_delay`.
-    pub fn new(opts: &SolverOptions) -> Result<Self, WobbleError> {
+    /// A Chebyshev solver on `opts`' threads, with `chebyshev`'s Jacobi step, ρ and delay.
+    pub fn new(opts: &SolverOptions, chebyshev: ChebyshevOptions) -> Result<Self, WobbleError> {
+        chebyshev.validate()?;
         Ok(Chebyshev {
-            core: JacobiCore::new(opts)?,
+            core: JacobiCore::new(opts, &chebyshev.jacobi)?,
             prepared: Preparation::default(),
-            rho_given: opts.rho,
-            delay: opts.chebyshev_delay,
+            rho_given: chebyshev.rho,
+            delay: chebyshev.delay,
             prev: Vec::new(),
             prev_lambda: Vec::new(),
             lambda_k: Vec::new(),
@@ -117,7 +117,7 @@ impl Chebyshev {
             partials: Vec::new(),
             step_norms: [0.0; 2],
             probing: false,
-            rho: opts.rho,
+            rho: chebyshev.rho,
             omega: 1.0,
             start: 0,
             last_norm: f64::INFINITY,
@@ -168,8 +168,8 @@ impl Chebyshev {
 }
 
 impl Solver for Chebyshev {
-    fn name(&self) -> String {
-        "chebyshev".into()
+    fn name(&self) -> &'static str {
+        "chebyshev"
     }
 
     fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<(), WobbleError> {

@@ -58,7 +58,7 @@ use crate::coloring::{Coloring, ColoringReport};
 use crate::incidence::Incidence;
 use crate::parallel::{Pool, SharedMut};
 use crate::wavefront::Wavefront;
-use crate::{ColoringMethod, SolverOptions};
+use crate::{ColoredOptions, ColoringMethod, SolverOptions};
 use solver_core::constraints::{project_generic, DihedralBending, IsometricBending, Tethers};
 use solver_core::simd::{project_batch_range, BendBatch, EdgeBatch, Kernel, TetherBatch};
 use solver_core::{Constraints, Packed4, Preparation, SolveState, Solver, WobbleError};
@@ -152,6 +152,7 @@ pub struct TileReport {
 pub struct Colored {
     pool: Pool,
     opts: SolverOptions,
+    colored: ColoredOptions,
     /// The kernel `opts.kernel` resolves to on this CPU (never `Auto`).
     kernel: Kernel,
     prepared: Preparation,
@@ -192,12 +193,14 @@ pub struct Colored {
 }
 
 impl Colored {
-    /// A colored solver with `opts.threads` threads.
-    pub fn new(opts: &SolverOptions) -> Result<Self, WobbleError> {
+    /// A colored solver on `opts`' threads, coloring and tiling as `colored` says.
+    pub fn new(opts: &SolverOptions, colored: ColoredOptions) -> Result<Self, WobbleError> {
         opts.validate()?;
+        colored.validate()?;
         Ok(Colored {
             pool: opts.make_pool()?,
             opts: opts.clone(),
+            colored,
             kernel: opts.kernel.resolve()?,
             prepared: Preparation::default(),
             particles: 0,
@@ -539,7 +542,7 @@ impl Colored {
         particles: usize,
         colors: &mut [Vec<u32>],
     ) -> Option<(Vec<Vec<Vec<u32>>>, Vec<Vec<Vec<u32>>>)> {
-        let tile = self.opts.tile_particles;
+        let tile = self.colored.tile_particles;
         let nd = constraints.distance.len();
         if tile == 0 || particles < 4 * tile {
             return None;
@@ -643,8 +646,8 @@ impl Colored {
 }
 
 impl Solver for Colored {
-    fn name(&self) -> String {
-        "colored".into()
+    fn name(&self) -> &'static str {
+        "colored"
     }
 
     fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<(), WobbleError> {
@@ -652,10 +655,10 @@ impl Solver for Colored {
         let nd = constraints.distance.len();
         let coloring = {
             let inc = Incidence::without_entries(constraints, particles)?;
-            let coloring = match self.opts.coloring {
+            let coloring = match self.colored.coloring {
                 ColoringMethod::Greedy => Coloring::greedy(&inc),
                 ColoringMethod::Randomized => {
-                    Coloring::randomized(&inc, self.opts.seed, self.opts.palette_shrink)?
+                    Coloring::randomized(&inc, self.colored.seed, self.colored.palette_shrink)?
                 }
             };
             coloring.check(&inc)?;
@@ -698,7 +701,7 @@ impl Solver for Colored {
             self.wave = Some(self.wavefront());
             self.tile_report = TileReport {
                 tiles: self.tiles.tiles.len(),
-                tile_particles: self.opts.tile_particles,
+                tile_particles: self.colored.tile_particles,
                 tiled_constraints: self.tiles.len,
                 seam_constraints: self.seams.len,
             };

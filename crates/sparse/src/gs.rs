@@ -34,8 +34,8 @@ impl ShuffledGaussSeidel {
 }
 
 impl Solver for ShuffledGaussSeidel {
-    fn name(&self) -> String {
-        "gs-shuffled".into()
+    fn name(&self) -> &'static str {
+        "gs-shuffled"
     }
 
     fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<(), WobbleError> {

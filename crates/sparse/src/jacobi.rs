@@ -53,7 +53,7 @@
 
 use crate::incidence::Incidence;
 use crate::parallel::{Pool, SharedMut};
-use crate::{Averaging, SolverOptions};
+use crate::{Averaging, JacobiOptions, SolverOptions};
 use solver_core::constraints::{xpbd_delta_lambda, MAX_ARITY};
 use solver_core::glam::Vec3;
 use solver_core::{
@@ -137,14 +137,15 @@ pub(crate) struct JacobiCore {
 }
 
 impl JacobiCore {
-    pub fn new(opts: &SolverOptions) -> Result<Self, WobbleError> {
+    pub fn new(opts: &SolverOptions, jacobi: &JacobiOptions) -> Result<Self, WobbleError> {
         opts.validate()?;
+        jacobi.validate()?;
         Ok(JacobiCore {
             pool: opts.make_pool()?,
             chunk: opts.chunk,
             threshold: opts.parallel_threshold,
-            omega: opts.omega,
-            average: opts.average,
+            omega: jacobi.omega,
+            average: jacobi.average,
             inc: Incidence::default(),
             counts: Vec::new(),
             corr: Vec::new(),
@@ -296,19 +297,18 @@ pub struct Jacobi {
 }
 
 impl Jacobi {
-    /// A Jacobi solver with `opts.threads` threads, relaxation `opts.omega` and averaging
-    /// `opts.average`.
-    pub fn new(opts: &SolverOptions) -> Result<Self, WobbleError> {
+    /// A Jacobi solver on `opts`' threads, relaxed and averaged as `jacobi` says.
+    pub fn new(opts: &SolverOptions, jacobi: JacobiOptions) -> Result<Self, WobbleError> {
         Ok(Jacobi {
-            core: JacobiCore::new(opts)?,
+            core: JacobiCore::new(opts, &jacobi)?,
             prepared: Preparation::default(),
         })
     }
 }
 
 impl Solver for Jacobi {
-    fn name(&self) -> String {
-        "jacobi".into()
+    fn name(&self) -> &'static str {
+        "jacobi"
     }
 
     fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<(), WobbleError> {

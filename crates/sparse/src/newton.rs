@@ -16,7 +16,7 @@
 //! (for each particle, the entries of the pairs of constraints acting on it). Three inner solves:
 //! - `newton-gs`: `inner` Gauss-Seidel sweeps on the linear system, from Δλ = 0;
 //! - `newton-jacobi`: `inner` Jacobi sweeps, `Δλ += ω D⁻¹ (b - A Δλ)`, with `D` the absolute
-//!   row sums `Σ_c |A_rc|` unless [`SolverOptions::average`] is `Averaging::Off` (the default is
+//!   row sums `Σ_c |A_rc|` unless [`NewtonOptions::average`] is `Averaging::Off` (the default is
 //!   on) and the diagonal otherwise. Plain Jacobi diverges on the cloth (`A` is far from diagonally dominant: a row
 //!   has about ten off-diagonal entries of half the diagonal); with row sums, `2D/ω - A` is
 //!   positive definite for ω <= 1 (Gershgorin), so the sweeps converge — the same idea as
@@ -25,7 +25,7 @@
 //!   factorization once at prepare, numeric refactorization each iteration). The rows are
 //!   numbered in reverse Cuthill-McKee order of the constraint graph to limit fill-in, and
 //!   `A + μ diag(A)` is factored: Levenberg-Marquardt with Marquardt's scaling, the damping μ
-//!   adapted as below and never below ε = [`SolverOptions::regularization`]. With α = 0 and
+//!   adapted as below and never below ε = [`NewtonOptions::regularization`]. With α = 0 and
 //!   μ → 0 this is the Gauss-Newton (minimum-norm Newton) iteration for `C(x) = 0`, which
 //!   converges quadratically; at μ = ε the error of a well-conditioned row shrinks by a further
 //!   factor of about ε per iteration.
@@ -94,7 +94,7 @@
 use crate::incidence::Incidence;
 use crate::jacobi::kind_at;
 use crate::ordering::{invert, reverse_cuthill_mckee};
-use crate::SolverOptions;
+use crate::NewtonOptions;
 use nalgebra::DVector;
 use nalgebra_sparse::factorization::{CscCholesky, CscSymbolicCholesky};
 use nalgebra_sparse::ops::serial::spmm_csr_pattern;
@@ -226,13 +226,13 @@ impl std::fmt::Debug for Newton {
 }
 
 impl Newton {
-    /// A global solver with the given inner solve (`opts.inner` sweeps, `opts.omega` for the
-    /// Jacobi sweeps, `opts.regularization` for Cholesky).
-    pub fn new(method: InnerSolve, opts: &SolverOptions) -> Result<Self, WobbleError> {
+    /// A global solver with the given inner solve (`opts.sweeps` sweeps, `opts.omega` and
+    /// `opts.average` for the Jacobi sweeps, `opts.regularization` for Cholesky).
+    pub fn new(method: InnerSolve, opts: NewtonOptions) -> Result<Self, WobbleError> {
         opts.validate()?;
         Ok(Newton {
             method,
-            sweeps: opts.inner,
+            sweeps: opts.sweeps,
             omega: opts.omega as f64,
             row_sum_scaling: opts.average != crate::Averaging::Off,
             jacobi_scale: Vec::new(),
@@ -287,7 +287,7 @@ impl Newton {
     }
 
     /// The current Levenberg-Marquardt damping μ of `newton-direct` (`A + μ diag(A)` is
-    /// factored); at least [`SolverOptions::regularization`].
+    /// factored); at least [`NewtonOptions::regularization`].
     pub fn damping(&self) -> f64 {
         self.damping
     }
@@ -633,13 +633,12 @@ fn entry_of(a: &SparsityPattern, r: usize, col: usize) -> usize {
 }
 
 impl Solver for Newton {
-    fn name(&self) -> String {
+    fn name(&self) -> &'static str {
         match self.method {
             InnerSolve::GaussSeidel => "newton-gs",
             InnerSolve::Jacobi => "newton-jacobi",
             InnerSolve::Direct => "newton-direct",
         }
-        .into()
     }
 
     fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<(), WobbleError> {

@@ -6,7 +6,7 @@ mod common;
 use common::{cloth_with_extra_kinds, TriangleArea};
 use solver_core::{figures, step, Body, GaussSeidel, StepParams};
 use sparse::ordering::{invert, particle_graph, reverse_cuthill_mckee};
-use sparse::{apply_ordering, make_solver, Incidence, Ordering, SolverOptions};
+use sparse::{apply_ordering, Incidence, Ordering, SolverKind, SolverOptions};
 
 const ALL: [&str; 5] = ["natural", "shuffled", "shuffled:42", "rcm", "morton"];
 
@@ -108,10 +108,14 @@ fn renumbered_bodies_step_to_the_same_state_bit_for_bit() {
         body.attach(3).unwrap();
         let new_index = apply_ordering(&mut body, name.parse().unwrap()).unwrap();
         assert_eq!(body.attachments[0].particle, new_index[3]);
-        let mut colored = make_solver("colored", &SolverOptions::default()).unwrap();
+        let mut colored = SolverKind::Colored(Default::default())
+            .build(&SolverOptions::default())
+            .unwrap();
         let mut r = reference.clone();
         let mut rc = reference.clone();
-        let mut colored_ref = make_solver("colored", &SolverOptions::default()).unwrap();
+        let mut colored_ref = SolverKind::Colored(Default::default())
+            .build(&SolverOptions::default())
+            .unwrap();
         let mut bc = body.clone();
         for s in 0..30 {
             let target = solver_core::glam::Vec3::new(0.3, 1.0 + 0.01 * s as f32, 0.0);

@@ -7,7 +7,7 @@ use common::{on_a_copy, predicted, solve};
 use scenes::Scene;
 use solver_core::{figures, step, Body, Packed4, Solver, StepParams};
 use sparse::newton::MERIT_WINDOW;
-use sparse::{make_solver, Chebyshev, InnerSolve, Newton, SolverOptions};
+use sparse::{Chebyshev, ChebyshevOptions, InnerSolve, Newton, SolverOptions};
 
 const NEWTON_VARIANTS: [InnerSolve; 3] = [
     InnerSolve::GaussSeidel,
@@ -55,7 +55,7 @@ fn newton_prepare_panicked_on_the_empty_row_of_a_global_kind() {
         let rows = body.constraints().len();
         let global = body.constraints().kinds().filter(|k| k.is_global()).count();
         assert_eq!(global, 1, "the jelly has one global volume constraint");
-        let mut newton = Newton::new(method, &SolverOptions::default()).unwrap();
+        let mut newton = Newton::new(method, Default::default()).unwrap();
         newton.prepare(&body.constraints(), body.len()).unwrap();
         // Every row holds its diagonal, and the distance rows their neighbours too.
         assert!(newton.nnz() > rows, "{method:?}: nnz {}", newton.nnz());
@@ -83,7 +83,7 @@ fn newton_prepare_panicked_on_the_empty_row_of_a_global_kind() {
 fn newton_direct_blew_up_on_the_cube_at_dt_1_30() {
     for method in NEWTON_VARIANTS {
         let mut body = build("cube", 2);
-        let mut newton = Newton::new(method, &SolverOptions::default()).unwrap();
+        let mut newton = Newton::new(method, Default::default()).unwrap();
         let (rise, stretch) = run(&mut body, &mut newton, 1.0 / 30.0, 150);
         assert!(
             rise <= tolerance(&body, 0.01),
@@ -124,7 +124,7 @@ fn rope_merit(body: &Body, x: &[Packed4]) -> f64 {
 fn newton_full_steps_raised_the_residual_far_from_the_solution() {
     let body = predicted(scenes::rope(48).unwrap(), 5);
     for method in NEWTON_VARIANTS {
-        let mut newton = Newton::new(method, &SolverOptions::default()).unwrap();
+        let mut newton = Newton::new(method, Default::default()).unwrap();
         let (merit, _, _) = on_a_copy(&body, &mut newton, 20, |newton, s| {
             let mut merit = vec![rope_merit(&body, s.x)];
             newton.begin(s);
@@ -166,7 +166,7 @@ fn newton_full_steps_raised_the_residual_far_from_the_solution() {
 #[test]
 fn newton_direct_folded_the_landing_jelly_at_dt_1_30() {
     let mut body = build("jelly", 3);
-    let mut newton = Newton::new(InnerSolve::Direct, &SolverOptions::default()).unwrap();
+    let mut newton = Newton::new(InnerSolve::Direct, Default::default()).unwrap();
     let (rise, stretch) = run(&mut body, &mut newton, 1.0 / 30.0, 30);
     assert!(rise <= tolerance(&body, 0.01), "energy rose {rise} J");
     // Storage-order Gauss-Seidel reaches 1.8 at this landing; the folded jelly passed 10.
@@ -184,7 +184,8 @@ fn newton_direct_folded_the_landing_jelly_at_dt_1_30() {
 fn chebyshev_estimated_rho_from_rounding_noise_on_the_jelly() {
     for (scene, n) in [("jelly", 1), ("cube", 2)] {
         let mut body = build(scene, n);
-        let mut solver = Chebyshev::new(&SolverOptions::default()).unwrap();
+        let mut solver =
+            Chebyshev::new(&SolverOptions::default(), ChebyshevOptions::default()).unwrap();
         let params = StepParams {
             dt: 1.0 / 240.0,
             ..Default::default()
@@ -204,15 +205,15 @@ fn chebyshev_estimated_rho_from_rounding_noise_on_the_jelly() {
         );
     }
     // A ρ given by the caller is used from the start, as before.
-    let mut solver = make_solver(
-        "chebyshev",
-        &SolverOptions {
+    let mut solver = Chebyshev::new(
+        &SolverOptions::default(),
+        ChebyshevOptions {
             rho: Some(0.9),
             ..Default::default()
         },
     )
     .unwrap();
     let mut body = build("jelly", 1);
-    let (rise, _) = run(&mut body, solver.as_mut(), 1.0 / 240.0, 200);
+    let (rise, _) = run(&mut body, &mut solver, 1.0 / 240.0, 200);
     assert!(rise <= tolerance(&body, 0.03));
 }

@@ -6,13 +6,18 @@
 
 use solver_core::figures::state_hash;
 use solver_core::{step, StepParams};
-use sparse::{make_solver, Pool, SolverOptions};
+use sparse::{Pool, SolverKind, SolverOptions};
 
 #[test]
 fn bodies_on_one_shared_pool_match_their_serial_runs() {
     let params = StepParams::default();
     let pool = Pool::new(2).unwrap();
-    for name in ["colored", "jacobi", "chebyshev"] {
+    for kind in [
+        SolverKind::Colored(Default::default()),
+        SolverKind::Jacobi(Default::default()),
+        SolverKind::Chebyshev(Default::default()),
+    ] {
+        let name = kind.name();
         let shared = SolverOptions {
             pool: Some(pool.clone()),
             chunk: 16,
@@ -29,12 +34,8 @@ fn bodies_on_one_shared_pool_match_their_serial_runs() {
         };
         let mut bodies = vec![scenes::cloth(12).unwrap(), scenes::flag(8).unwrap()];
         let mut twins = bodies.clone();
-        let mut on_pool: Vec<_> = (0..2)
-            .map(|_| make_solver(name, &shared).unwrap())
-            .collect();
-        let mut alone: Vec<_> = (0..2)
-            .map(|_| make_solver(name, &serial).unwrap())
-            .collect();
+        let mut on_pool: Vec<_> = (0..2).map(|_| kind.build(&shared).unwrap()).collect();
+        let mut alone: Vec<_> = (0..2).map(|_| kind.build(&serial).unwrap()).collect();
         assert_eq!(on_pool[0].report().threads, 2, "{name}");
         for _ in 0..15 {
             for k in 0..2 {
@@ -57,10 +58,15 @@ fn bodies_stepped_at_once_match_the_bodies_stepped_in_turn() {
     let params = StepParams::default();
     let pool = Pool::new(2).unwrap();
     let make = || -> Vec<_> {
-        ["gs", "colored", "jacobi", "colored"]
-            .iter()
-            .map(|n| make_solver(n, &SolverOptions::default()).unwrap())
-            .collect()
+        [
+            SolverKind::Gs,
+            SolverKind::Colored(Default::default()),
+            SolverKind::Jacobi(Default::default()),
+            SolverKind::Colored(Default::default()),
+        ]
+        .iter()
+        .map(|k| k.build(&SolverOptions::default()).unwrap())
+        .collect()
     };
     let scenes = || {
         vec![

@@ -5,7 +5,9 @@ mod common;
 
 use common::{cloth_with_extra_kinds, max_abs_diff, predicted, solve};
 use solver_core::{figures, step, Body, Solver, StepParams, Stiffness};
-use sparse::{make_solver, Colored, ColoringMethod, SolverOptions, SOLVER_NAMES};
+use sparse::{
+    Colored, ColoredOptions, ColoringMethod, InnerSolve, JacobiOptions, SolverKind, SolverOptions,
+};
 
 /// Small blocks so that the parallel paths run even on small test scenes.
 fn small_blocks(threads: usize) -> SolverOptions {
@@ -28,9 +30,10 @@ fn scenes_under_test() -> Vec<(&'static str, Body)> {
 #[test]
 fn every_solver_lowers_the_residual_over_20_iterations() {
     for (scene, body) in scenes_under_test() {
-        for name in SOLVER_NAMES {
+        for kind in SolverKind::ALL {
+            let name = kind.name();
             for threads in sparse::thread_counts(&[1, 2]) {
-                let mut solver = make_solver(name, &small_blocks(threads)).unwrap();
+                let mut solver = kind.build(&small_blocks(threads)).unwrap();
                 // chebyshev estimates rho in its first substep; measure the second as well.
                 let (r, x) = solve(&body, solver.as_mut(), 20);
                 let (r2, _) = solve(&body, solver.as_mut(), 20);
@@ -49,34 +52,67 @@ fn every_solver_lowers_the_residual_over_20_iterations() {
 }
 
 #[test]
-fn make_solver_knows_every_name_and_rejects_bad_input() {
-    for name in SOLVER_NAMES {
-        let s = make_solver(name, &SolverOptions::default()).unwrap();
-        assert_eq!(s.name(), *name);
+fn every_kind_builds_parses_its_name_and_rejects_bad_input() {
+    for kind in SolverKind::ALL {
+        let s = kind.build(&SolverOptions::default()).unwrap();
+        assert_eq!(s.name(), kind.name());
+        assert_eq!(kind.name().parse::<SolverKind>().unwrap(), kind);
         assert_eq!(s.report().threads, 1);
     }
-    assert!(make_solver("sor", &SolverOptions::default()).is_err());
-    let spoilers: [fn(&mut SolverOptions); 7] = [
-        |o| o.threads = 0,
-        |o| o.omega = 0.0,
-        |o| o.omega = f32::NAN,
-        |o| o.inner = 0,
-        |o| o.chunk = 12,
-        |o| o.rho = Some(1.0),
-        |o| o.regularization = -1.0,
-    ];
-    for spoil in spoilers {
+    assert_eq!(sparse::SOLVER_NAMES.len(), SolverKind::ALL.len());
+    assert_eq!(SolverKind::COMPARED.len(), 7);
+    assert!("sor".parse::<SolverKind>().is_err());
+    let shared_spoilers: [fn(&mut SolverOptions); 2] = [|o| o.threads = 0, |o| o.chunk = 12];
+    for spoil in shared_spoilers {
         let mut opts = SolverOptions::default();
         spoil(&mut opts);
-        assert!(make_solver("colored", &opts).is_err(), "{opts:?}");
+        for kind in SolverKind::ALL {
+            assert!(kind.build(&opts).is_err(), "{kind} {opts:?}");
+        }
     }
+    let jacobi = |omega| JacobiOptions {
+        omega,
+        ..Default::default()
+    };
+    let spoiled = [
+        SolverKind::Colored(ColoredOptions {
+            palette_shrink: 0.5,
+            ..Default::default()
+        }),
+        SolverKind::Jacobi(jacobi(0.0)),
+        SolverKind::Jacobi(jacobi(f32::NAN)),
+        SolverKind::Chebyshev(sparse::ChebyshevOptions {
+            jacobi: jacobi(2.5),
+            ..Default::default()
+        }),
+        SolverKind::Chebyshev(sparse::ChebyshevOptions {
+            rho: Some(1.0),
+            ..Default::default()
+        }),
+        SolverKind::Newton(
+            InnerSolve::GaussSeidel,
+            sparse::NewtonOptions {
+                sweeps: 0,
+                ..Default::default()
+            },
+        ),
+        SolverKind::Newton(
+            InnerSolve::Direct,
+            sparse::NewtonOptions {
+                regularization: -1.0,
+                ..Default::default()
+            },
+        ),
+    ];
+    for kind in spoiled {
+        assert!(kind.build(&SolverOptions::default()).is_err(), "{kind:?}");
+    }
+    let jacobi = SolverKind::Jacobi(Default::default());
     if sparse::PARALLEL {
-        let threaded = make_solver("jacobi", &small_blocks(3)).unwrap();
+        let threaded = jacobi.build(&small_blocks(3)).unwrap();
         assert_eq!(threaded.report().threads, 3);
     } else {
-        let refused = make_solver("jacobi", &small_blocks(3))
-            .err()
-            .map(|e| e.to_string());
+        let refused = jacobi.build(&small_blocks(3)).err().map(|e| e.to_string());
         assert!(
             refused.as_deref().is_some_and(|e| e.contains("parallel")),
             "{refused:?}"
@@ -85,10 +121,10 @@ fn make_solver_knows_every_name_and_rejects_bad_input() {
 }
 
 /// Runs `steps` steps of the cloth (12 x 12, one attached corner moving) and returns the hash.
-fn hash_after(name: &str, opts: &SolverOptions, steps: usize) -> (u64, Option<usize>) {
+fn hash_after(kind: SolverKind, opts: &SolverOptions, steps: usize) -> (u64, Option<usize>) {
     let mut body = scenes::cloth(12).unwrap();
     body.attach(5).unwrap();
-    let mut solver = make_solver(name, opts).unwrap();
+    let mut solver = kind.build(opts).unwrap();
     let params = StepParams::default();
     for s in 0..steps {
         let t = s as f32 / 60.0;
@@ -112,10 +148,15 @@ fn hash_after(name: &str, opts: &SolverOptions, steps: usize) -> (u64, Option<us
     ignore = "needs the `parallel` feature (threads)"
 )]
 fn parallel_solvers_give_the_same_bits_for_1_2_and_3_threads() {
-    for name in ["colored", "jacobi", "chebyshev"] {
-        let (one, colors) = hash_after(name, &small_blocks(1), 200);
-        let (two, _) = hash_after(name, &small_blocks(2), 200);
-        let (three, _) = hash_after(name, &small_blocks(3), 200);
+    for kind in [
+        SolverKind::Colored(Default::default()),
+        SolverKind::Jacobi(Default::default()),
+        SolverKind::Chebyshev(Default::default()),
+    ] {
+        let name = kind.name();
+        let (one, colors) = hash_after(kind, &small_blocks(1), 200);
+        let (two, _) = hash_after(kind, &small_blocks(2), 200);
+        let (three, _) = hash_after(kind, &small_blocks(3), 200);
         assert_eq!(one, two, "{name}: 1 vs 2 threads");
         assert_eq!(one, three, "{name}: 1 vs 3 threads");
         assert_eq!(colors.is_some(), name == "colored");
@@ -124,12 +165,18 @@ fn parallel_solvers_give_the_same_bits_for_1_2_and_3_threads() {
     let body = predicted(cloth_with_extra_kinds(10), 5);
     let (_, x1) = solve(
         &body,
-        make_solver("colored", &small_blocks(1)).unwrap().as_mut(),
+        SolverKind::Colored(Default::default())
+            .build(&small_blocks(1))
+            .unwrap()
+            .as_mut(),
         8,
     );
     let (_, x2) = solve(
         &body,
-        make_solver("colored", &small_blocks(2)).unwrap().as_mut(),
+        SolverKind::Colored(Default::default())
+            .build(&small_blocks(2))
+            .unwrap()
+            .as_mut(),
         8,
     );
     assert_eq!(
@@ -138,16 +185,16 @@ fn parallel_solvers_give_the_same_bits_for_1_2_and_3_threads() {
         "extra kinds"
     );
     // Randomized coloring too, and the default blocks (serial below the threshold).
-    let randomized = SolverOptions {
+    let randomized = SolverKind::Colored(ColoredOptions {
         coloring: ColoringMethod::Randomized,
-        ..small_blocks(1)
-    };
-    let (a, _) = hash_after("colored", &randomized, 50);
+        ..Default::default()
+    });
+    let (a, _) = hash_after(randomized, &small_blocks(1), 50);
     let (b, _) = hash_after(
-        "colored",
+        randomized,
         &SolverOptions {
             threads: 2,
-            ..randomized
+            ..small_blocks(1)
         },
         50,
     );
@@ -162,8 +209,22 @@ fn colored_simd_and_scalar_agree_within_float_tolerance() {
         kernel: sparse::Kernel::Scalar,
         ..Default::default()
     };
-    let (r_simd, x_simd) = solve(&body, make_solver("colored", &simd).unwrap().as_mut(), 8);
-    let (r_scalar, x_scalar) = solve(&body, make_solver("colored", &scalar).unwrap().as_mut(), 8);
+    let (r_simd, x_simd) = solve(
+        &body,
+        SolverKind::Colored(Default::default())
+            .build(&simd)
+            .unwrap()
+            .as_mut(),
+        8,
+    );
+    let (r_scalar, x_scalar) = solve(
+        &body,
+        SolverKind::Colored(Default::default())
+            .build(&scalar)
+            .unwrap()
+            .as_mut(),
+        8,
+    );
     let max_diff = max_abs_diff(&x_simd, &x_scalar);
     assert!(max_diff < 1e-5, "max |Δx| = {max_diff}");
     assert!((r_simd[8] - r_scalar[8]).abs() <= 1e-3 * r_scalar[8]);
@@ -171,8 +232,12 @@ fn colored_simd_and_scalar_agree_within_float_tolerance() {
     let mut a = scenes::cloth(16).unwrap();
     let mut b = a.clone();
     let (mut sa, mut sb) = (
-        make_solver("colored", &simd).unwrap(),
-        make_solver("colored", &scalar).unwrap(),
+        SolverKind::Colored(Default::default())
+            .build(&simd)
+            .unwrap(),
+        SolverKind::Colored(Default::default())
+            .build(&scalar)
+            .unwrap(),
     );
     let params = StepParams::default();
     for _ in 0..20 {
@@ -185,7 +250,7 @@ fn colored_simd_and_scalar_agree_within_float_tolerance() {
 
 #[test]
 fn colored_reports_six_colors_on_the_cloth_and_matches_serial_gs_per_color() {
-    let mut colored = Colored::new(&SolverOptions::default()).unwrap();
+    let mut colored = Colored::new(&SolverOptions::default(), ColoredOptions::default()).unwrap();
     let body = predicted(scenes::cloth(16).unwrap(), 5);
     let (_, x) = solve(&body, &mut colored, 1);
     assert_eq!(Solver::report(&colored).colors, Some(6));
@@ -209,13 +274,13 @@ fn colored_reports_six_colors_on_the_cloth_and_matches_serial_gs_per_color() {
 /// `name` in default options, and the multipliers they left.
 fn iterated(
     body: &Body,
-    name: &str,
+    kind: SolverKind,
     inv_dt2: f32,
     stiffness: f32,
     iterations: usize,
 ) -> (Body, Vec<f32>) {
     let mut b = body.clone();
-    let mut solver = make_solver(name, &SolverOptions::default()).unwrap();
+    let mut solver = kind.build(&SolverOptions::default()).unwrap();
     let constraints = b.constraints().clone();
     solver.prepare(&constraints, b.len()).unwrap();
     let mut lambda = vec![0.0; constraints.len()];
@@ -239,7 +304,13 @@ fn iterated(
 #[test]
 fn colored_writes_the_multipliers_back_after_the_last_iteration() {
     let body = predicted(scenes::cloth(8).unwrap(), 5);
-    let (_, lambda) = iterated(&body, "colored", 3600.0, 1.0, 3);
+    let (_, lambda) = iterated(
+        &body,
+        SolverKind::Colored(Default::default()),
+        3600.0,
+        1.0,
+        3,
+    );
     assert!(lambda.iter().filter(|l| **l != 0.0).count() > lambda.len() / 2);
 }
 
@@ -265,7 +336,7 @@ fn colored_leaves_the_last_substeps_multipliers_after_a_substepped_step() {
         }
         (b.particles.x.clone(), b.multipliers().to_vec())
     };
-    let mut colored = Colored::new(&SolverOptions::default()).unwrap();
+    let mut colored = Colored::new(&SolverOptions::default(), ColoredOptions::default()).unwrap();
     let (x, lambda) = run(&mut colored);
     // Gauss-Seidel in color order projects the same constraints in an equivalent order and
     // keeps its multipliers in `lambda` all along.
@@ -286,7 +357,9 @@ fn newton_direct_converges_quadratically_once_close() {
     // can overshoot for a few iterations first.
     for n in [16, 32, 48] {
         let body = predicted(scenes::rope(n).unwrap(), 5);
-        let mut solver = make_solver("newton-direct", &SolverOptions::default()).unwrap();
+        let mut solver = SolverKind::Newton(InnerSolve::Direct, Default::default())
+            .build(&SolverOptions::default())
+            .unwrap();
         let (r, _) = solve(&body, solver.as_mut(), 20);
         let (close, floor) = (1e-3, 1e-5);
         let first = r
@@ -316,17 +389,18 @@ fn newton_variants_beat_per_edge_gauss_seidel_per_iteration_on_the_rope() {
     let body = predicted(scenes::rope(40).unwrap(), 5);
     let (gs, _) = solve(
         &body,
-        make_solver("gs", &SolverOptions::default())
+        SolverKind::Gs
+            .build(&SolverOptions::default())
             .unwrap()
             .as_mut(),
         20,
     );
-    for name in ["newton-gs", "newton-direct"] {
+    for inner in [InnerSolve::GaussSeidel, InnerSolve::Direct] {
+        let kind = SolverKind::Newton(inner, Default::default());
+        let name = kind.name();
         let (r, _) = solve(
             &body,
-            make_solver(name, &SolverOptions::default())
-                .unwrap()
-                .as_mut(),
+            kind.build(&SolverOptions::default()).unwrap().as_mut(),
             6,
         );
         assert!(r[6] < gs[6], "{name}: {} vs gs {}", r[6], gs[6]);
@@ -335,10 +409,10 @@ fn newton_variants_beat_per_edge_gauss_seidel_per_iteration_on_the_rope() {
 
 #[test]
 fn jacobi_with_averaging_and_omega_one_stays_finite() {
-    let opts = SolverOptions {
+    let opts = small_blocks(if sparse::PARALLEL { 2 } else { 1 });
+    let jacobi = JacobiOptions {
         omega: 1.0,
         average: sparse::Averaging::Constraint,
-        ..small_blocks(if sparse::PARALLEL { 2 } else { 1 })
     };
     let params = StepParams::default();
     for (scene, mut body) in [
@@ -346,8 +420,13 @@ fn jacobi_with_averaging_and_omega_one_stays_finite() {
         ("rope", scenes::rope(32).unwrap()),
         ("cloth+area+floor", cloth_with_extra_kinds(12)),
     ] {
-        for name in ["jacobi", "chebyshev"] {
-            let mut solver = make_solver(name, &opts).unwrap();
+        let chebyshev = sparse::ChebyshevOptions {
+            jacobi,
+            ..Default::default()
+        };
+        for kind in [SolverKind::Jacobi(jacobi), SolverKind::Chebyshev(chebyshev)] {
+            let name = kind.name();
+            let mut solver = kind.build(&opts).unwrap();
             let mut b = body.clone();
             for s in 0..300 {
                 step(&mut b, &params, solver.as_mut(), None)
@@ -356,7 +435,7 @@ fn jacobi_with_averaging_and_omega_one_stays_finite() {
             }
         }
         // Many iterations in one step, PBD stiffness 1.
-        let mut solver = make_solver("jacobi", &opts).unwrap();
+        let mut solver = SolverKind::Jacobi(jacobi).build(&opts).unwrap();
         let pbd = StepParams {
             iterations: 200,
             stiffness: Stiffness::Pbd {
@@ -374,9 +453,10 @@ fn jacobi_with_averaging_and_omega_one_stays_finite() {
 fn every_solver_honours_the_pbd_stiffness_scale() {
     // PBD mode (inv_dt2 = 0): k = 0 moves nothing, and a softer k moves the particles less.
     let body = predicted(scenes::cloth(10).unwrap(), 5);
-    for name in SOLVER_NAMES {
+    for kind in SolverKind::ALL {
+        let name = kind.name();
         let moved_by = |k: f32| {
-            let (b, _) = iterated(&body, name, 0.0, k, 4);
+            let (b, _) = iterated(&body, kind, 0.0, k, 4);
             b.particles
                 .x
                 .iter()

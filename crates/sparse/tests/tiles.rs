@@ -13,17 +13,29 @@ use solver_core::{
     figures, step, Body, Constraints, GaussSeidel, Particles, Solver, StepParams, Topology,
 };
 use sparse::ordering::{apply_ordering, Ordering};
-use sparse::{Colored, Coloring, Incidence, Kernel, SolverOptions};
+use sparse::{Colored, ColoredOptions, Coloring, Incidence, Kernel, SolverOptions};
 
-/// Tiles of `tile` particles, small blocks so that the parallel paths run on test scenes.
-fn tiled(tile: usize, threads: usize) -> SolverOptions {
+/// Small blocks so that the parallel paths run on test scenes.
+fn small_blocks(threads: usize) -> SolverOptions {
     SolverOptions {
         threads,
-        tile_particles: tile,
         chunk: 32,
         parallel_threshold: 64,
         ..Default::default()
     }
+}
+
+/// Tiles of `tile` particles.
+fn tiles(tile: usize) -> ColoredOptions {
+    ColoredOptions {
+        tile_particles: tile,
+        ..Default::default()
+    }
+}
+
+/// A colored solver with tiles of `tile` particles on small blocks.
+fn tiled(tile: usize, threads: usize) -> Colored {
+    Colored::new(&small_blocks(threads), tiles(tile)).unwrap()
 }
 
 /// The order the tiled schedule promises: per tile, its colors' constraints whose particles
@@ -81,7 +93,7 @@ fn a_tiled_iteration_is_gauss_seidel_in_tile_order() {
         48,
     ));
     for (scene, body, tile) in cases {
-        let mut colored = Colored::new(&tiled(tile, 1)).unwrap();
+        let mut colored = tiled(tile, 1);
         let (_, x, lambda) = solve_with_multipliers(&body, &mut colored, 1);
         let report = colored.tile_report();
         assert!(report.tiles >= 4, "{scene}: {report:?}");
@@ -115,7 +127,7 @@ fn tiled_colored_gives_the_same_bits_for_1_2_and_3_threads() {
     let run = |threads: usize| {
         let mut body = scenes::cloth(32).unwrap();
         body.attach(31).unwrap();
-        let mut solver = Colored::new(&tiled(64, threads)).unwrap();
+        let mut solver = tiled(64, threads);
         let params = StepParams::default();
         for s in 0..200 {
             let t = s as f32 / 60.0;
@@ -144,8 +156,8 @@ fn tiled_colored_gives_the_same_bits_for_1_2_and_3_threads() {
 #[test]
 fn tiled_and_whole_body_sweeps_converge_alike() {
     let body = predicted(scenes::cloth(32).unwrap(), 10);
-    let mut tiles = Colored::new(&tiled(64, 1)).unwrap();
-    let mut whole = Colored::new(&tiled(0, 1)).unwrap();
+    let mut tiles = tiled(64, 1);
+    let mut whole = tiled(0, 1);
     let (rt, xt) = solve(&body, &mut tiles, 20);
     let (rw, _) = solve(&body, &mut whole, 20);
     assert_eq!(whole.tile_report().tiles, 0);
@@ -169,7 +181,7 @@ fn bodies_without_locality_or_too_small_are_swept_whole() {
     // A shuffled numbering leaves almost no constraint inside a tile.
     let mut shuffled = scenes::cloth(32).unwrap();
     apply_ordering(&mut shuffled, Ordering::Shuffled { seed: 7 }).unwrap();
-    let mut colored = Colored::new(&tiled(64, 1)).unwrap();
+    let mut colored = tiled(64, 1);
     colored
         .prepare(&shuffled.constraints(), shuffled.len())
         .unwrap();
@@ -232,9 +244,9 @@ fn seam_tiles_beside_empty_tiles_run_and_keep_the_order() {
     // differ from it by a few 1e-6 after three iterations.
     let opts = |threads| SolverOptions {
         kernel: Kernel::Scalar,
-        ..tiled(32, threads)
+        ..small_blocks(threads)
     };
-    let mut colored = Colored::new(&opts(1)).unwrap();
+    let mut colored = Colored::new(&opts(1), tiles(32)).unwrap();
     let (_, x) = solve(&body, &mut colored, 3);
     let report = colored.tile_report();
     assert_eq!(
@@ -247,7 +259,7 @@ fn seam_tiles_beside_empty_tiles_run_and_keep_the_order() {
     let max_diff = max_abs_diff(&x, &x_gs);
     assert!(max_diff < 1e-6, "max |Δx| = {max_diff}");
     for threads in sparse::thread_counts(&[2, 3]) {
-        let mut parallel = Colored::new(&opts(threads)).unwrap();
+        let mut parallel = Colored::new(&opts(threads), tiles(32)).unwrap();
         let (_, xt) = solve(&body, &mut parallel, 3);
         assert_eq!(
             figures::state_hash(&x),
@@ -269,10 +281,10 @@ fn iterations_run_as_one_task_graph_give_the_iteration_by_iteration_bits() {
     let mut cases = cloth_tilings();
     cases.push(("line with empty tiles", line_with_empty_tiles(), 32));
     for (scene, body, tile) in cases {
-        let mut serial = Colored::new(&tiled(tile, 1)).unwrap();
+        let mut serial = tiled(tile, 1);
         let (_, x, lambda) = solve_with_multipliers(&body, &mut serial, 8);
         for threads in sparse::thread_counts(&[1, 2, 3]) {
-            let mut graph = Colored::new(&tiled(tile, threads)).unwrap();
+            let mut graph = tiled(tile, threads);
             let (x_all, lambda_all) = solve_all_at_once(&body, &mut graph, 8);
             assert_eq!(
                 bits(&x),

@@ -118,7 +118,7 @@ pub fn measure(args: &HitchArgs) -> Result<HitchReport, Error> {
         kernel: args.kernel.kernel(),
         ..Default::default()
     };
-    let mut solver = build_solver(args.solver.name(), &opts)?;
+    let mut solver = build_solver(args.solver.kind(), &opts)?;
     let (mut body, _) = build_body_with(
         args.scene.name(),
         args.n,
@@ -177,7 +177,7 @@ pub fn measure(args: &HitchArgs) -> Result<HitchReport, Error> {
         scene: args.scene.name().to_string(),
         n: args.n,
         vertices: body.len(),
-        solver: solver.name(),
+        solver: solver.name().to_string(),
         threads: solver.report().threads,
         renew_topology: args.renew_topology,
         topology_changes,

@@ -88,7 +88,7 @@ pub fn run(a: &TethersArgs) -> Result<Section, Error> {
                 body.constraints_mut().push_kind(Box::new(t));
                 body.topology_changed();
             }
-            let mut solver = build_solver(name, &SolverOptions::default())?;
+            let mut solver = build_solver(name.parse()?, &SolverOptions::default())?;
             let (mut sum, mut times) = (0.0f64, Vec::with_capacity(a.steps));
             for _ in 0..a.steps {
                 let t0 = Instant::now();

@@ -141,7 +141,6 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         let pool = sparse::Pool::new(threads)?;
         let opts = SolverOptions {
             threads: if args.across_bodies { 1 } else { threads },
-            tile_particles: args.layout.tile,
             kernel: args.layout.kernel.kernel(),
             parallel_threshold: args.parallel_threshold,
             ..Default::default()
@@ -152,7 +151,7 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         };
         pools.push(pool);
         let group = (0..args.bodies)
-            .map(|_| build_solver(args.solver.name(), &opts))
+            .map(|_| build_solver(args.layout.tune(args.solver.kind()), &opts))
             .collect::<Result<Vec<_>, _>>()?;
         if !args.across_bodies && group[0].report().threads != threads {
             return Err(Error::Arg(format!(
@@ -240,7 +239,7 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         parallel_threshold: args.parallel_threshold,
         across_bodies: args.across_bodies,
         constraints: body.constraints().len(),
-        solver: firsts[0].name(),
+        solver: firsts[0].name().to_string(),
         iterations: args.iterations,
         ordering: ordering.name().to_string(),
         steps: turns * args.turn,

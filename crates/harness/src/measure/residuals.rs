@@ -10,7 +10,7 @@
 
 use crate::measure::stats::quantile;
 use crate::output::csv::RowWriter;
-use crate::setup::{build_body, build_solver, or_note, Error, Tuning};
+use crate::setup::{build_body, or_note, Error, Tuning};
 use serde::Serialize;
 use solver_core::{step, Body, SolveState, Solver, StepParams};
 use std::path::{Path, PathBuf};
@@ -49,8 +49,8 @@ pub struct ConvergeRow {
 pub struct NoSolve;
 
 impl Solver for NoSolve {
-    fn name(&self) -> String {
-        "none".into()
+    fn name(&self) -> &'static str {
+        "none"
     }
     fn iterate(&mut self, _: &mut SolveState, _: usize) {}
 }
@@ -155,7 +155,7 @@ pub fn curve_for(
     threads: usize,
     iters: usize,
 ) -> Result<Result<Vec<f64>, String>, Error> {
-    let s = or_note(build_solver(solver, &tuning.options(threads)))?;
+    let s = or_note(tuning.build_named(solver, threads))?;
     match s {
         Ok(mut s) => or_note(residual_curve(base, s.as_mut(), iters)),
         Err(note) => Ok(Err(note)),

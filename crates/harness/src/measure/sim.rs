@@ -2,7 +2,7 @@
 //! diverged step ends the run and is recorded instead of aborting the sweep.
 
 use crate::measure::stats::quantile;
-use crate::setup::{build_body, build_solver, Error, Tuning};
+use crate::setup::{build_body, Error, Tuning};
 use serde::Serialize;
 use solver_core::{figures, step, Body, Solver, StepParams};
 use std::path::PathBuf;
@@ -91,7 +91,7 @@ impl Sim {
     pub fn new(spec: &Spec) -> Result<Sim, Error> {
         spec.params.validate()?;
         let (body, _) = build_body(&spec.scene, spec.n, spec.mesh.clone(), &spec.ordering)?;
-        let solver = build_solver(&spec.solver, &spec.tuning.options(spec.threads))?;
+        let solver = spec.tuning.build_named(&spec.solver, spec.threads)?;
         Ok(Sim {
             body,
             solver,

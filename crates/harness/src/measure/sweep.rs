@@ -24,7 +24,7 @@ use crate::measure::machine::{human_bytes, Machine};
 use crate::measure::step::StepReport;
 use crate::output::csv::RowWriter;
 use crate::output::plot::{Marker, Series};
-use crate::setup::{build_solver, Error, Tuning};
+use crate::setup::{Error, Tuning};
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use sparse::Ordering;
@@ -294,7 +294,7 @@ impl Sweep {
                 "unsupported here: {}",
                 strip_unsupported(&e.to_string())
             )),
-            Ok(_) => match build_solver(&p.solver, &self.tuning.options(p.threads)) {
+            Ok(_) => match self.tuning.build_named(&p.solver, p.threads) {
                 Err(e) => Some(format!(
                     "unsupported here: {}",
                     strip_unsupported(&e.to_string())

@@ -10,7 +10,10 @@ use scenes::mesh_scene_with;
 use scenes::Scene;
 use solver_core::mesh::repair::MeshOptions;
 use solver_core::{Body, Solver};
-use sparse::{apply_ordering, make_solver, Ordering, SolverOptions};
+use sparse::{
+    apply_ordering, ChebyshevOptions, ColoredOptions, JacobiOptions, NewtonOptions, Ordering,
+    SolverKind, SolverOptions,
+};
 use std::path::{Path, PathBuf};
 pub use values::{
     BackendArg, IntegratorArg, KernelArg, ModelArg, OrderingArg, SceneArg, SolverArg, StepSceneArg,
@@ -150,6 +153,19 @@ pub struct Layout {
     pub kernel: KernelArg,
 }
 
+impl Layout {
+    /// `kind` with `--tile` applied (`colored`'s tile; the other kinds as they are).
+    pub fn tune(&self, kind: SolverKind) -> SolverKind {
+        match kind {
+            SolverKind::Colored(o) => SolverKind::Colored(ColoredOptions {
+                tile_particles: self.tile,
+                ..o
+            }),
+            other => other,
+        }
+    }
+}
+
 /// What most sweeps take alike: the solvers' tuning and the output directory.
 #[derive(Args, Debug, Clone)]
 pub struct Common {
@@ -182,9 +198,9 @@ impl Default for Tuning {
     fn default() -> Self {
         let d = SolverOptions::default();
         Tuning {
-            omega: d.omega,
-            inner: d.inner,
-            seed: d.seed,
+            omega: NewtonOptions::DEFAULT.omega,
+            inner: NewtonOptions::DEFAULT.sweeps,
+            seed: ColoredOptions::DEFAULT.seed,
             // The library's default kernel, as the value that names it.
             kernel: KernelArg::ALL
                 .iter()
@@ -196,18 +212,57 @@ impl Default for Tuning {
 }
 
 impl Tuning {
-    /// The library's options for `threads` threads (the library's defaults for the rest).
-    // The library's options grow as solvers are added; the update keeps this code unchanged.
-    #[allow(clippy::needless_update)]
+    /// The library's shared options for `threads` threads (the library's defaults for the
+    /// rest).
     pub fn options(&self, threads: usize) -> SolverOptions {
         SolverOptions {
             threads,
-            omega: self.omega,
-            inner: self.inner,
-            seed: self.seed,
             kernel: self.kernel.kernel(),
             ..Default::default()
         }
+    }
+
+    /// `kind` with the tuning applied to the options it has: ω (Jacobi family and
+    /// `newton-jacobi`), inner sweeps (Newton), seed (`gs-shuffled`, `colored`'s randomized
+    /// coloring).
+    pub fn tune(&self, kind: SolverKind) -> SolverKind {
+        match kind {
+            SolverKind::Gs => SolverKind::Gs,
+            SolverKind::GsShuffled { .. } => SolverKind::GsShuffled { seed: self.seed },
+            SolverKind::Colored(o) => SolverKind::Colored(ColoredOptions {
+                seed: self.seed,
+                ..o
+            }),
+            SolverKind::Jacobi(o) => SolverKind::Jacobi(JacobiOptions {
+                omega: self.omega,
+                ..o
+            }),
+            SolverKind::Chebyshev(o) => SolverKind::Chebyshev(ChebyshevOptions {
+                jacobi: JacobiOptions {
+                    omega: self.omega,
+                    ..o.jacobi
+                },
+                ..o
+            }),
+            SolverKind::Newton(inner, o) => SolverKind::Newton(
+                inner,
+                NewtonOptions {
+                    sweeps: self.inner,
+                    omega: self.omega,
+                    ..o
+                },
+            ),
+        }
+    }
+
+    /// The solver of `kind`, tuned, on `threads` threads.
+    pub fn build(&self, kind: SolverKind, threads: usize) -> Result<Box<dyn Solver>, Error> {
+        build_solver(self.tune(kind), &self.options(threads))
+    }
+
+    /// The solver called `name` (the command line's spelling), tuned, on `threads` threads.
+    pub fn build_named(&self, name: &str, threads: usize) -> Result<Box<dyn Solver>, Error> {
+        self.build(name.parse()?, threads)
     }
 
     /// Checks the values.
@@ -269,12 +324,21 @@ pub fn build_body_with(
     Ok((body, ordering))
 }
 
-/// Builds the solver called `name`.
-pub fn build_solver(name: &str, opts: &SolverOptions) -> Result<Box<dyn Solver>, Error> {
+/// `kind` with `jacobi` as its Jacobi step (`jacobi`, `chebyshev`; the other kinds as they are).
+pub fn with_jacobi(kind: SolverKind, jacobi: JacobiOptions) -> SolverKind {
+    match kind {
+        SolverKind::Jacobi(_) => SolverKind::Jacobi(jacobi),
+        SolverKind::Chebyshev(o) => SolverKind::Chebyshev(ChebyshevOptions { jacobi, ..o }),
+        other => other,
+    }
+}
+
+/// Builds the solver of `kind` on `opts`.
+pub fn build_solver(kind: SolverKind, opts: &SolverOptions) -> Result<Box<dyn Solver>, Error> {
     if opts.threads == 0 {
         return Err(Error::Arg("--threads must be at least 1".into()));
     }
-    Ok(make_solver(name, opts)?)
+    Ok(kind.build(opts)?)
 }
 
 /// The harness's error for a GPU backend error: what the GPU does not run (no adapter

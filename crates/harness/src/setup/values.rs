@@ -5,7 +5,7 @@
 
 use clap::ValueEnum;
 use scenes::mass_spring::Integrator;
-use sparse::Kernel;
+use sparse::{Kernel, SolverKind};
 use std::fmt;
 
 /// Declares a `ValueEnum` whose variants each carry their command-line name once, with
@@ -145,6 +145,22 @@ pub const ALL_SOLVERS: &str =
     "gs,colored,jacobi,chebyshev,newton-gs,newton-jacobi,newton-direct,gs-shuffled";
 
 impl SolverArg {
+    /// The library's solver, with its default options.
+    pub fn kind(self) -> SolverKind {
+        use sparse::{ChebyshevOptions, ColoredOptions, InnerSolve, JacobiOptions};
+        let newton = |inner| SolverKind::Newton(inner, Default::default());
+        match self {
+            SolverArg::Gs => SolverKind::Gs,
+            SolverArg::Colored => SolverKind::Colored(ColoredOptions::DEFAULT),
+            SolverArg::Jacobi => SolverKind::Jacobi(JacobiOptions::DEFAULT),
+            SolverArg::Chebyshev => SolverKind::Chebyshev(ChebyshevOptions::DEFAULT),
+            SolverArg::NewtonGs => newton(InnerSolve::GaussSeidel),
+            SolverArg::NewtonJacobi => newton(InnerSolve::Jacobi),
+            SolverArg::NewtonDirect => newton(InnerSolve::Direct),
+            SolverArg::GsShuffled => SolverKind::GsShuffled { seed: 1 },
+        }
+    }
+
     /// The names of `solvers`, as the sweeps record them.
     pub fn names(solvers: &[SolverArg]) -> Vec<String> {
         solvers.iter().map(|s| s.name().to_string()).collect()
@@ -250,6 +266,8 @@ mod tests {
     fn values_spell_the_library_names() {
         let solvers: Vec<&str> = SolverArg::ALL.iter().map(|s| s.name()).collect();
         assert_eq!(solvers, sparse::SOLVER_NAMES);
+        let kinds: Vec<SolverKind> = SolverArg::ALL.iter().map(|s| s.kind()).collect();
+        assert_eq!(kinds, SolverKind::ALL);
         assert_eq!(ALL_SOLVERS, solvers.join(","));
         for k in KernelArg::ALL {
             assert_eq!(k.kernel().name(), k.name());

@@ -7,7 +7,7 @@ use super::timing::CONFIDENCE;
 use crate::measure::child;
 use crate::measure::paired::{interleave, Interval, Side};
 use crate::measure::step::StepReport;
-use crate::setup::{build_body, build_solver, Error, Tuning};
+use crate::setup::{build_body, Error, Tuning};
 use solver_core::{step, Body, Packed4, Solver, StepParams};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -140,7 +140,7 @@ pub fn study(
     // 2. One process over time.
     let (body, _) = build_body("cloth", a, None, "natural")?;
     let proj = (body.constraints().len() * iterations) as f64;
-    let mut s = build_solver(solver, &tuning.options(1))?;
+    let mut s = tuning.build_named(solver, 1)?;
     let mut bb = body.clone();
     for _ in 0..20 {
         step(&mut bb, &params, s.as_mut(), None)?;
@@ -176,7 +176,7 @@ pub fn study(
     let mut arms = Vec::new();
     for &p in &pads {
         let (b, keep) = rehomed(&body, p);
-        arms.push((b, keep, build_solver(solver, &tuning.options(1))?));
+        arms.push((b, keep, tuning.build_named(solver, 1)?));
     }
     for (b, _, s) in arms.iter_mut() {
         for _ in 0..5 {
@@ -208,8 +208,8 @@ pub fn study(
     let (body_b, _) = build_body("cloth", b, None, "natural")?;
     let proj_b = (body_b.constraints().len() * iterations) as f64;
     let mut two = [
-        (body.clone(), build_solver(solver, &tuning.options(1))?),
-        (body_b, build_solver(solver, &tuning.options(1))?),
+        (body.clone(), tuning.build_named(solver, 1)?),
+        (body_b, tuning.build_named(solver, 1)?),
     ];
     for (bd, s) in two.iter_mut() {
         for _ in 0..5 {

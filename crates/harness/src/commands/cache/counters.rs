@@ -4,7 +4,7 @@
 //! Virtual machines often expose none: `perf_event_open` then fails (ENOENT for a hardware
 //! event), and [`probe`] says so in one line instead of measuring.
 
-use crate::setup::{build_solver, Error, Tuning};
+use crate::setup::{Error, Tuning};
 use perf_event::events::{Cache, CacheOp, CacheResult, Hardware, WhichCache};
 use perf_event::{Builder, Counter, Group};
 use solver_core::{step, Body, StepParams};
@@ -145,7 +145,7 @@ pub fn measure(
         ..Default::default()
     };
     let mut b = body.clone();
-    let mut s = build_solver(solver, &tuning.options(1))?;
+    let mut s = tuning.build_named(solver, 1)?;
     for _ in 0..2 {
         step(&mut b, &params, s.as_mut(), None)?;
     }
@@ -160,7 +160,7 @@ pub fn measure(
         scene: scene.to_string(),
         n,
         vertices: b.len(),
-        solver: s.name(),
+        solver: s.name().to_string(),
         ordering: ordering.to_string(),
         steps,
         cycles_per_projection: c[0] as f64 / proj,

@@ -7,7 +7,7 @@
 
 use crate::measure::paired::{interleave, Interval, Side};
 use crate::measure::sweep::{Budget, ScaleRow};
-use crate::setup::{build_solver, or_note, Error, Tuning};
+use crate::setup::{or_note, Error, Tuning};
 use solver_core::{figures, step, Body, Solver, StepParams};
 use std::time::Instant;
 
@@ -137,7 +137,7 @@ pub fn measure(
     params.validate()?;
     let mut arms: Vec<(Body, Box<dyn Solver>)> = Vec::with_capacity(bodies.len());
     for (_, b) in bodies {
-        match or_note(build_solver(solver, &tuning.options(1)))? {
+        match or_note(tuning.build_named(solver, 1))? {
             Ok(s) => arms.push((b.clone(), s)),
             Err(note) => return Ok(Err(note)),
         }
@@ -197,7 +197,7 @@ pub fn measure(
             n,
             vertices: b.len(),
             constraints: b.constraints().len(),
-            solver: s.name(),
+            solver: s.name().to_string(),
             threads: s.report().threads,
             iterations,
             substeps: params.substeps,
@@ -215,7 +215,7 @@ pub fn measure(
             n,
             vertices: b.len(),
             constraints: b.constraints().len(),
-            solver: s.name(),
+            solver: s.name().to_string(),
             ordering: ordering.clone(),
             iterations,
             samples: ms.samples,

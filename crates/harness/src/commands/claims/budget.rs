@@ -13,44 +13,44 @@ use super::rules::{self, BudgetRun};
 use crate::measure::sim::{Sim, Spec};
 use crate::output::csv::RowWriter;
 use crate::output::plot::{Plot, Series};
-use crate::setup::{or_note, Error};
-use sparse::{make_solver, Averaging, SolverOptions};
+use crate::setup::{or_note, with_jacobi, Error, SolverArg};
+use sparse::{Averaging, JacobiOptions};
 
 /// Largest energy rise above the start a stable run may show, over |E(0)|.
 pub const ENERGY_TOL: f64 = 1e-3;
 
-/// A solver of the comparison: its label, its name for `make_solver`, and its averaging
-/// (`None`: the library default).
+/// A solver of the comparison: its label, the solver, and its averaging (`None`: the library
+/// default).
 struct Variant {
     label: &'static str,
-    solver: &'static str,
+    solver: SolverArg,
     average: Option<Averaging>,
 }
 
 const VARIANTS: [Variant; 5] = [
     Variant {
         label: "colored",
-        solver: "colored",
+        solver: SolverArg::Colored,
         average: None,
     },
     Variant {
         label: "jacobi (plain, omega 1)",
-        solver: "jacobi",
+        solver: SolverArg::Jacobi,
         average: Some(Averaging::Off),
     },
     Variant {
         label: "jacobi (constraint-averaged)",
-        solver: "jacobi",
+        solver: SolverArg::Jacobi,
         average: Some(Averaging::Constraint),
     },
     Variant {
         label: "jacobi (Macklin 2014 particle-averaged)",
-        solver: "jacobi",
+        solver: SolverArg::Jacobi,
         average: Some(Averaging::Particle),
     },
     Variant {
         label: "chebyshev",
-        solver: "chebyshev",
+        solver: SolverArg::Chebyshev,
         average: None,
     },
 ];
@@ -77,23 +77,23 @@ fn run_one(
     iterations: usize,
     steps: usize,
 ) -> Result<Result<Outcome, String>, Error> {
-    let mut spec = Spec::new(scene, n, v.solver).iterations(iterations);
+    let mut spec = Spec::new(scene, n, v.solver.name()).iterations(iterations);
     spec.tuning = ctx.tuning.clone();
     let mut sim = match or_note(Sim::new(&spec))? {
         Ok(s) => s,
         Err(note) => return Ok(Err(note)),
     };
     if let Some(average) = v.average {
-        let opts = SolverOptions {
+        let jacobi = JacobiOptions {
             average,
             omega: if average == Averaging::Off {
                 1.0
             } else {
                 ctx.tuning.omega
             },
-            ..ctx.tuning.options(1)
         };
-        sim.solver = make_solver(v.solver, &opts)?;
+        let kind = with_jacobi(ctx.tuning.tune(v.solver.kind()), jacobi);
+        sim.solver = kind.build(&ctx.tuning.options(1))?;
     }
     let t = sim.run(steps);
     let (rise, _) = energy_rises(&t.energy);
@@ -164,7 +164,7 @@ pub fn c19(ctx: &Ctx) -> Result<Claim, Error> {
                     scene,
                     solver: v.label,
                     iterations: it,
-                    colored: v.solver == "colored",
+                    colored: v.solver == SolverArg::Colored,
                     stable: o.stable(),
                 });
                 pts.push((it as f64, o.stretch_max));

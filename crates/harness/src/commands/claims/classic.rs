@@ -12,7 +12,7 @@ use crate::output::plot::{Plot, Series};
 use crate::setup::{or_note, Error};
 use nalgebra::DMatrix;
 use solver_core::{step, Body, StepParams, Stiffness};
-use sparse::{make_solver, Averaging, SolverOptions};
+use sparse::{Averaging, JacobiOptions, SolverKind};
 
 /// The per-iteration contraction factor of the tail of a residual curve: the geometric mean
 /// of r(k+1)/r(k) over the second half of the iterations above the float floor (1e-5 of r(0)).
@@ -95,13 +95,12 @@ fn system(ctx: &Ctx, scene: &str, n: usize, iters: usize) -> Result<Result<Syste
         Ok(b) => b,
         Err(note) => return Ok(Err(note)),
     };
-    let plain = SolverOptions {
+    let plain = SolverKind::Jacobi(JacobiOptions {
         average: Averaging::Off,
         omega: 1.0,
-        ..ctx.tuning.options(1)
-    };
-    let mut gs = make_solver("gs", &plain)?;
-    let mut jac = make_solver("jacobi", &plain)?;
+    });
+    let mut gs = SolverKind::Gs.build(&ctx.tuning.options(1))?;
+    let mut jac = plain.build(&ctx.tuning.options(1))?;
     let cg = residual_curve(&base, gs.as_mut(), iters)?;
     // Plain Jacobi may diverge (its radius above 1, as on the cloth): that is a measurement,
     // recorded as an infinite rate, not a failure of the claim.
@@ -388,12 +387,8 @@ pub fn c18(ctx: &Ctx) -> Result<Claim, Error> {
     {
         let mut pts = Vec::new();
         for &omega in &omegas {
-            let opts = SolverOptions {
-                average,
-                omega,
-                ..ctx.tuning.options(1)
-            };
-            let mut s = make_solver("jacobi", &opts)?;
+            let jacobi = SolverKind::Jacobi(JacobiOptions { average, omega });
+            let mut s = jacobi.build(&ctx.tuning.options(1))?;
             let (rate, status, r0, r1) = match or_note(residual_curve(&base, s.as_mut(), iters))? {
                 Ok(c) => {
                     let end = c.last().copied().unwrap_or(f64::NAN);

@@ -15,8 +15,9 @@ use crate::measure::paired::Interval;
 use crate::measure::residuals::write_curves;
 use crate::output::csv::RowWriter;
 use crate::output::plot::{Marker, Plot, Series};
-use crate::setup::{build_solver, or_note, Error};
+use crate::setup::{or_note, Error};
 use solver_core::{step, Body, StepParams};
+use sparse::{InnerSolve, SolverKind};
 use std::path::PathBuf;
 
 /// The iteration budget the comparisons are anchored at.
@@ -89,7 +90,7 @@ const GODOT: &str = "Godot SoftBody3D article";
 
 /// Positions of one step from `base` after `k` iterations of `solver`.
 fn solved(base: &Body, solver: &str, ctx: &Ctx, k: usize) -> Result<Result<Body, String>, Error> {
-    let mut s = match or_note(build_solver(solver, &ctx.tuning.options(1)))? {
+    let mut s = match or_note(ctx.tuning.build_named(solver, 1))? {
         Ok(s) => s,
         Err(note) => return Ok(Err(note)),
     };
@@ -231,7 +232,7 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
             let mk = |s: &str, it: usize| -> Result<Arm, Error> {
                 Ok(Arm {
                     body: base.clone(),
-                    solver: build_solver(s, &ctx.tuning.options(1))?,
+                    solver: ctx.tuning.build_named(s, 1)?,
                     params: StepParams {
                         iterations: it,
                         ..Default::default()
@@ -250,11 +251,11 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
     // Levenberg-Marquardt regularization, without the ground, and with the structural edges
     // only (no diagonals: the linearized system is then far from singular on a flat patch).
     let nd = |body: &Body, reg: Option<f64>| -> Result<Option<Vec<f64>>, Error> {
-        let mut opts = ctx.tuning.options(1);
-        if let Some(r) = reg {
-            opts.regularization = r;
+        let mut kind = SolverKind::Newton(InnerSolve::Direct, Default::default());
+        if let (Some(r), SolverKind::Newton(_, o)) = (reg, &mut kind) {
+            o.regularization = r;
         }
-        match or_note(build_solver("newton-direct", &opts))? {
+        match or_note(ctx.tuning.build(kind, 1))? {
             Ok(mut s) => Ok(or_note(crate::measure::residuals::residual_curve(
                 body,
                 s.as_mut(),
@@ -400,7 +401,7 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
 
 /// The residual after `k` iterations of `solver` in one step from `base`.
 fn final_residual(base: &Body, solver: &str, ctx: &Ctx, k: usize) -> Result<f64, Error> {
-    let mut s = build_solver(solver, &ctx.tuning.options(1))?;
+    let mut s = ctx.tuning.build_named(solver, 1)?;
     let mut r = Vec::new();
     let params = StepParams {
         iterations: k,
@@ -459,7 +460,7 @@ fn time_iterations(
     for &(s, it) in arms {
         a.push(Arm {
             body: base.clone(),
-            solver: build_solver(s, &ctx.tuning.options(1))?,
+            solver: ctx.tuning.build_named(s, 1)?,
             params: StepParams {
                 iterations: it.max(1),
                 ..Default::default()
@@ -608,7 +609,9 @@ pub fn c11(ctx: &Ctx) -> Result<Claim, Error> {
             for t in [1, 2] {
                 arms.push(Arm {
                     body: body.clone(),
-                    solver: build_solver("colored", &ctx.tuning.options(t))?,
+                    solver: ctx
+                        .tuning
+                        .build(SolverKind::Colored(Default::default()), t)?,
                     params: StepParams::default(),
                     from_start: false,
                 });

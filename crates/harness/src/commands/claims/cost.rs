@@ -11,7 +11,7 @@ use crate::measure::stats::{linear_fit, loglog_fit};
 use crate::measure::sweep::Point;
 use crate::output::csv::RowWriter;
 use crate::output::plot::{Plot, Series};
-use crate::setup::{build_body, build_solver, Error};
+use crate::setup::{build_body, Error};
 use solver_core::StepParams;
 
 const GODOT: &str = "Godot SoftBody3D article";
@@ -50,7 +50,7 @@ fn time_configs(
         vertices.push(body.len());
         arms.push(Arm {
             body,
-            solver: build_solver(&c.solver, &ctx.tuning.options(1))?,
+            solver: ctx.tuning.build_named(&c.solver, 1)?,
             params: StepParams {
                 iterations: c.iterations,
                 ..Default::default()
@@ -92,7 +92,7 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
     let text = "the growth of the step time from ~500 to ~1000 vertices (cloth n=23, 529 vertices, to n=32, 1024; 8 iterations) of the global CSR solve: superlinear (the claim's 0.6 -> 2.4 ms is slope 2), and caused by cache misses of the CSR solve (absolute times are another machine's)";
     let csr = ["newton-gs", "newton-direct", "newton-jacobi"]
         .into_iter()
-        .find(|s| build_solver(s, &ctx.tuning.options(1)).is_ok());
+        .find(|s| ctx.tuning.build_named(s, 1).is_ok());
     let sizes: Vec<usize> = if ctx.quick {
         vec![20, 23, 32]
     } else {

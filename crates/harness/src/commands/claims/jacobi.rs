@@ -15,12 +15,12 @@
 use super::claim::{Claim, Ctx, Decision, Verdict};
 use crate::output::csv::RowWriter;
 use crate::output::plot::{dot, level, Plot, Series};
-use crate::setup::Error;
+use crate::setup::{with_jacobi, Error, SolverArg};
 use scenes::analytic::{
     cloth_momentum, hanging_chain, CHAIN_ALPHA, CHAIN_DAMPING, CHAIN_N, CHAIN_SECONDS, CLOTH_STEPS,
 };
 use solver_core::{Solver, StepParams, WobbleError};
-use sparse::{make_solver, Averaging, SolverOptions};
+use sparse::{Averaging, JacobiOptions};
 use std::time::Instant;
 
 /// One Jacobi variant of C13 and C14.
@@ -28,8 +28,8 @@ use std::time::Instant;
 pub struct Variant {
     /// What the tables call it.
     pub label: &'static str,
-    /// The solver name.
-    pub solver: &'static str,
+    /// The solver.
+    pub solver: SolverArg,
     /// Its averaging.
     pub average: Averaging,
     /// Its relaxation.
@@ -41,55 +41,55 @@ pub struct Variant {
 pub const VARIANTS: &[Variant] = &[
     Variant {
         label: "jacobi, per-particle averaging (Macklin 2014), omega 1",
-        solver: "jacobi",
+        solver: SolverArg::Jacobi,
         average: Averaging::Particle,
         omega: 1.0,
     },
     Variant {
         label: "jacobi, per-particle averaging (Macklin 2014), omega 1.5",
-        solver: "jacobi",
+        solver: SolverArg::Jacobi,
         average: Averaging::Particle,
         omega: 1.5,
     },
     Variant {
         label: "chebyshev, per-particle averaging",
-        solver: "chebyshev",
+        solver: SolverArg::Chebyshev,
         average: Averaging::Particle,
         omega: 1.0,
     },
     Variant {
         label: "jacobi, per-constraint averaging (default), omega 1",
-        solver: "jacobi",
+        solver: SolverArg::Jacobi,
         average: Averaging::Constraint,
         omega: 1.0,
     },
     Variant {
         label: "jacobi, per-constraint averaging, omega 1.5",
-        solver: "jacobi",
+        solver: SolverArg::Jacobi,
         average: Averaging::Constraint,
         omega: 1.5,
     },
     Variant {
         label: "chebyshev, per-constraint averaging (default)",
-        solver: "chebyshev",
+        solver: SolverArg::Chebyshev,
         average: Averaging::Constraint,
         omega: 1.0,
     },
     Variant {
         label: "jacobi, no averaging, omega 1",
-        solver: "jacobi",
+        solver: SolverArg::Jacobi,
         average: Averaging::Off,
         omega: 1.0,
     },
     Variant {
         label: "jacobi, no averaging, omega 0.5",
-        solver: "jacobi",
+        solver: SolverArg::Jacobi,
         average: Averaging::Off,
         omega: 0.5,
     },
     Variant {
         label: "gs (reference)",
-        solver: "gs",
+        solver: SolverArg::Gs,
         average: Averaging::Constraint,
         omega: 1.0,
     },
@@ -115,12 +115,11 @@ pub const LITERATURE: usize = 3;
 
 /// A fresh solver of `v` with the run's other options.
 fn solver_of(ctx: &Ctx, v: &Variant) -> Result<Box<dyn Solver>, WobbleError> {
-    let options = SolverOptions {
+    let jacobi = JacobiOptions {
         average: v.average,
         omega: v.omega,
-        ..ctx.tuning.options(1)
     };
-    make_solver(v.solver, &options)
+    with_jacobi(ctx.tuning.tune(v.solver.kind()), jacobi).build(&ctx.tuning.options(1))
 }
 
 /// The limit of both claims' tests: a chain error of 1%, a momentum change of 1e-4 of |p₀|.

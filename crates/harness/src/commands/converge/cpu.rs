@@ -4,7 +4,7 @@ use super::args::ConvergeArgs;
 use super::writers::{Curves, StretchRow, Writers};
 use crate::measure::residuals::{elapsed_curve, residual_curve};
 use crate::measure::sim::{RunFigures, Sim, Spec};
-use crate::setup::{build_solver, or_note, Error};
+use crate::setup::{or_note, Error};
 use solver_core::Body;
 
 /// One solver's residual and elapsed-time curves from `base`, written to converge.csv; `Err`
@@ -15,7 +15,7 @@ pub(super) fn solver_curves(
     name: &str,
     w: &mut Writers,
 ) -> Result<Curves, Error> {
-    let mut solver = match or_note(build_solver(name, &a.common.tuning.options(a.threads)))? {
+    let mut solver = match or_note(a.common.tuning.build_named(name, a.threads))? {
         Ok(s) => s,
         Err(note) => {
             w.notes.record(&[name, "all", &note])?;

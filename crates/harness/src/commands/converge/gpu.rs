@@ -34,9 +34,9 @@ fn params(iterations: usize) -> StepParams {
 
 /// `base` on the device with solver `name` and the run's tuning, after one untimed step.
 fn upload(gpu: &Gpu, a: &ConvergeArgs, base: &Body, name: &str) -> Result<GpuBody, Error> {
-    let solver = GpuSolver::parse(name)?;
-    let opts = a.common.tuning.options(1);
-    let mut body = GpuBody::new(gpu, base, solver, &opts).map_err(gpu_error)?;
+    GpuSolver::parse(name)?;
+    let kind = a.common.tuning.tune(name.parse()?);
+    let mut body = GpuBody::new(gpu, base, kind).map_err(gpu_error)?;
     body.step(&params(a.iters)).map_err(gpu_error)?;
     body.finish().map_err(gpu_error)?;
     body.write_state(base).map_err(gpu_error)?;
@@ -106,9 +106,9 @@ pub(super) fn stretch_run(
     it: usize,
 ) -> Result<StretchRow, Error> {
     let (mut body, _) = build_body(a.scene.name(), a.n, a.mesh.clone(), a.ordering.name())?;
-    let solver = GpuSolver::parse(name)?;
-    let mut on_gpu =
-        GpuBody::new(gpu, &body, solver, &a.common.tuning.options(1)).map_err(gpu_error)?;
+    GpuSolver::parse(name)?;
+    let kind = a.common.tuning.tune(name.parse()?);
+    let mut on_gpu = GpuBody::new(gpu, &body, kind).map_err(gpu_error)?;
     let (mut means, mut ms) = (Vec::new(), Vec::new());
     let mut last_max = f64::NAN;
     let mut status = "ok".to_string();

@@ -3,12 +3,12 @@
 //! these; this file imports none of them.
 
 use crate::setup::{
-    BackendArg, Error, IntegratorArg, Layout, ModelArg, Passes, SolverArg, StepSceneArg,
+    BackendArg, Error, IntegratorArg, Layout, ModelArg, Passes, SolverArg, StepSceneArg, Tuning,
 };
 use clap::Args;
 use serde::{Deserialize, Serialize};
 use solver_core::mesh::repair::MeshOptions;
-use sparse::SolverOptions;
+use sparse::{SolverKind, SolverOptions};
 use std::path::PathBuf;
 
 /// Arguments of `wobble step`.
@@ -221,14 +221,23 @@ pub fn single_mesh(args: &StepArgs) -> Result<Option<PathBuf>, Error> {
     }
 }
 
-/// The options of the solver `args` name (CPU and GPU alike, each body of a world alike).
+/// The shared options of the solver `args` name (each body of a world alike).
 pub fn solver_options(args: &StepArgs) -> SolverOptions {
     SolverOptions {
         threads: args.threads,
-        omega: args.omega,
-        inner: args.inner,
-        tile_particles: args.layout.tile,
         kernel: args.layout.kernel.kernel(),
         ..Default::default()
     }
+}
+
+/// The solver `args` name with its options: `--omega`, `--inner`, `--tile` (CPU and GPU alike,
+/// each body of a world alike).
+pub fn solver_kind(args: &StepArgs) -> SolverKind {
+    let tuning = Tuning {
+        omega: args.omega,
+        inner: args.inner,
+        kernel: args.layout.kernel,
+        ..Default::default()
+    };
+    args.layout.tune(tuning.tune(args.solver.kind()))
 }

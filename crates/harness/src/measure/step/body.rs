@@ -1,13 +1,14 @@
 //! `wobble step` on one body: a standard scene or a mesh, stepped by a PBD solver (on the CPU
 //! or the GPU) or by the force-based mass-spring model.
 
-use super::args::{mesh_options, single_mesh, solver_options, StepArgs, StepReport};
+use super::args::{mesh_options, single_mesh, solver_kind, solver_options, StepArgs, StepReport};
 use super::surfaces::{dump_obj, intersections};
 use crate::measure::stats::quantile;
 #[cfg(feature = "gpu")]
 use crate::setup::gpu_error;
 use crate::setup::{build_body_with, build_solver, BackendArg, Error, ModelArg};
 use scenes::mass_spring::{MassSpring, SpringParams};
+use solver_core::constraints::{ConstraintKind, DihedralBending, IsometricBending};
 use solver_core::{figures, step, Solver, StepParams};
 use std::time::Instant;
 
@@ -91,7 +92,7 @@ pub fn measure_body(args: &StepArgs) -> Result<StepReport, Error> {
         }
     }
     let mut model = match args.model {
-        ModelArg::Pbd => Model::Pbd(build_solver(args.solver.name(), &solver_options(args))?),
+        ModelArg::Pbd => Model::Pbd(build_solver(solver_kind(args), &solver_options(args))?),
         ModelArg::MassSpring => {
             let springs = SpringParams::uniform(args.stiffness, args.damping);
             let integrator = args.integrator.integrator();
@@ -124,7 +125,7 @@ pub fn measure_body(args: &StepArgs) -> Result<StepReport, Error> {
     // A mass-spring step evaluates each spring once per substep: its "projections".
     let facts = match &model {
         Model::Pbd(solver) => RunFacts {
-            name: solver.name(),
+            name: solver.name().to_string(),
             threads: solver.report().threads,
             colors: solver.report().colors,
             per_substep: body.constraints().len() * args.passes.iterations,
@@ -160,7 +161,7 @@ fn report(
         .constraints()
         .extra
         .iter()
-        .filter(|k| BENDING_KINDS.contains(&k.name()))
+        .filter(|k| is_bending(k.as_ref()))
         .map(|k| k.len())
         .sum();
     let surfaces = [(&body.topology().triangles[..], &body.particles.x[..])];
@@ -220,8 +221,7 @@ fn measure_gpu(
     }
     let solver = gpu::GpuSolver::parse(args.solver.name())?;
     let device = gpu::Gpu::new().map_err(gpu_error)?;
-    let mut on_gpu =
-        gpu::GpuBody::new(&device, &body, solver, &solver_options(args)).map_err(gpu_error)?;
+    let mut on_gpu = gpu::GpuBody::new(&device, &body, solver_kind(args)).map_err(gpu_error)?;
     let timed = {
         let body = std::cell::RefCell::new(&mut body);
         let on_gpu = &mut on_gpu;
@@ -251,15 +251,18 @@ fn measure_gpu(
     report(args, &body, ordering, params, substeps, &timed, facts)
 }
 
-/// The constraint kinds `--no-bending` drops.
-const BENDING_KINDS: [&str; 2] = ["dihedral_bending", "isometric_bending"];
+/// Whether `kind` is one `--no-bending` drops: dihedral or isometric bending.
+fn is_bending(kind: &dyn ConstraintKind) -> bool {
+    let kind = kind.as_any();
+    kind.is::<DihedralBending>() || kind.is::<IsometricBending>()
+}
 
 /// Applies `--no-bending`, `--no-wind` and `--compliance` to the scene's body.
 fn apply_switches(body: &mut solver_core::Body, args: &StepArgs) -> Result<(), Error> {
     if args.no_bending {
         body.constraints_mut()
             .extra
-            .retain(|k| !BENDING_KINDS.contains(&k.name()));
+            .retain(|k| !is_bending(k.as_ref()));
         body.topology_changed();
     }
     if args.no_wind {

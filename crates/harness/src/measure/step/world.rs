@@ -1,7 +1,7 @@
 //! `wobble step` on a world of several bodies (the `drape`, `tunnel`, `stack` and `bodies`
 //! scenes of docs/SCENES.md).
 
-use super::args::{mesh_options, solver_options, StepArgs, StepReport};
+use super::args::{mesh_options, solver_kind, solver_options, StepArgs, StepReport};
 use super::surfaces::dump_obj;
 use crate::measure::stats::quantile;
 use crate::setup::{build_body_with, build_solver, Error, StepSceneArg};
@@ -67,9 +67,9 @@ fn build_world(args: &StepArgs) -> Result<World, Error> {
         StepSceneArg::Bodies => bodies_world(args)?,
         other => return Err(Error::Arg(format!("'{other}' is not a world scene"))),
     };
-    let opts = solver_options(args);
+    let (kind, opts) = (solver_kind(args), solver_options(args));
     for b in world.bodies_mut() {
-        b.set_solver(build_solver(args.solver.name(), &opts)?);
+        b.set_solver(build_solver(kind, &opts)?);
     }
     Ok(world)
 }
@@ -130,7 +130,7 @@ pub fn measure_world(args: &StepArgs) -> Result<StepReport, Error> {
         n: args.n(),
         vertices: all_x.len(),
         constraints,
-        solver: first_solver.name(),
+        solver: first_solver.name().to_string(),
         iterations: args.passes.iterations,
         substeps: report.substeps,
         dt: args.dt,
