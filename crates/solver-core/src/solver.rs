@@ -147,10 +147,11 @@ impl Executor for Serial {
     }
 }
 
-/// The topology id a solver was last prepared for, kept in the solver and read and written by
-/// the step loop alone ([`prepare_solver`]).
+/// The topology id, particle count and numbering ([`Constraints::solver_layout`]) a solver was last
+/// prepared for, kept in the solver and read and written by the step loop alone
+/// ([`prepare_solver`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Preparation(Option<(u64, usize)>);
+pub struct Preparation(Option<(u64, usize, u64)>);
 
 impl Preparation {
     /// Whether the solver has been prepared for some body.
@@ -160,22 +161,32 @@ impl Preparation {
 }
 
 /// Prepares `solver` for a body's constraints unless its [`Preparation`] already records
-/// `topology_id` and the particle count `particles`; the record is cleared while preparing, so a failed `prepare` is retried.
+/// `topology_id`, the particle count `particles` and the constraints'
+/// [`Constraints::solver_layout`]; the record is cleared
+/// while preparing, so a failed `prepare` is retried.
+///
+/// The layout makes a step-loop table that changes size without renewing the topology (a
+/// world's or a coupling's contacts, a grab's drag) safe wherever it sits: behind the last
+/// table a solver projects (where the world, the coupling and a grab put theirs) it changes
+/// nothing a solver sees; in front of one it shifts that table's global ids, and the solver is
+/// prepared again.
 pub fn prepare_solver(
     solver: &mut dyn Solver,
     constraints: &Constraints,
     particles: usize,
     topology_id: u64,
 ) -> Result<()> {
-    if let Some(p) = solver.preparation() {
-        if p.0 == Some((topology_id, particles)) {
-            return Ok(());
-        }
-        p.0 = None;
+    let Some(p) = solver.preparation() else {
+        return solver.prepare(constraints, particles);
+    };
+    let key = (topology_id, particles, constraints.solver_layout());
+    if p.0 == Some(key) {
+        return Ok(());
     }
+    p.0 = None;
     solver.prepare(constraints, particles)?;
     if let Some(p) = solver.preparation() {
-        p.0 = Some((topology_id, particles));
+        p.0 = Some(key);
     }
     Ok(())
 }
@@ -198,6 +209,9 @@ pub fn project_step_loop_kinds(s: &mut SolveState) {
 #[derive(Debug, Default, Clone)]
 pub struct GaussSeidel {
     prepared: Preparation,
+    /// [`Constraints::solver_len`] of the prepared body: ids of `order` at or beyond it belong
+    /// to step-loop tables whose sizes change without a prepare, and are skipped.
+    solver_len: usize,
     /// Optional visiting order (a permutation of global constraint ids); storage order if `None`.
     pub order: Option<Vec<u32>>,
 }
@@ -214,6 +228,7 @@ impl GaussSeidel {
     pub fn with_order(order: Vec<u32>) -> Self {
         GaussSeidel {
             prepared: Preparation::default(),
+            solver_len: 0,
             order: Some(order),
         }
     }
@@ -235,6 +250,7 @@ impl Solver for GaussSeidel {
                 });
             }
         }
+        self.solver_len = constraints.solver_len();
         Ok(())
     }
 
@@ -269,6 +285,9 @@ impl Solver for GaussSeidel {
             Some(order) => {
                 for &g in order {
                     let g = g as usize;
+                    if g >= self.solver_len {
+                        continue;
+                    }
                     if g < nd {
                         project_distance_scalar(
                             s.x,

@@ -175,18 +175,17 @@ impl Solver for Chebyshev {
     fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<(), WobbleError> {
         self.core.prepare(constraints, particles)?;
         self.prev = vec![Packed4::default(); particles];
-        self.prev_lambda = vec![0.0; constraints.len()];
-        self.lambda_k = vec![0.0; constraints.len()];
-        let offsets = constraints.offsets();
-        self.owned = std::iter::once(0..offsets[1])
-            .chain(
-                constraints
-                    .extra
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, k)| !k.projected_by_step_loop())
-                    .map(|(t, _)| offsets[t + 1]..offsets[t + 2]),
-            )
+        // The multipliers of the tables a solver sees; the step-loop tables after them
+        // (contacts, a drag) change size without a prepare.
+        self.prev_lambda = vec![0.0; constraints.solver_len()];
+        self.lambda_k = vec![0.0; constraints.solver_len()];
+        let offsets = constraints.solver_offsets();
+        self.owned = constraints
+            .kinds()
+            .take(constraints.solver_tables())
+            .enumerate()
+            .filter(|(_, k)| !k.projected_by_step_loop())
+            .map(|(t, _)| offsets[t]..offsets[t + 1])
             .collect();
         self.partials = Vec::with_capacity(particles.div_ceil(self.core.chunk));
         self.rho = self.rho_given;
@@ -200,8 +199,8 @@ impl Solver for Chebyshev {
     fn begin(&mut self, s: &mut SolveState) {
         s.lambda.fill(0.0);
         self.prev.copy_from_slice(s.x);
-        // Kinds the step loop projects may have grown since `prepare` (a new grab's drag, at
-        // the end of the numbering): only the prepared prefix is this solver's.
+        // The step-loop tables after the solver's (contacts, a drag) change size without a
+        // prepare: only the prepared prefix is this solver's.
         let m = self.prev_lambda.len();
         self.prev_lambda.copy_from_slice(&s.lambda[..m]);
         self.omega = 1.0;

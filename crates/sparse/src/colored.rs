@@ -184,9 +184,10 @@ pub struct Colored {
     distance: usize,
     /// Whether any part of an iteration is large enough to run on several threads.
     parallel_work: bool,
-    /// Global ids of the constraints that are not distance constraints (other kinds, global
-    /// kinds; they follow the distance table): the entries of `SolveState::lambda` that `begin`
-    /// zeroes.
+    /// Global ids of the constraints of the other tables a solver sees
+    /// (`Constraints::solver_len`; the step-loop tables after them change size without a
+    /// prepare, and the step loop zeroes their multipliers): the entries of
+    /// `SolveState::lambda` that `begin` zeroes.
     other_ids: Range<usize>,
     report: ColoringReport,
     tile_report: TileReport,
@@ -654,7 +655,7 @@ impl Solver for Colored {
         self.colors = None;
         let nd = constraints.distance.len();
         let coloring = {
-            let inc = Incidence::without_entries(constraints, particles)?;
+            let inc = Incidence::of_solver_tables_without_entries(constraints, particles)?;
             let coloring = match self.colored.coloring {
                 ColoringMethod::Greedy => Coloring::greedy(&inc),
                 ColoringMethod::Randomized => {
@@ -741,7 +742,7 @@ impl Solver for Colored {
             || self.work[self.sweep..]
                 .iter()
                 .any(|w| w.batch.len() >= threshold);
-        self.other_ids = nd..constraints.len();
+        self.other_ids = nd..constraints.solver_len();
         let swept = self.work[self.sweep..]
             .iter()
             .any(|w| !w.batch.is_empty() || !w.generic.is_empty() || !w.bends.is_empty())

@@ -189,7 +189,7 @@ pub struct Incidence {
 impl Incidence {
     /// Builds the incidence of every constraint of every kind over `particles` particles.
     pub fn new(constraints: &Constraints, particles: usize) -> Result<Self, WobbleError> {
-        let constraint_particles = Self::rows(constraints, particles)?;
+        let constraint_particles = Self::rows(constraints, usize::MAX, particles)?;
         let (particle_constraints, particle_entries) =
             constraint_particles.transpose_with_entries();
         Ok(Incidence {
@@ -205,7 +205,7 @@ impl Incidence {
         constraints: &Constraints,
         particles: usize,
     ) -> Result<Self, WobbleError> {
-        let constraint_particles = Self::rows(constraints, particles)?;
+        let constraint_particles = Self::rows(constraints, usize::MAX, particles)?;
         let particle_constraints = constraint_particles.transpose();
         Ok(Incidence {
             constraint_particles,
@@ -214,9 +214,44 @@ impl Incidence {
         })
     }
 
-    /// `B` alone.
-    fn rows(constraints: &Constraints, particles: usize) -> Result<CsrPattern, WobbleError> {
-        let rows = constraints.len();
+    /// [`Incidence::new`] over the tables a solver sees ([`Constraints::solver_tables`]): the
+    /// step-loop tables after them, whose sizes change without a prepare, get no row.
+    pub fn of_solver_tables(
+        constraints: &Constraints,
+        particles: usize,
+    ) -> Result<Self, WobbleError> {
+        let constraint_particles = Self::rows(constraints, constraints.solver_tables(), particles)?;
+        let (particle_constraints, particle_entries) =
+            constraint_particles.transpose_with_entries();
+        Ok(Incidence {
+            constraint_particles,
+            particle_constraints,
+            particle_entries,
+        })
+    }
+
+    /// [`Incidence::without_entries`] over the tables a solver sees, as
+    /// [`Incidence::of_solver_tables`].
+    pub fn of_solver_tables_without_entries(
+        constraints: &Constraints,
+        particles: usize,
+    ) -> Result<Self, WobbleError> {
+        let constraint_particles = Self::rows(constraints, constraints.solver_tables(), particles)?;
+        let particle_constraints = constraint_particles.transpose();
+        Ok(Incidence {
+            constraint_particles,
+            particle_constraints,
+            particle_entries: Vec::new(),
+        })
+    }
+
+    /// `B` alone, over the first `tables` tables (the distance table counted).
+    fn rows(
+        constraints: &Constraints,
+        tables: usize,
+        particles: usize,
+    ) -> Result<CsrPattern, WobbleError> {
+        let rows: usize = constraints.kinds().take(tables).map(|k| k.len()).sum();
         if rows >= u32::MAX as usize {
             return Err(too_many("constraints", rows));
         }
@@ -226,7 +261,7 @@ impl Incidence {
         let mut offsets = Vec::with_capacity(rows + 1);
         offsets.push(0u32);
         let mut nnz = 0usize;
-        for kind in constraints.kinds() {
+        for kind in constraints.kinds().take(tables) {
             // A kind the step loop projects (a surface volume, which couples every surface
             // particle; a grab's drag) gets an empty row, so coloring, Jacobi gathering and
             // Newton assembly leave it out; the step loop projects it after every iteration
@@ -243,7 +278,11 @@ impl Incidence {
             }
         }
         let mut indices = Vec::with_capacity(nnz);
-        for kind in constraints.kinds().filter(|k| !k.projected_by_step_loop()) {
+        for kind in constraints
+            .kinds()
+            .take(tables)
+            .filter(|k| !k.projected_by_step_loop())
+        {
             for c in 0..kind.len() {
                 indices.extend_from_slice(kind.particles(c));
             }

@@ -131,7 +131,8 @@ pub(crate) struct JacobiCore {
     pub counts: Vec<f32>,
     /// One `[δx, δy, δz, active]` per entry of `B`.
     pub corr: Vec<[f32; 4]>,
-    /// Global id of the first constraint of each table, and the total.
+    /// Global id of the first constraint of each table a solver sees, and their total
+    /// (`Constraints::solver_offsets`).
     pub offsets: Vec<usize>,
     pub particles: usize,
 }
@@ -159,13 +160,13 @@ impl JacobiCore {
         constraints: &Constraints,
         particles: usize,
     ) -> Result<(), WobbleError> {
-        self.inc = Incidence::new(constraints, particles)?;
+        self.inc = Incidence::of_solver_tables(constraints, particles)?;
         let bt = &self.inc.particle_constraints;
         self.counts = (0..particles)
             .map(|p| bt.row_range(p).len() as f32)
             .collect();
         self.corr = vec![[0.0; 4]; self.inc.constraint_particles.nnz()];
-        self.offsets = constraints.offsets();
+        self.offsets = constraints.solver_offsets();
         self.particles = particles;
         Ok(())
     }
@@ -198,8 +199,8 @@ impl JacobiCore {
             self.particles,
             "Jacobi solver prepared for another body"
         );
-        // More multipliers than prepared constraints: a drag added since, which the step loop
-        // projects (it sits at the end of the numbering).
+        // More or fewer multipliers than at prepare: the step-loop tables after the solver's
+        // (contacts, a drag) change size; the solver's own ids come first.
         assert!(
             s.lambda.len() >= self.inc.constraints(),
             "one multiplier per constraint"

@@ -642,8 +642,10 @@ impl Solver for Newton {
     }
 
     fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<(), WobbleError> {
-        self.inc = Incidence::new(constraints, particles)?;
-        self.offsets = constraints.offsets();
+        // Only the tables a solver sees: the step-loop tables after them (contacts, a drag)
+        // change size from substep to substep and get no row.
+        self.inc = Incidence::of_solver_tables(constraints, particles)?;
+        self.offsets = constraints.solver_offsets();
         let m = self.inc.constraints();
         // Pattern of B Bᵀ: constraints sharing a particle (nalgebra-sparse's symbolic product),
         // plus the whole diagonal: a row of B may be empty (a global kind, see `Incidence`), and

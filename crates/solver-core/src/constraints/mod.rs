@@ -271,6 +271,52 @@ impl Constraints {
         ids
     }
 
+    /// Number of tables (the distance table counted) a solver sees: every table up to the
+    /// last one a solver projects. The tables after it are the step loop's alone (a world's or
+    /// a coupling's contacts, a grab's drag), and their sizes change from substep to substep
+    /// without renewing the topology, so a solver prepares nothing for them and never indexes
+    /// their multipliers.
+    pub fn solver_tables(&self) -> usize {
+        1 + self
+            .extra
+            .iter()
+            .rposition(|k| !k.projected_by_step_loop())
+            .map_or(0, |t| t + 1)
+    }
+
+    /// Global ids `0..solver_len()` are those of the [`Constraints::solver_tables`] tables: the
+    /// only ids a solver indexes (step-loop tables inside that range included, skipped).
+    pub fn solver_len(&self) -> usize {
+        self.distance.len()
+            + self.extra[..self.solver_tables() - 1]
+                .iter()
+                .map(|k| k.len())
+                .sum::<usize>()
+    }
+
+    /// [`Constraints::offsets`] over the [`Constraints::solver_tables`] tables only: the first
+    /// global id of each, and [`Constraints::solver_len`] at the end.
+    pub fn solver_offsets(&self) -> Vec<usize> {
+        let mut out = self.offsets();
+        out.truncate(self.solver_tables() + 1);
+        out
+    }
+
+    /// A fingerprint of the numbering a solver sees: the count and lengths of the
+    /// [`Constraints::solver_tables`] tables. The step loop re-prepares a solver when it
+    /// changes (a step-loop table that changed size in front of a solver's table shifts the
+    /// solver's global ids); the tables after them may change size freely.
+    pub fn solver_layout(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let tables = self.solver_tables();
+        tables.hash(&mut h);
+        for kind in self.kinds().take(tables) {
+            kind.len().hash(&mut h);
+        }
+        h.finish()
+    }
+
     /// True when some kind is projected by the step loop (see
     /// [`ConstraintKind::projected_by_step_loop`]).
     pub fn has_step_loop_kinds(&self) -> bool {
