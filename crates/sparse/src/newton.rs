@@ -100,7 +100,7 @@ use nalgebra_sparse::factorization::{CscCholesky, CscSymbolicCholesky};
 use nalgebra_sparse::ops::serial::spmm_csr_pattern;
 use nalgebra_sparse::pattern::SparsityPattern;
 use nalgebra_sparse::CsrMatrix;
-use solver_core::constraints::MAX_ARITY;
+use solver_core::constraints::{IsometricBending, MAX_ARITY};
 use solver_core::glam::{DVec3, Vec3};
 use solver_core::{
     ConstraintKind, Constraints, Packed4, Preparation, SolveState, Solver, WobbleError,
@@ -642,6 +642,18 @@ impl Solver for Newton {
     }
 
     fn prepare(&mut self, constraints: &Constraints, particles: usize) -> Result<(), WobbleError> {
+        // `C = |Σ k_i x_i|` has no gradient at its flat rest state and a kink there: the
+        // iterative inner solves give steps the line search rejects every time, and the body
+        // would fall as if unconstrained. The direct solve copes; the others refuse.
+        if self.method != InnerSolve::Direct {
+            if let Some(t) = constraints.position_of::<IsometricBending>() {
+                return Err(WobbleError::Unsupported(format!(
+                    "{} cannot solve {} constraints (the line search rejects the inner solve's steps at their flat rest state); use newton-direct, gs or colored",
+                    self.name(),
+                    constraints.extra[t].name()
+                )));
+            }
+        }
         // Only the tables a solver sees: the step-loop tables after them (contacts, a drag)
         // change size from substep to substep and get no row.
         self.inc = Incidence::of_solver_tables(constraints, particles)?;
