@@ -1,7 +1,8 @@
 //! `wobble report [--quick]`: the main job. Runs converge, scale, cache, substeps, claims,
 //! tethers, gpu (the GPU backend against the CPU; it says plainly when no adapter exists, and
-//! times nothing on a software adapter) and render with defaults sized for a 2-core machine (about 10 minutes; `--quick` under a minute
-//! on smaller sizes) and writes REPORT.md linking every plot and CSV, with the machine it ran
+//! times nothing on a software adapter) and render with defaults sized for a 2-core machine (aimed
+//! at about 10 minutes, `--quick` at under a minute on smaller sizes; the first line of REPORT.md
+//! says how long the run took) and writes REPORT.md linking every plot and CSV, with the machine it ran
 //! on. A part that fails is reported in REPORT.md and the others still run; the command then
 //! exits non-zero.
 
@@ -26,7 +27,7 @@ use std::time::Instant;
 /// Arguments of `wobble report`.
 #[derive(Args, Debug, Clone)]
 pub struct ReportArgs {
-    /// Small sizes and short runs: under a minute on 2 cores.
+    /// Small sizes and short runs, aimed at under a minute on 2 cores.
     #[arg(long)]
     pub quick: bool,
     /// Solvers to compare, comma-separated.
