@@ -204,7 +204,7 @@ const ATAN: [f32; 7] = [
     0.006_811_83,
 ];
 
-/// The largest error of the kernels' polynomial [`atan2`] against `f64::atan2`, in radians,
+/// The largest error of the kernels' polynomial `atan2` against `f64::atan2`, in radians,
 /// over every argument
 /// (the polynomial's 2.5e-7 plus f32 rounding; tested).
 pub const ATAN_MAX_ERROR: f32 = 1e-6;
@@ -246,7 +246,7 @@ unsafe fn atan2_negated_where<L: Lane>(y: L, x: L, below: L::M) -> L {
     poly.fma(signed_t, L::negate_where(below, offset))
 }
 
-/// Scalar [`atan2`] (the kernels' polynomial atan2), for tests and reports of its accuracy.
+/// Scalar `atan2` (the kernels' polynomial atan2), for tests and reports of its accuracy.
 pub fn atan2_scalar(y: f32, x: f32) -> f32 {
     // SAFETY: the f32 implementation of `Lane` needs no instruction set.
     unsafe { atan2(y, x) }
