@@ -180,8 +180,8 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
                     "cachegrind D1 misses per projection {:.4} at 529 vertices, {:.4} at 1024 (x{g:.2}); LL misses {:.5} and {:.5}: {}",
                     a.d1_misses,
                     b.d1_misses,
-                    b.lld_misses,
                     a.lld_misses,
+                    b.lld_misses,
                     if g < 1.5 { "misses per projection do not grow with size here, so cache misses cannot make the time superlinear (both working sets fit in L2)" } else { "misses per projection grow with size" }
                 ),
             )
