@@ -15,7 +15,8 @@
 //! Each row steps [`FRAMES`] frames of 1/60 s (2 substeps, 8 iterations) on 1 and on 2 threads
 //! (1 only without feature `parallel`) and asserts what a player would see: no panic and no
 //! error, every position and velocity finite after every frame, the contact count taking at
-//! least three different values over the run, the two thread counts giving the same bits, and
+//! least three different values over the run, the tearing and plasticity rows tearing and
+//! yielding at least once, the two thread counts giving the same bits, and
 //! the height of the body's centre of mass, averaged over the run, within [`tolerance`] of
 //! `gs`'s on the same row ([`known_defect`] lists the rows exempt from that last check, and
 //! why). A solver that
@@ -216,13 +217,16 @@ fn feature_body(name: &str) -> (Body, Option<Hook>) {
                 threshold: 0.2,
                 max_per_step: 2,
             };
+            let mut broken = 0;
             let hook: Hook = Box::new(move |body, frame| {
                 // The right edge pulled away until the cloth tears.
                 let pull = Vec3::new(0.004 * frame as f32, 0.0, 0.0);
                 for (a, &p) in right.iter().zip(&start) {
                     body.move_attachment(*a, p + pull)?;
                 }
-                tear(body, &rule).map(|_| ())
+                broken += tear(body, &rule)?.broken;
+                assert!(frame + 1 < FRAMES || broken > 0, "the cloth never tore");
+                Ok(())
             });
             return (body, Some(hook));
         }
@@ -233,8 +237,15 @@ fn feature_body(name: &str) -> (Body, Option<Hook>) {
                 yield_angle: 0.1,
                 creep: 2.0,
             };
-            let hook: Hook =
-                Box::new(move |body, _| apply_plasticity(body, &rule, 1.0 / 60.0).map(|_| ()));
+            let mut yielded = 0;
+            let hook: Hook = Box::new(move |body, frame| {
+                yielded += apply_plasticity(body, &rule, 1.0 / 60.0)?;
+                assert!(
+                    frame + 1 < FRAMES || yielded > 0,
+                    "no constraint ever yielded"
+                );
+                Ok(())
+            });
             return (body, Some(hook));
         }
         "wind" => {
