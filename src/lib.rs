@@ -5,7 +5,7 @@
 //! This package re-exports the workspace's crates for users:
 //! - [`core`] (`solver-core`): particles, constraints, the step loop, SIMD kernels, scenes;
 //! - [`sparse`]: the solvers compared (Gauss-Seidel, colored parallel Gauss-Seidel, Jacobi,
-//!   Chebyshev, Newton on CSR), each chosen by a [`SolverKind`] with its own options and built
+//!   Chebyshev, Gauss-Newton on CSR), each chosen by a [`SolverKind`] with its own options and built
 //!   with the [`SolverOptions`] they share;
 //!
 //! and, at the root, what a game loop needs: the builders ([`Cloth`], [`Flag`], [`Rope`],
@@ -86,8 +86,8 @@ pub use solver_core::mesh::vertex_normals_into;
 pub use solver_core::step::{StepReport, StepWarning};
 pub use solver_core::{step, Body, Collider, GaussSeidel, Solver, StepParams, Wind, WobbleError};
 pub use sparse::{
-    ChebyshevOptions, ColoredOptions, InnerSolve, JacobiOptions, NewtonOptions, Pool, SolverKind,
-    SolverOptions,
+    ChebyshevOptions, ColoredOptions, GaussNewtonOptions, InnerSolve, JacobiOptions, Pool,
+    SolverKind, SolverOptions,
 };
 
 /// Two-way coupling with rapier3d rigid bodies (feature `rapier`), and rapier itself.

@@ -461,7 +461,7 @@ fn refused(feature: &str, kind: SolverKind) -> bool {
     feature == "isometric"
         && matches!(
             kind,
-            SolverKind::Newton(InnerSolve::GaussSeidel | InnerSolve::Jacobi, _)
+            SolverKind::GaussNewton(InnerSolve::GaussSeidel | InnerSolve::Jacobi, _)
         )
 }
 
@@ -469,7 +469,7 @@ fn refused(feature: &str, kind: SolverKind) -> bool {
 /// is not fixed. They still check everything else (no error, finite states, contacts rising and
 /// falling, the same bits on 1 and 2 threads).
 ///
-/// `newton-direct` in the rapier coupling on the plane row: the falling ball squeezes the cloth
+/// `gauss-newton-direct` in the rapier coupling on the plane row: the falling ball squeezes the cloth
 /// against the body's plane collider (which the ball, a rapier body, does not meet), and the
 /// Gauss-Newton steps, each up to the trust radius of one rest length, move the squeezed cloth so
 /// far between the contact projections that it leaves fast and flies up, well above where `gs`
@@ -479,8 +479,8 @@ fn refused(feature: &str, kind: SolverKind) -> bool {
 /// `newton_direct_folded_the_landing_jelly_at_dt_1_30` fails), so the radius stays.
 fn known_defect(feature: &str, kind: SolverKind, way: &str) -> Option<&'static str> {
     use wobble::InnerSolve;
-    (feature == "plane" && way == "rapier" && matches!(kind, SolverKind::Newton(InnerSolve::Direct, _)))
-        .then_some("newton-direct launches a cloth squeezed between a rigid body and a collider (see `known_defect`)")
+    (feature == "plane" && way == "rapier" && matches!(kind, SolverKind::GaussNewton(InnerSolve::Direct, _)))
+        .then_some("gauss-newton-direct launches a cloth squeezed between a rigid body and a collider (see `known_defect`)")
 }
 
 /// Substeps per frame: 2, and 10 for the Neo-Hookean solid, whose constraint pair projected
@@ -501,7 +501,7 @@ fn substeps(feature: &str) -> usize {
 /// constraints, blows up or lets the body through a collider moves it by about the body's size
 /// or more. The sideways motion is not compared: which way a cloth slides off a moving sphere,
 /// or where it tears first, depends on the order of the projections. A stiffer solver lets the
-/// rising sphere lift the hanging cloth higher (newton-direct's cloth rides above its pins) and
+/// rising sphere lift the hanging cloth higher (gauss-newton-direct's cloth rides above its pins) and
 /// a solid bounce differently, so the bound is a quarter of the body's size; the Jacobi family
 /// is softer at 8 iterations (its cloth stretches more and sags further) and gets more.
 fn tolerance(kind: SolverKind) -> f32 {
@@ -571,9 +571,9 @@ macro_rules! rows {
             rows!(@solver $feature [$($way),+] colored "colored");
             rows!(@solver $feature [$($way),+] jacobi "jacobi");
             rows!(@solver $feature [$($way),+] chebyshev "chebyshev");
-            rows!(@solver $feature [$($way),+] newton_gs "newton-gs");
-            rows!(@solver $feature [$($way),+] newton_jacobi "newton-jacobi");
-            rows!(@solver $feature [$($way),+] newton_direct "newton-direct");
+            rows!(@solver $feature [$($way),+] newton_gs "gauss-newton-gs");
+            rows!(@solver $feature [$($way),+] newton_jacobi "gauss-newton-jacobi");
+            rows!(@solver $feature [$($way),+] newton_direct "gauss-newton-direct");
         }
     };
     (@solver $feature:ident [$($way:ident),+] $module:ident $solver:literal) => {
@@ -624,9 +624,9 @@ fn the_matrix_names_every_solver() {
         "colored",
         "jacobi",
         "chebyshev",
-        "newton-gs",
-        "newton-jacobi",
-        "newton-direct",
+        "gauss-newton-gs",
+        "gauss-newton-jacobi",
+        "gauss-newton-direct",
     ];
     let all: BTreeSet<&str> = SolverKind::ALL.iter().map(|k| k.name()).collect();
     assert_eq!(all, named.into_iter().collect());

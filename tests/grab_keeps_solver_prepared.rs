@@ -68,7 +68,7 @@ fn grab_and_release_keep_the_topology_and_match_a_re_prepared_twin() {
                 assert!(moved.z > 0.01, "{}: no pull ({moved})", config.label);
             }
             step(&mut twin, &params, twin_solver.as_mut(), None).unwrap();
-            if frame >= 8 && matches!(config.solver, sparse::SolverKind::Newton(..)) {
+            if frame >= 8 && matches!(config.solver, sparse::SolverKind::GaussNewton(..)) {
                 // Newton's damping adapts from step to step (the drag raises it) and the
                 // twin's re-prepare at the release starts it anew, so from there on the two
                 // trajectories part; the kept one must stay sane.

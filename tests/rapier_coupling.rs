@@ -373,7 +373,7 @@ fn cube_hit_by_sphere(kind: wobble::sparse::SolverKind, frames: usize) -> Vec3 {
 /// The reported panic: `colored` indexed the coupling's contact table with the size it had at
 /// prepare (`range end index 1703 out of range for slice of length 1627` in `Colored::begin`)
 /// once the contacts dropped in number. Every solver steps the hit cube 300 frames, except
-/// `newton-direct`, which refactorizes this cube's whole system every iteration (seconds a
+/// `gauss-newton-direct`, which refactorizes this cube's whole system every iteration (seconds a
 /// frame in release): it steps 25 frames, through the hit (the sphere reaches the cube within
 /// the first 15) and the cube's ground contacts changing after it.
 #[test]
@@ -382,7 +382,7 @@ fn coupled_cube_hit_by_sphere_steps_300_frames_with_every_solver() {
     let reference = cube_hit_by_sphere(SolverKind::Gs, 300);
     for kind in SolverKind::ALL {
         let name = kind.name();
-        let frames = if matches!(kind, SolverKind::Newton(InnerSolve::Direct, _)) {
+        let frames = if matches!(kind, SolverKind::GaussNewton(InnerSolve::Direct, _)) {
             25
         } else {
             300

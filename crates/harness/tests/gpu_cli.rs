@@ -60,11 +60,14 @@ fn a_solver_the_gpu_lacks_is_refused_with_its_name() {
         "--backend",
         "gpu",
         "--solver",
-        "newton-gs",
+        "gauss-newton-gs",
         "--n",
         "8",
     ]);
-    assert!(err.contains("unknown GPU solver 'newton-gs'"), "{err}");
+    assert!(
+        err.contains("unknown GPU solver 'gauss-newton-gs'"),
+        "{err}"
+    );
 }
 
 /// The residual column of converge.csv in `dir`, per solver, in row order.

@@ -4,7 +4,7 @@
 //! for tests that loop over every solver.
 
 use crate::{chebyshev, colored, Averaging, ColoringMethod, SolverOptions};
-use crate::{Chebyshev, Colored, InnerSolve, Jacobi, Newton, ShuffledGaussSeidel};
+use crate::{Chebyshev, Colored, GaussNewton, InnerSolve, Jacobi, ShuffledGaussSeidel};
 use solver_core::error::check_count;
 use solver_core::{GaussSeidel, Solver, WobbleError};
 use std::str::FromStr;
@@ -122,24 +122,24 @@ impl Default for ChebyshevOptions {
     }
 }
 
-/// Options of the Newton solvers (`newton-gs`, `newton-jacobi`, `newton-direct`).
+/// Options of the Gauss-Newton solvers (`gauss-newton-gs`, `gauss-newton-jacobi`, `gauss-newton-direct`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct NewtonOptions {
-    /// Inner sweeps per outer iteration (`newton-gs`, `newton-jacobi`).
+pub struct GaussNewtonOptions {
+    /// Inner sweeps per outer iteration (`gauss-newton-gs`, `gauss-newton-jacobi`).
     pub sweeps: usize,
-    /// Relaxation factor ω of the inner Jacobi sweeps (`newton-jacobi`), in (0, 2].
+    /// Relaxation factor ω of the inner Jacobi sweeps (`gauss-newton-jacobi`), in (0, 2].
     pub omega: f32,
-    /// `newton-jacobi`: anything but [`Averaging::Off`] scales the inner sweeps by the absolute
+    /// `gauss-newton-jacobi`: anything but [`Averaging::Off`] scales the inner sweeps by the absolute
     /// row sums.
     pub average: Averaging,
-    /// `newton-direct`: `A + ε·diag(A)` is factored, ε this value (>= 0; see
-    /// [`crate::newton`] for why the default is `1e-6` and not smaller).
+    /// `gauss-newton-direct`: `A + ε·diag(A)` is factored, ε this value (>= 0; see
+    /// [`crate::gauss_newton`] for why the default is `1e-6` and not smaller).
     pub regularization: f64,
 }
 
-impl NewtonOptions {
+impl GaussNewtonOptions {
     /// The defaults: 4 sweeps, ω = 1, row sums, ε = 1e-6.
-    pub const DEFAULT: NewtonOptions = NewtonOptions {
+    pub const DEFAULT: GaussNewtonOptions = GaussNewtonOptions {
         sweeps: 4,
         omega: 1.0,
         average: Averaging::Constraint,
@@ -161,7 +161,7 @@ impl NewtonOptions {
     }
 }
 
-impl Default for NewtonOptions {
+impl Default for GaussNewtonOptions {
     fn default() -> Self {
         Self::DEFAULT
     }
@@ -194,9 +194,9 @@ pub enum SolverKind {
     Jacobi(JacobiOptions),
     /// `chebyshev`: Chebyshev-accelerated Jacobi (Wang 2015).
     Chebyshev(ChebyshevOptions),
-    /// `newton-gs`, `newton-jacobi`, `newton-direct`: Newton on the global system, its linear
+    /// `gauss-newton-gs`, `gauss-newton-jacobi`, `gauss-newton-direct`: Gauss-Newton on the global system, its linear
     /// system solved by the inner solve.
-    Newton(InnerSolve, NewtonOptions),
+    GaussNewton(InnerSolve, GaussNewtonOptions),
 }
 
 impl SolverKind {
@@ -207,9 +207,9 @@ impl SolverKind {
         SolverKind::Colored(ColoredOptions::DEFAULT),
         SolverKind::Jacobi(JacobiOptions::DEFAULT),
         SolverKind::Chebyshev(ChebyshevOptions::DEFAULT),
-        SolverKind::Newton(InnerSolve::GaussSeidel, NewtonOptions::DEFAULT),
-        SolverKind::Newton(InnerSolve::Jacobi, NewtonOptions::DEFAULT),
-        SolverKind::Newton(InnerSolve::Direct, NewtonOptions::DEFAULT),
+        SolverKind::GaussNewton(InnerSolve::GaussSeidel, GaussNewtonOptions::DEFAULT),
+        SolverKind::GaussNewton(InnerSolve::Jacobi, GaussNewtonOptions::DEFAULT),
+        SolverKind::GaussNewton(InnerSolve::Direct, GaussNewtonOptions::DEFAULT),
         SolverKind::GsShuffled { seed: 1 },
     ];
 
@@ -224,9 +224,9 @@ impl SolverKind {
             SolverKind::Colored(_) => "colored",
             SolverKind::Jacobi(_) => "jacobi",
             SolverKind::Chebyshev(_) => "chebyshev",
-            SolverKind::Newton(InnerSolve::GaussSeidel, _) => "newton-gs",
-            SolverKind::Newton(InnerSolve::Jacobi, _) => "newton-jacobi",
-            SolverKind::Newton(InnerSolve::Direct, _) => "newton-direct",
+            SolverKind::GaussNewton(InnerSolve::GaussSeidel, _) => "gauss-newton-gs",
+            SolverKind::GaussNewton(InnerSolve::Jacobi, _) => "gauss-newton-jacobi",
+            SolverKind::GaussNewton(InnerSolve::Direct, _) => "gauss-newton-direct",
         }
     }
 
@@ -237,7 +237,7 @@ impl SolverKind {
             SolverKind::Colored(o) => o.validate(),
             SolverKind::Jacobi(o) => o.validate(),
             SolverKind::Chebyshev(o) => o.validate(),
-            SolverKind::Newton(_, o) => o.validate(),
+            SolverKind::GaussNewton(_, o) => o.validate(),
         }
     }
 
@@ -251,10 +251,18 @@ impl SolverKind {
             SolverKind::Colored(o) => Box::new(Colored::new(opts, o)?),
             SolverKind::Jacobi(o) => Box::new(Jacobi::new(opts, o)?),
             SolverKind::Chebyshev(o) => Box::new(Chebyshev::new(opts, o)?),
-            SolverKind::Newton(inner, o) => Box::new(Newton::new(inner, o)?),
+            SolverKind::GaussNewton(inner, o) => Box::new(GaussNewton::new(inner, o)?),
         })
     }
 }
+
+/// Old solver names [`FromStr`] still accepts, each with the name it stands for: the
+/// Gauss-Newton solvers were called `newton-*` before the true Newton solver came.
+pub const SOLVER_ALIASES: &[(&str, &str)] = &[
+    ("newton-gs", "gauss-newton-gs"),
+    ("newton-jacobi", "gauss-newton-jacobi"),
+    ("newton-direct", "gauss-newton-direct"),
+];
 
 /// The solver names [`SolverKind`]'s [`FromStr`] accepts, in [`SolverKind::ALL`]'s order.
 pub const SOLVER_NAMES: &[&str] = &NAMES;
@@ -273,7 +281,12 @@ impl FromStr for SolverKind {
     type Err = WobbleError;
 
     /// The solver called `name` (one of [`SOLVER_NAMES`]), with its default options.
+    /// The old names of [`SOLVER_ALIASES`] parse too.
     fn from_str(name: &str) -> Result<Self, WobbleError> {
+        let name = SOLVER_ALIASES
+            .iter()
+            .find(|(old, _)| *old == name)
+            .map_or(name, |(_, new)| new);
         SolverKind::ALL
             .into_iter()
             .find(|k| k.name() == name)

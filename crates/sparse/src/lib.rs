@@ -5,15 +5,15 @@
 //! nothing else's.
 //!
 //! - [`SolverKind`] chooses a solver, with the options only it reads ([`ColoredOptions`],
-//!   [`JacobiOptions`], [`ChebyshevOptions`], [`NewtonOptions`]); [`SolverKind::build`] makes
+//!   [`JacobiOptions`], [`ChebyshevOptions`], [`GaussNewtonOptions`]); [`SolverKind::build`] makes
 //!   it with the [`SolverOptions`] every solver shares. The command line's names
 //!   ([`SOLVER_NAMES`]) parse into a `SolverKind` (`"colored".parse()`).
 //! - [`incidence`]: the constraint -> particle incidence and its transpose (CSR, `u32`).
 //! - [`coloring`]: greedy and randomized (Vivace) colorings of the constraint graph.
 //! - [`ordering`]: particle renumberings applied once to a body (natural, shuffled, RCM, Morton).
 //! - One module per solver: [`gs`] (shuffled Gauss-Seidel; plain `gs` is solver-core's),
-//!   [`colored`], [`jacobi`], [`chebyshev`], [`newton`] (`newton-gs`, `newton-jacobi`,
-//!   `newton-direct`).
+//!   [`colored`], [`jacobi`], [`chebyshev`], [`gauss_newton`] (`gauss-newton-gs`, `gauss-newton-jacobi`,
+//!   `gauss-newton-direct`).
 //! - [`Averaging`]: how the Jacobi family scales its constraints' updates.
 //! - [`bodies`]: several bodies stepped at once, one body per thread of a shared [`Pool`].
 //!
@@ -32,11 +32,11 @@ pub mod bodies;
 pub mod chebyshev;
 pub mod colored;
 pub mod coloring;
+pub mod gauss_newton;
 pub mod gs;
 pub mod incidence;
 pub mod jacobi;
 pub mod kind;
-pub mod newton;
 pub mod ordering;
 mod parallel;
 mod wavefront;
@@ -45,13 +45,14 @@ pub use bodies::step_bodies;
 pub use chebyshev::Chebyshev;
 pub use colored::Colored;
 pub use coloring::{Coloring, ColoringReport, LaneSplit};
+pub use gauss_newton::{GaussNewton, InnerSolve};
 pub use gs::ShuffledGaussSeidel;
 pub use incidence::{CsrPattern, Incidence};
 pub use jacobi::Jacobi;
 pub use kind::{
-    ChebyshevOptions, ColoredOptions, JacobiOptions, NewtonOptions, SolverKind, SOLVER_NAMES,
+    ChebyshevOptions, ColoredOptions, GaussNewtonOptions, JacobiOptions, SolverKind,
+    SOLVER_ALIASES, SOLVER_NAMES,
 };
-pub use newton::{InnerSolve, Newton};
 pub use ordering::{apply_ordering, Ordering};
 pub use parallel::{Pool, MAX_THREADS};
 
@@ -59,7 +60,7 @@ pub use solver_core::simd::Kernel;
 use solver_core::simd::LANES;
 use solver_core::WobbleError;
 
-/// How the Jacobi family (`jacobi`, `chebyshev`, and `newton-jacobi`'s inner sweeps) scales each constraint's update (see
+/// How the Jacobi family (`jacobi`, `chebyshev`, and `gauss-newton-jacobi`'s inner sweeps) scales each constraint's update (see
 /// [`jacobi`] for the theory).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Averaging {

@@ -6,8 +6,8 @@ mod common;
 use common::{on_a_copy, predicted, solve};
 use scenes::Scene;
 use solver_core::{figures, step, Body, Packed4, Solver, StepParams};
-use sparse::newton::MERIT_WINDOW;
-use sparse::{Chebyshev, ChebyshevOptions, InnerSolve, Newton, SolverOptions};
+use sparse::gauss_newton::MERIT_WINDOW;
+use sparse::{Chebyshev, ChebyshevOptions, GaussNewton, InnerSolve, SolverOptions};
 
 const NEWTON_VARIANTS: [InnerSolve; 3] = [
     InnerSolve::GaussSeidel,
@@ -45,7 +45,7 @@ fn tolerance(body: &Body, fraction: f64) -> f64 {
 }
 
 /// Bug: a global kind (the jelly's surface volume) has an empty row in the incidence, so
-/// `B Bᵀ` had no diagonal entry for it and `Newton::prepare` panicked in `entry_of` ("pattern
+/// `B Bᵀ` had no diagonal entry for it and `GaussNewton::prepare` panicked in `entry_of` ("pattern
 /// holds every shared pair"). Every row of `A` now has its diagonal; the global row is `Δλ = 0`
 /// in the solve and is projected after it.
 #[test]
@@ -55,7 +55,7 @@ fn newton_prepare_panicked_on_the_empty_row_of_a_global_kind() {
         let rows = body.constraints().len();
         let global = body.constraints().kinds().filter(|k| k.is_global()).count();
         assert_eq!(global, 1, "the jelly has one global volume constraint");
-        let mut newton = Newton::new(method, Default::default()).unwrap();
+        let mut newton = GaussNewton::new(method, Default::default()).unwrap();
         newton.prepare(&body.constraints(), body.len()).unwrap();
         // Every row holds its diagonal, and the distance rows their neighbours too.
         assert!(newton.nnz() > rows, "{method:?}: nnz {}", newton.nnz());
@@ -73,7 +73,7 @@ fn newton_prepare_panicked_on_the_empty_row_of_a_global_kind() {
     }
 }
 
-/// Bug: `newton-direct` on the cube (k = 2: tetrahedron volumes plus distance constraints on
+/// Bug: `gauss-newton-direct` on the cube (k = 2: tetrahedron volumes plus distance constraints on
 /// every tetrahedron edge) at dt = 1/30 gained 1.4e7 J within a few hundred steps, from step 9
 /// on (the landing). The volume rows are linear combinations of the edge rows, so `A` is
 /// singular; with `ε = 1e-10`, the inconsistent part of `b` came back as huge multipliers whose
@@ -83,7 +83,7 @@ fn newton_prepare_panicked_on_the_empty_row_of_a_global_kind() {
 fn newton_direct_blew_up_on_the_cube_at_dt_1_30() {
     for method in NEWTON_VARIANTS {
         let mut body = build("cube", 2);
-        let mut newton = Newton::new(method, Default::default()).unwrap();
+        let mut newton = GaussNewton::new(method, Default::default()).unwrap();
         let (rise, stretch) = run(&mut body, &mut newton, 1.0 / 30.0, 150);
         assert!(
             rise <= tolerance(&body, 0.01),
@@ -95,7 +95,7 @@ fn newton_direct_blew_up_on_the_cube_at_dt_1_30() {
 }
 
 /// The rope's merit `Σ C² / (w_a + w_b)` (distance constraints only, no compliance: the
-/// Newton solver's merit, whose weights do not depend on the positions here).
+/// Gauss-Newton solver's merit, whose weights do not depend on the positions here).
 fn rope_merit(body: &Body, x: &[Packed4]) -> f64 {
     let d = &body.constraints().distance;
     d.pairs
@@ -119,12 +119,12 @@ fn rope_merit(body: &Body, x: &[Packed4]) -> f64 {
 /// of the substep to 3.3e-2 and then 5.6e-2, above anything seen before. With the
 /// globalization (the solver is alone on the rope, so the non-monotone rule applies), no
 /// iteration ends with a merit above the largest of the last `MERIT_WINDOW` iterations, and
-/// `newton-direct` still converges to f32 rounding.
+/// `gauss-newton-direct` still converges to f32 rounding.
 #[test]
 fn newton_full_steps_raised_the_residual_far_from_the_solution() {
     let body = predicted(scenes::rope(48).unwrap(), 5);
     for method in NEWTON_VARIANTS {
-        let mut newton = Newton::new(method, Default::default()).unwrap();
+        let mut newton = GaussNewton::new(method, Default::default()).unwrap();
         let (merit, _, _) = on_a_copy(&body, &mut newton, 20, |newton, s| {
             let mut merit = vec![rope_merit(&body, s.x)];
             newton.begin(s);
@@ -152,12 +152,12 @@ fn newton_full_steps_raised_the_residual_far_from_the_solution() {
                 "the damping was never raised: {merit:?}"
             );
             let (r, _) = solve(&body, &mut newton, 20);
-            assert!(r[20] < 1e-5, "newton-direct still converges: {r:?}");
+            assert!(r[20] < 1e-5, "gauss-newton-direct still converges: {r:?}");
         }
     }
 }
 
-/// Found while fixing the cube: `newton-direct` folded the jelly (s = 3, 642 particles) at
+/// Found while fixing the cube: `gauss-newton-direct` folded the jelly (s = 3, 642 particles) at
 /// dt = 1/30 once it landed (4 J above its start by step 18, stretch over 10), with a line
 /// search or a Levenberg-Marquardt damping alone. Flattened against the ground, the closed
 /// surface is nearly flexible, and the Gauss-Newton steps, half a metre long, fold it into
@@ -166,7 +166,7 @@ fn newton_full_steps_raised_the_residual_far_from_the_solution() {
 #[test]
 fn newton_direct_folded_the_landing_jelly_at_dt_1_30() {
     let mut body = build("jelly", 3);
-    let mut newton = Newton::new(InnerSolve::Direct, Default::default()).unwrap();
+    let mut newton = GaussNewton::new(InnerSolve::Direct, Default::default()).unwrap();
     let (rise, stretch) = run(&mut body, &mut newton, 1.0 / 30.0, 30);
     assert!(rise <= tolerance(&body, 0.01), "energy rose {rise} J");
     // Storage-order Gauss-Seidel reaches 1.8 at this landing; the folded jelly passed 10.

@@ -1,5 +1,5 @@
 //! Every solver converges from the same predicted state; parallel solvers give the same bits
-//! for any thread count; SIMD and scalar colored agree; newton-direct converges quadratically.
+//! for any thread count; SIMD and scalar colored agree; gauss-newton-direct converges quadratically.
 
 mod common;
 
@@ -62,6 +62,14 @@ fn every_kind_builds_parses_its_name_and_rejects_bad_input() {
     assert_eq!(sparse::SOLVER_NAMES.len(), SolverKind::ALL.len());
     assert_eq!(SolverKind::COMPARED.len(), 7);
     assert!("sor".parse::<SolverKind>().is_err());
+    // The Gauss-Newton solvers' names before the true Newton solver came still parse.
+    for (old, new) in sparse::SOLVER_ALIASES {
+        assert_eq!(old.parse::<SolverKind>().unwrap(), new.parse().unwrap());
+    }
+    assert_eq!(
+        "newton-direct".parse::<SolverKind>().unwrap(),
+        SolverKind::GaussNewton(InnerSolve::Direct, Default::default())
+    );
     let shared_spoilers: [fn(&mut SolverOptions); 2] = [|o| o.threads = 0, |o| o.chunk = 12];
     for spoil in shared_spoilers {
         let mut opts = SolverOptions::default();
@@ -89,16 +97,16 @@ fn every_kind_builds_parses_its_name_and_rejects_bad_input() {
             rho: Some(1.0),
             ..Default::default()
         }),
-        SolverKind::Newton(
+        SolverKind::GaussNewton(
             InnerSolve::GaussSeidel,
-            sparse::NewtonOptions {
+            sparse::GaussNewtonOptions {
                 sweeps: 0,
                 ..Default::default()
             },
         ),
-        SolverKind::Newton(
+        SolverKind::GaussNewton(
             InnerSolve::Direct,
-            sparse::NewtonOptions {
+            sparse::GaussNewtonOptions {
                 regularization: -1.0,
                 ..Default::default()
             },
@@ -357,7 +365,7 @@ fn newton_direct_converges_quadratically_once_close() {
     // can overshoot for a few iterations first.
     for n in [16, 32, 48] {
         let body = predicted(scenes::rope(n).unwrap(), 5);
-        let mut solver = SolverKind::Newton(InnerSolve::Direct, Default::default())
+        let mut solver = SolverKind::GaussNewton(InnerSolve::Direct, Default::default())
             .build(&SolverOptions::default())
             .unwrap();
         let (r, _) = solve(&body, solver.as_mut(), 20);
@@ -396,7 +404,7 @@ fn newton_variants_beat_per_edge_gauss_seidel_per_iteration_on_the_rope() {
         20,
     );
     for inner in [InnerSolve::GaussSeidel, InnerSolve::Direct] {
-        let kind = SolverKind::Newton(inner, Default::default());
+        let kind = SolverKind::GaussNewton(inner, Default::default());
         let name = kind.name();
         let (r, _) = solve(
             &body,

@@ -5,7 +5,7 @@
 //! candidate. Each solver first takes a few probe steps at 1 and 2 iterations, which give its
 //! cost per substep and per iteration; a candidate whose predicted step time is over
 //! [`PRUNE_FACTOR`] x the budget is skipped (it could not be recommended, and one step of
-//! `newton-direct` on the 32 x 32 cloth takes half a second), and so is one dominated by a
+//! `gauss-newton-direct` on the 32 x 32 cloth takes half a second), and so is one dominated by a
 //! combination of the same solver with no more iterations and no more substeps that already
 //! meets the stretch target (it would cost more for a stretch nobody asked for). The others run
 //! `--steps` steps from rest in-process; stretch is the mean over the run of the mean

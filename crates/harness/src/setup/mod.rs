@@ -11,7 +11,7 @@ use scenes::Scene;
 use solver_core::mesh::repair::MeshOptions;
 use solver_core::{Body, Solver};
 use sparse::{
-    apply_ordering, ChebyshevOptions, ColoredOptions, JacobiOptions, NewtonOptions, Ordering,
+    apply_ordering, ChebyshevOptions, ColoredOptions, GaussNewtonOptions, JacobiOptions, Ordering,
     SolverKind, SolverOptions,
 };
 use std::path::{Path, PathBuf};
@@ -198,8 +198,8 @@ impl Default for Tuning {
     fn default() -> Self {
         let d = SolverOptions::default();
         Tuning {
-            omega: NewtonOptions::DEFAULT.omega,
-            inner: NewtonOptions::DEFAULT.sweeps,
+            omega: GaussNewtonOptions::DEFAULT.omega,
+            inner: GaussNewtonOptions::DEFAULT.sweeps,
             seed: ColoredOptions::DEFAULT.seed,
             // The library's default kernel, as the value that names it.
             kernel: KernelArg::ALL
@@ -223,7 +223,7 @@ impl Tuning {
     }
 
     /// `kind` with the tuning applied to the options it has: ω (Jacobi family and
-    /// `newton-jacobi`), inner sweeps (Newton), seed (`gs-shuffled`, `colored`'s randomized
+    /// `gauss-newton-jacobi`), inner sweeps (Newton), seed (`gs-shuffled`, `colored`'s randomized
     /// coloring).
     pub fn tune(&self, kind: SolverKind) -> SolverKind {
         match kind {
@@ -244,9 +244,9 @@ impl Tuning {
                 },
                 ..o
             }),
-            SolverKind::Newton(inner, o) => SolverKind::Newton(
+            SolverKind::GaussNewton(inner, o) => SolverKind::GaussNewton(
                 inner,
-                NewtonOptions {
+                GaussNewtonOptions {
                     sweeps: self.inner,
                     omega: self.omega,
                     ..o

@@ -128,12 +128,15 @@ value_enum! {
         Jacobi = "jacobi",
         /// Chebyshev-accelerated Jacobi (Wang 2015).
         Chebyshev = "chebyshev",
-        /// Newton with Gauss-Seidel inner sweeps.
-        NewtonGs = "newton-gs",
-        /// Newton with Jacobi inner sweeps.
-        NewtonJacobi = "newton-jacobi",
-        /// Newton with a direct inner solve.
-        NewtonDirect = "newton-direct",
+        /// Gauss-Newton with Gauss-Seidel inner sweeps.
+        #[value(alias = "newton-gs")]
+        GaussNewtonGs = "gauss-newton-gs",
+        /// Gauss-Newton with Jacobi inner sweeps.
+        #[value(alias = "newton-jacobi")]
+        GaussNewtonJacobi = "gauss-newton-jacobi",
+        /// Gauss-Newton with a direct inner solve.
+        #[value(alias = "newton-direct")]
+        GaussNewtonDirect = "gauss-newton-direct",
         /// Gauss-Seidel in a random order fixed at prepare (seeded).
         GsShuffled = "gs-shuffled",
     }
@@ -142,21 +145,21 @@ value_enum! {
 /// Every solver, comma-separated in [`SolverArg`]'s order (the compared ones first): the
 /// default of every `--solvers` list, written out so that `--help` shows it as it is typed.
 pub const ALL_SOLVERS: &str =
-    "gs,colored,jacobi,chebyshev,newton-gs,newton-jacobi,newton-direct,gs-shuffled";
+    "gs,colored,jacobi,chebyshev,gauss-newton-gs,gauss-newton-jacobi,gauss-newton-direct,gs-shuffled";
 
 impl SolverArg {
     /// The library's solver, with its default options.
     pub fn kind(self) -> SolverKind {
         use sparse::{ChebyshevOptions, ColoredOptions, InnerSolve, JacobiOptions};
-        let newton = |inner| SolverKind::Newton(inner, Default::default());
+        let gauss_newton = |inner| SolverKind::GaussNewton(inner, Default::default());
         match self {
             SolverArg::Gs => SolverKind::Gs,
             SolverArg::Colored => SolverKind::Colored(ColoredOptions::DEFAULT),
             SolverArg::Jacobi => SolverKind::Jacobi(JacobiOptions::DEFAULT),
             SolverArg::Chebyshev => SolverKind::Chebyshev(ChebyshevOptions::DEFAULT),
-            SolverArg::NewtonGs => newton(InnerSolve::GaussSeidel),
-            SolverArg::NewtonJacobi => newton(InnerSolve::Jacobi),
-            SolverArg::NewtonDirect => newton(InnerSolve::Direct),
+            SolverArg::GaussNewtonGs => gauss_newton(InnerSolve::GaussSeidel),
+            SolverArg::GaussNewtonJacobi => gauss_newton(InnerSolve::Jacobi),
+            SolverArg::GaussNewtonDirect => gauss_newton(InnerSolve::Direct),
             SolverArg::GsShuffled => SolverKind::GsShuffled { seed: 1 },
         }
     }

@@ -161,7 +161,7 @@ mod tests {
         let b = bytes_per_projection("gs", 4.0, 5.0).unwrap();
         assert!((b - (24.0 * 5.0 + 32.0 * 4.0) / 5.0).abs() < 1e-9);
         assert!(bytes_per_projection("jacobi", 4.0, 5.0).unwrap() > b);
-        assert!(bytes_per_projection("newton-direct", 4.0, 5.0).is_none());
+        assert!(bytes_per_projection("gauss-newton-direct", 4.0, 5.0).is_none());
     }
 
     #[test]

@@ -161,17 +161,17 @@ fn contractions(curve: &[f64], n: usize) -> Vec<f64> {
 
 /// C1: a global CSR solve at 4-6 iterations matches per-edge projection at 20.
 pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
-    let text = "at ~500 vertices (cloth n=23, 529 vertices; 16 in --quick), the global CSR solve (newton-gs, newton-jacobi, newton-direct) after 4-6 iterations is as close to the converged solution of the step as per-edge Gauss-Seidel (gs) after 20; and, since the claim offers it as the better solver, at what cost in time";
+    let text = "at ~500 vertices (cloth n=23, 529 vertices; 16 in --quick), the global CSR solve (gauss-newton-gs, gauss-newton-jacobi, gauss-newton-direct) after 4-6 iterations is as close to the converged solution of the step as per-edge Gauss-Seidel (gs) after 20; and, since the claim offers it as the better solver, at what cost in time";
     let base = match ctx.base()? {
         Ok(b) => b,
         Err(why) => return Ok(Claim::untestable("C1", GODOT, text, why)),
     };
-    // The converged reference: whichever of a long gs solve and a long newton-direct solve
+    // The converged reference: whichever of a long gs solve and a long gauss-newton-direct solve
     // ends with the lower residual; "converged" is stated as residual / residual(0) <= 1e-4.
     const CONVERGED: f64 = 1e-4;
     let long = if ctx.quick { 5000 } else { 20_000 };
     let mut candidates: Vec<(String, Body, f64)> = Vec::new();
-    for (name, k) in [("gs", long), ("newton-direct", 60)] {
+    for (name, k) in [("gs", long), ("gauss-newton-direct", 60)] {
         if let Ok(b) = solved(&base, name, ctx, k)? {
             let r = final_residual(&base, name, ctx, k)?;
             candidates.push((format!("{name} x{k}"), b, r));
@@ -202,7 +202,11 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
     let target = gs_err[GS_K];
     let mut newton = Vec::new();
     let mut missing = Vec::new();
-    for name in ["newton-gs", "newton-jacobi", "newton-direct"] {
+    for name in [
+        "gauss-newton-gs",
+        "gauss-newton-jacobi",
+        "gauss-newton-direct",
+    ] {
         match error_curve(&base, name, ctx, NEWTON_K, &reference)? {
             Ok(c) => {
                 let k = reach(&c, target);
@@ -217,7 +221,7 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
             GODOT,
             text,
             format!(
-                "no global CSR (newton-*) solver in this build ({})",
+                "no global CSR (gauss-newton-*) solver in this build ({})",
                 missing.join("; ")
             ),
         ));
@@ -247,12 +251,12 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
         None => None,
     };
     let verdict = rules::c1(best.map(|b| b.1), ratio.as_ref());
-    // newton-direct's convergence: contraction per iteration on the cloth as it is, with less
+    // gauss-newton-direct's convergence: contraction per iteration on the cloth as it is, with less
     // Levenberg-Marquardt regularization, without the ground, and with the structural edges
     // only (no diagonals: the linearized system is then far from singular on a flat patch).
     let nd = |body: &Body, reg: Option<f64>| -> Result<Option<Vec<f64>>, Error> {
-        let mut kind = SolverKind::Newton(InnerSolve::Direct, Default::default());
-        if let (Some(r), SolverKind::Newton(_, o)) = (reg, &mut kind) {
+        let mut kind = SolverKind::GaussNewton(InnerSolve::Direct, Default::default());
+        if let (Some(r), SolverKind::GaussNewton(_, o)) = (reg, &mut kind) {
             o.regularization = r;
         }
         match or_note(ctx.tuning.build(kind, 1))? {
@@ -307,7 +311,7 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
         "lowering the floor gives {}, removing the ground {}; the structural-only cloth contracts {g_struct:.2} per iteration against {g_full:.2} (geometric means of the 8). {rises} of the 8 factors exceed 1: iterations where the plotted residual rose, which sparse::newton's non-monotone acceptance rule allows (a step may raise its merit up to the largest of the last {} iterations'), and its merit weighs constraints by their inverse diagonal, not as this RMS does",
         same(&nd_reg),
         same(&nd_free),
-        sparse::newton::MERIT_WINDOW
+        sparse::gauss_newton::MERIT_WINDOW
     );
     // Files: the error curves (zoomed to the claim's 20 iterations, and whole).
     let csv = ctx.path("c1.csv");
@@ -374,7 +378,7 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
         source: GODOT,
         text,
         measured: format!(
-            "{}. Reference: {ref_name}, residual {ref_res:.2e} = {:.1e} of the residual before the solve ({}converged by the stated factor {CONVERGED:e}). gs's distance to it after {GS_K} iterations: {target:.3e} rest lengths (prediction: {:.3e}). Fewest iterations to get as close: {counts}. {time_text}. Why newton-direct converges linearly: its residual contraction per iteration (r(k+1)/r(k), iterations 1-8) is {} on this cloth; {} with the Levenberg-Marquardt floor lowered from 1e-6 to 1e-10; {} without the ground collider; {} with the structural edges only (diagonals removed). Quadratic convergence would show factors falling towards 0. Measured: {finding}. So neither the regularization floor nor the contacts cause it; the zig-zag is the globalization accepting rises, and the slow average rate is that of the XPBD linearization (no geometric stiffness of the tensioned edges) on a nearly flat triangulated sheet, whose J W Jᵀ is close to singular (about 3 constraints per vertex against 2 in-plane degrees of freedom). No coding error was found; sparse::newton is left as it is{}.",
+            "{}. Reference: {ref_name}, residual {ref_res:.2e} = {:.1e} of the residual before the solve ({}converged by the stated factor {CONVERGED:e}). gs's distance to it after {GS_K} iterations: {target:.3e} rest lengths (prediction: {:.3e}). Fewest iterations to get as close: {counts}. {time_text}. Why gauss-newton-direct converges linearly: its residual contraction per iteration (r(k+1)/r(k), iterations 1-8) is {} on this cloth; {} with the Levenberg-Marquardt floor lowered from 1e-6 to 1e-10; {} without the ground collider; {} with the structural edges only (diagonals removed). Quadratic convergence would show factors falling towards 0. Measured: {finding}. So neither the regularization floor nor the contacts cause it; the zig-zag is the globalization accepting rises, and the slow average rate is that of the XPBD linearization (no geometric stiffness of the tensioned edges) on a nearly flat triangulated sheet, whose J W Jᵀ is close to singular (about 3 constraints per vertex against 2 in-plane degrees of freedom). No coding error was found; sparse::newton is left as it is{}.",
             setting(ctx),
             ref_res / r0,
             if converged { "" } else { "NOT " },
@@ -385,7 +389,7 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
             show_c(&nd_struct),
             if missing.is_empty() { String::new() } else { format!(" (not in this build: {})", missing.join("; ")) }
         ),
-        rule: format!("error = RMS distance of the free particles to the converged reference, in mean rest lengths; k = fewest newton-* iterations with error <= gs's after {GS_K}. Two parts: k <= 6 (the claim's 4-6); at equal quality the global solve is cheaper (interval of time(newton at k) / time(gs at {GS_K}) below 1; a straddling interval leaves the part undecided). Confirmed if both hold, refuted if neither, partly if one, inconclusive if the undecided part would change the verdict"),
+        rule: format!("error = RMS distance of the free particles to the converged reference, in mean rest lengths; k = fewest gauss-newton-* iterations with error <= gs's after {GS_K}. Two parts: k <= 6 (the claim's 4-6); at equal quality the global solve is cheaper (interval of time(newton at k) / time(gs at {GS_K}) below 1; a straddling interval leaves the part undecided). Confirmed if both hold, refuted if neither, partly if one, inconclusive if the undecided part would change the verdict"),
         verdict,
         decision: match (&ratio, best) {
             (Some(r), Some((n, k))) => Decision::interval(
@@ -393,7 +397,7 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
                 "k <= 6; ratio < 1",
                 r,
             ),
-            _ => Decision::exact(format!("no newton-* matched within {NEWTON_K}: {counts}"), "k <= 6"),
+            _ => Decision::exact(format!("no gauss-newton-* matched within {NEWTON_K}: {counts}"), "k <= 6"),
         },
         files,
     })

@@ -90,9 +90,13 @@ fn time_configs(
 /// C3: superlinear step time from 500 to 1000 vertices, blamed on the CSR solve's cache misses.
 pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
     let text = "the growth of the step time from ~500 to ~1000 vertices (cloth n=23, 529 vertices, to n=32, 1024; 8 iterations) of the global CSR solve: superlinear (the claim's 0.6 -> 2.4 ms is slope 2), and caused by cache misses of the CSR solve (absolute times are another machine's)";
-    let csr = ["newton-gs", "newton-direct", "newton-jacobi"]
-        .into_iter()
-        .find(|s| ctx.tuning.build_named(s, 1).is_ok());
+    let csr = [
+        "gauss-newton-gs",
+        "gauss-newton-direct",
+        "gauss-newton-jacobi",
+    ]
+    .into_iter()
+    .find(|s| ctx.tuning.build_named(s, 1).is_ok());
     let sizes: Vec<usize> = if ctx.quick {
         vec![20, 23, 32]
     } else {
@@ -151,7 +155,7 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
                 gs_slope.display(2)
             ),
             verdict: super::claim::Verdict::Untestable(
-                "the claim concerns a global CSR solve and no newton-* solver is in this build"
+                "the claim concerns a global CSR solve and no gauss-newton-* solver is in this build"
                     .into(),
             ),
             files,

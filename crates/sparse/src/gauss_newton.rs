@@ -1,5 +1,10 @@
-//! The global CSR solve: every outer iteration linearizes all constraints and solves one
-//! sparse system for all multipliers at once (`newton-gs`, `newton-jacobi`, `newton-direct`).
+//! Gauss-Newton on the global CSR system: every outer iteration linearizes all constraints and
+//! solves one sparse system for all multipliers at once (`gauss-newton-gs`, `gauss-newton-jacobi`, `gauss-newton-direct`).
+//!
+//! It leaves out the geometric stiffness `Σ_c λ_c ∇²C_c` of the system's Hessian (and the
+//! inertia residual `M(x - x̃) - Jᵀλ`, taken as zero), so it converges linearly where that term
+//! matters (a tensioned cloth). The names `newton-gs`,
+//! `newton-jacobi` and `newton-direct` this solver had before still parse to it.
 //!
 //! Theory: XPBD's implicit step (Macklin, Müller, Chentanez 2016, eq. 8-12) linearized at the
 //! current positions, with `J = ∂C/∂x`, `M⁻¹ = W` the inverse masses and `α̃ = α / h²`:
@@ -14,18 +19,18 @@
 //! particle: its pattern (`B Bᵀ`, `B` the incidence) is built once at prepare with
 //! nalgebra-sparse, and its values are refilled every outer iteration through a precomputed map
 //! (for each particle, the entries of the pairs of constraints acting on it). Three inner solves:
-//! - `newton-gs`: `inner` Gauss-Seidel sweeps on the linear system, from Δλ = 0;
-//! - `newton-jacobi`: `inner` Jacobi sweeps, `Δλ += ω D⁻¹ (b - A Δλ)`, with `D` the absolute
-//!   row sums `Σ_c |A_rc|` unless [`NewtonOptions::average`] is `Averaging::Off` (the default is
+//! - `gauss-newton-gs`: `inner` Gauss-Seidel sweeps on the linear system, from Δλ = 0;
+//! - `gauss-newton-jacobi`: `inner` Jacobi sweeps, `Δλ += ω D⁻¹ (b - A Δλ)`, with `D` the absolute
+//!   row sums `Σ_c |A_rc|` unless [`GaussNewtonOptions::average`] is `Averaging::Off` (the default is
 //!   on) and the diagonal otherwise. Plain Jacobi diverges on the cloth (`A` is far from diagonally dominant: a row
 //!   has about ten off-diagonal entries of half the diagonal); with row sums, `2D/ω - A` is
 //!   positive definite for ω <= 1 (Gershgorin), so the sweeps converge — the same idea as
 //!   averaging the position corrections by constraint count;
-//! - `newton-direct`: sparse Cholesky in f64 (nalgebra-sparse's `CscCholesky`, symbolic
+//! - `gauss-newton-direct`: sparse Cholesky in f64 (nalgebra-sparse's `CscCholesky`, symbolic
 //!   factorization once at prepare, numeric refactorization each iteration). The rows are
 //!   numbered in reverse Cuthill-McKee order of the constraint graph to limit fill-in, and
 //!   `A + μ diag(A)` is factored: Levenberg-Marquardt with Marquardt's scaling, the damping μ
-//!   adapted as below and never below ε = [`NewtonOptions::regularization`]. With α = 0 and
+//!   adapted as below and never below ε = [`GaussNewtonOptions::regularization`]. With α = 0 and
 //!   μ → 0 this is the Gauss-Newton (minimum-norm Newton) iteration for `C(x) = 0`, which
 //!   converges quadratically; at μ = ε the error of a well-conditioned row shrinks by a further
 //!   factor of about ε per iteration.
@@ -54,21 +59,21 @@
 //!
 //! Whether the solver is alone decides how much is trusted. If nothing but this solver moved
 //! the particles since its last accepted step (the prediction before the first iteration does
-//! not count), the Newton model covers the whole problem: a step is accepted when φ after it
+//! not count), the Gauss-Newton model covers the whole problem: a step is accepted when φ after it
 //! is at most the largest φ at the start of the last [`MERIT_WINDOW`] such iterations (a
 //! non-monotone rule, Grippo, Lampariello and Lucidi 1986), since Gauss-Newton steps on a slack
 //! cloth or a long rope raise φ for an iteration or two and still converge faster than damped
 //! ones. If
 //! something else moved them (contacts, a global kind's projection, or a rejected step), part
 //! of the problem is outside the model and undoes part of each step: a step must then lower φ
-//! below its value at the start of this iteration, and under `newton-direct` move no particle
+//! below its value at the start of this iteration, and under `gauss-newton-direct` move no particle
 //! farther than [`TRUST_RADIUS`] mean rest lengths of the distance table (no limit without
 //! distance constraints). When no trial is accepted, positions and multipliers stay as they
 //! were. The trials:
-//! - `newton-gs`, `newton-jacobi`: backtracking, `t = 1, 1/2, ...` (at most [`MAX_HALVINGS`]
+//! - `gauss-newton-gs`, `gauss-newton-jacobi`: backtracking, `t = 1, 1/2, ...` (at most [`MAX_HALVINGS`]
 //!   halvings; Nocedal and Wright 2006, §3.1, with simple decrease). Their few sweeps from
 //!   Δλ = 0 already keep the step short, so scaling it is enough.
-//! - `newton-direct`: Levenberg-Marquardt (Nocedal and Wright 2006, §10.3): a rejected step
+//! - `gauss-newton-direct`: Levenberg-Marquardt (Nocedal and Wright 2006, §10.3): a rejected step
 //!   raises μ tenfold and is solved again (at most [`MAX_DAMPING_RAISES`] times), an accepted
 //!   one lowers μ tenfold for the next iteration. Scaling a Gauss-Newton step does not help
 //!   where `A` is nearly singular: on a closed surface flattened against the ground its
@@ -78,11 +83,11 @@
 //!   into another shape with the same edge lengths, which lower φ and would pass.
 //!
 //! What this was measured against: with the non-monotone rule everywhere, the jelly (s = 3)
-//! folded and blew up under `newton-direct` at dt = 1/30 and 1/60; with the strict rule and the
-//! trust radius everywhere, the 32 x 32 cloth under `newton-direct` ended tens of times more
+//! folded and blew up under `gauss-newton-direct` at dt = 1/30 and 1/60; with the strict rule and the
+//! trust radius everywhere, the 32 x 32 cloth under `gauss-newton-direct` ended tens of times more
 //! stretched; with the window restarted at every substep, the 16 x 16 cloth under
-//! `newton-direct` gained energy at dt = 1/30. Full steps are taken whenever they pass, so near the solution the iteration
-//! is unchanged (quadratic for `newton-direct`). The searches are serial and evaluate each
+//! `gauss-newton-direct` gained energy at dt = 1/30. Full steps are taken whenever they pass, so near the solution the iteration
+//! is unchanged (quadratic for `gauss-newton-direct`). The searches are serial and evaluate each
 //! constraint once per trial, so they are deterministic.
 //!
 //! Unilateral kinds are inactive where `C <= 0` (their row becomes `Δλ = 0`), and rows with no
@@ -94,7 +99,7 @@
 use crate::incidence::Incidence;
 use crate::jacobi::kind_at;
 use crate::ordering::{invert, reverse_cuthill_mckee};
-use crate::NewtonOptions;
+use crate::GaussNewtonOptions;
 use nalgebra::DVector;
 use nalgebra_sparse::factorization::{CscCholesky, CscSymbolicCholesky};
 use nalgebra_sparse::ops::serial::spmm_csr_pattern;
@@ -127,22 +132,22 @@ pub const MAX_HALVINGS: usize = 4;
 /// this many iterations' (while the solver is alone).
 pub const MERIT_WINDOW: usize = 8;
 
-/// `newton-direct`: the factor by which a rejected step raises the damping μ, and an accepted
+/// `gauss-newton-direct`: the factor by which a rejected step raises the damping μ, and an accepted
 /// one lowers it.
 pub const DAMPING_FACTOR: f64 = 10.0;
 
-/// `newton-direct`: most raises of μ in one iteration before the step is rejected.
+/// `gauss-newton-direct`: most raises of μ in one iteration before the step is rejected.
 pub const MAX_DAMPING_RAISES: usize = 4;
 
-/// `newton-direct`: the largest damping μ (the step is then about `1 / μ` of a Jacobi step).
+/// `gauss-newton-direct`: the largest damping μ (the step is then about `1 / μ` of a Jacobi step).
 pub const MAX_DAMPING: f64 = 1e8;
 
-/// `newton-direct`: the trust radius, in mean rest lengths of the distance table: no particle
+/// `gauss-newton-direct`: the trust radius, in mean rest lengths of the distance table: no particle
 /// may move farther in one iteration.
 pub const TRUST_RADIUS: f64 = 1.0;
 
 /// The global CSR solver.
-pub struct Newton {
+pub struct GaussNewton {
     method: InnerSolve,
     sweeps: usize,
     omega: f64,
@@ -200,19 +205,19 @@ pub struct Newton {
     step: Vec<DVec3>,
     /// Halvings of the step since prepare.
     halvings: usize,
-    /// `newton-direct`: the Levenberg-Marquardt damping μ (at least `regularization`).
+    /// `gauss-newton-direct`: the Levenberg-Marquardt damping μ (at least `regularization`).
     damping: f64,
-    /// `newton-direct`: the diagonal of `A` before damping.
+    /// `gauss-newton-direct`: the diagonal of `A` before damping.
     undamped_diag: Vec<f64>,
-    /// `newton-direct`: raises of μ since prepare.
+    /// `gauss-newton-direct`: raises of μ since prepare.
     damping_raises: usize,
     /// Iterations whose step was rejected outright (positions restored) since prepare.
     rejected: usize,
 }
 
-impl std::fmt::Debug for Newton {
+impl std::fmt::Debug for GaussNewton {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Newton")
+        f.debug_struct("GaussNewton")
             .field("method", &self.method)
             .field("sweeps", &self.sweeps)
             .field("rows", &self.row_of.len())
@@ -225,12 +230,12 @@ impl std::fmt::Debug for Newton {
     }
 }
 
-impl Newton {
+impl GaussNewton {
     /// A global solver with the given inner solve (`opts.sweeps` sweeps, `opts.omega` and
     /// `opts.average` for the Jacobi sweeps, `opts.regularization` for Cholesky).
-    pub fn new(method: InnerSolve, opts: NewtonOptions) -> Result<Self, WobbleError> {
+    pub fn new(method: InnerSolve, opts: GaussNewtonOptions) -> Result<Self, WobbleError> {
         opts.validate()?;
-        Ok(Newton {
+        Ok(GaussNewton {
             method,
             sweeps: opts.sweeps,
             omega: opts.omega as f64,
@@ -274,20 +279,20 @@ impl Newton {
         })
     }
 
-    /// Number of step halvings of the line search (`newton-gs`, `newton-jacobi`) since the last
+    /// Number of step halvings of the line search (`gauss-newton-gs`, `gauss-newton-jacobi`) since the last
     /// prepare.
     pub fn halvings(&self) -> usize {
         self.halvings
     }
 
-    /// Number of raises of the Levenberg-Marquardt damping (`newton-direct`) since the last
+    /// Number of raises of the Levenberg-Marquardt damping (`gauss-newton-direct`) since the last
     /// prepare.
     pub fn damping_raises(&self) -> usize {
         self.damping_raises
     }
 
-    /// The current Levenberg-Marquardt damping μ of `newton-direct` (`A + μ diag(A)` is
-    /// factored); at least [`NewtonOptions::regularization`].
+    /// The current Levenberg-Marquardt damping μ of `gauss-newton-direct` (`A + μ diag(A)` is
+    /// factored); at least [`GaussNewtonOptions::regularization`].
     pub fn damping(&self) -> f64 {
         self.damping
     }
@@ -310,7 +315,7 @@ impl Newton {
         self.a.nnz()
     }
 
-    /// Entries of the Cholesky factor `L`, once prepared (`newton-direct` only).
+    /// Entries of the Cholesky factor `L`, once prepared (`gauss-newton-direct` only).
     pub fn factor_nnz(&self) -> Option<usize> {
         self.cholesky.as_ref().map(|c| c.l().nnz())
     }
@@ -375,7 +380,7 @@ impl Newton {
         }
     }
 
-    /// Non-monotone backtracking on the merit (`newton-gs`, `newton-jacobi`): places the
+    /// Non-monotone backtracking on the merit (`gauss-newton-gs`, `gauss-newton-jacobi`): places the
     /// particles at `x_start + t · step` for the first `t` in 1, 1/2, ... (at most
     /// [`MAX_HALVINGS`] halvings) whose merit is at most `merit_cap`, and returns it; restores
     /// `x_start` and returns 0 when none is.
@@ -396,7 +401,7 @@ impl Newton {
         0.0
     }
 
-    /// Levenberg-Marquardt (`newton-direct`): solves with the current damping μ and takes the
+    /// Levenberg-Marquardt (`gauss-newton-direct`): solves with the current damping μ and takes the
     /// whole step if its merit is at most `merit_cap` and, when others moved the particles,
     /// no particle moves farther than the trust radius; then lowers μ tenfold (not below ε).
     /// Otherwise raises μ tenfold and solves again, at most [`MAX_DAMPING_RAISES`] times, after
@@ -436,7 +441,7 @@ impl Newton {
     }
 
     /// Linearizes every constraint at `s.x`: C, ∇C, activity; and the merit there
-    /// (`merit_start`, the same sum as [`Newton::merit`] at `t = 0`).
+    /// (`merit_start`, the same sum as [`GaussNewton::merit`] at `t = 0`).
     fn linearize(&mut self, s: &SolveState) {
         let rows = self.inc.constraint_particles.offsets();
         let mut g = 0;
@@ -632,12 +637,12 @@ fn entry_of(a: &SparsityPattern, r: usize, col: usize) -> usize {
             .expect("pattern holds every shared pair")
 }
 
-impl Solver for Newton {
+impl Solver for GaussNewton {
     fn name(&self) -> &'static str {
         match self.method {
-            InnerSolve::GaussSeidel => "newton-gs",
-            InnerSolve::Jacobi => "newton-jacobi",
-            InnerSolve::Direct => "newton-direct",
+            InnerSolve::GaussSeidel => "gauss-newton-gs",
+            InnerSolve::Jacobi => "gauss-newton-jacobi",
+            InnerSolve::Direct => "gauss-newton-direct",
         }
     }
 
@@ -648,7 +653,7 @@ impl Solver for Newton {
         if self.method != InnerSolve::Direct {
             if let Some(t) = constraints.position_of::<IsometricBending>() {
                 return Err(WobbleError::Unsupported(format!(
-                    "{} cannot solve {} constraints (the line search rejects the inner solve's steps at their flat rest state); use newton-direct, gs or colored",
+                    "{} cannot solve {} constraints (the line search rejects the inner solve's steps at their flat rest state); use gauss-newton-direct, gs or colored",
                     self.name(),
                     constraints.extra[t].name()
                 )));
@@ -766,7 +771,7 @@ impl Solver for Newton {
         assert_eq!(
             s.x.len(),
             self.particles,
-            "Newton solver prepared for another body"
+            "Gauss-Newton solver prepared for another body"
         );
         self.x_start.copy_from_slice(s.x);
         self.linearize(s);
