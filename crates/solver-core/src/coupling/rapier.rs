@@ -72,6 +72,8 @@ use crate::solver::{GaussSeidel, Solver};
 use crate::step::{step, StepParams, StepReport};
 use glam::Vec3;
 use rapier3d::math::{Pose, Vector};
+use rapier3d::parry::query::{cast_shapes, ShapeCastOptions};
+use rapier3d::parry::shape::{Ball, Shape};
 use rapier3d::prelude::{ColliderHandle, PhysicsWorld, RigidBody, RigidBodyHandle, RigidBodyType};
 use std::collections::HashSet;
 
@@ -440,18 +442,59 @@ impl RapierCoupling {
                 None => (*collider.position(), *collider.position(), None),
             };
             let shape = collider.shape();
-            let aabb = shape.compute_aabb(&next);
-            let lo = from_rapier(aabb.mins) - Vec3::splat(reach);
-            let hi = from_rapier(aabb.maxs) + Vec3::splat(reach);
+            // A CCD-enabled parent sweeps its collider over the substep (module doc, the swept
+            // test); a collider whose parent does not is tested at its predicted pose only.
+            let swept = parent.is_some_and(|(_, rb)| rb.is_ccd_enabled());
+            let (mut lo, mut hi) = aabb_bounds(shape.compute_aabb(&next));
+            if swept {
+                let (lo_now, hi_now) = aabb_bounds(shape.compute_aabb(&now));
+                lo = lo.min(lo_now);
+                hi = hi.max(hi_now);
+            }
+            lo -= Vec3::splat(reach);
+            hi += Vec3::splat(reach);
             // Takes a point of the collider at its predicted pose back to where it is now.
             let back = now * next.inverse();
+            let w_b = |point: Vec3, n: Vec3| {
+                dynamic.map_or(0.0, |(_, rb)| generalized_inverse_mass(rb, point, n))
+            };
             for (i, (x, v)) in particles.x.iter().zip(&particles.v).enumerate() {
                 if x.w == 0.0 {
                     continue;
                 }
                 let predicted = x.xyz() + h * (v.xyz() * damp + h * g);
-                if predicted.cmplt(lo).any() || predicted.cmpgt(hi).any() {
+                let (seg_lo, seg_hi) = if swept {
+                    (predicted.min(x.xyz()), predicted.max(x.xyz()))
+                } else {
+                    (predicted, predicted)
+                };
+                if seg_hi.cmplt(lo).any() || seg_lo.cmpgt(hi).any() {
                     continue;
+                }
+                if swept {
+                    if let Some(hit) = swept_contact(
+                        shape,
+                        &now,
+                        &next,
+                        x.xyz(),
+                        predicted,
+                        self.thickness,
+                        reach,
+                    ) {
+                        let n = hit.normal;
+                        table.push(
+                            i as u32,
+                            n,
+                            n.dot(hit.surface) + self.thickness,
+                            w_b(hit.point, n) * h * h,
+                        );
+                        self.sides.push(RigidSide {
+                            body: dynamic.map(|(b, _)| b),
+                            point: hit.point,
+                            motion: hit.surface - hit.point,
+                        });
+                        continue;
+                    }
                 }
                 let projection = shape.project_point(&next, to_rapier(predicted), false);
                 let surface = from_rapier(projection.point);
@@ -471,8 +514,12 @@ impl RapierCoupling {
                     continue;
                 }
                 let point = from_rapier(back * projection.point);
-                let w_b = dynamic.map_or(0.0, |(_, rb)| generalized_inverse_mass(rb, point, n));
-                table.push(i as u32, n, n.dot(surface) + self.thickness, w_b * h * h);
+                table.push(
+                    i as u32,
+                    n,
+                    n.dot(surface) + self.thickness,
+                    w_b(point, n) * h * h,
+                );
                 self.sides.push(RigidSide {
                     body: dynamic.map(|(b, _)| b),
                     point,
@@ -482,6 +529,86 @@ impl RapierCoupling {
         }
         table.len()
     }
+}
+
+/// The contact a swept test found: the surface point hit and its outward normal, both carried
+/// with the rigid body to its predicted pose, and that material point where it is now.
+struct SweptHit {
+    surface: Vec3,
+    normal: Vec3,
+    point: Vec3,
+}
+
+/// The swept test of one particle against a collider moving from pose `now` to `next` over the
+/// substep (module doc): in the collider's frame the particle goes from `a` (its position now)
+/// to `b` (its prediction); `None` when that relative motion is within `reach` (the discrete
+/// test at `next` is exact enough, as for a collider without CCD) or when a ball of radius
+/// `thickness` moving from `a` to `b` never touches the shape (the discrete test decides
+/// whether the prediction is near enough for a contact).
+fn swept_contact(
+    shape: &dyn Shape,
+    now: &Pose,
+    next: &Pose,
+    x: Vec3,
+    predicted: Vec3,
+    thickness: f32,
+    reach: f32,
+) -> Option<SweptHit> {
+    let a = now.inverse_transform_point(to_rapier(x));
+    let b = next.inverse_transform_point(to_rapier(predicted));
+    let motion = b - a;
+    let travel = motion.length();
+    if travel.is_nan() || travel <= reach {
+        return None;
+    }
+    let start = shape.project_local_point(a, false);
+    let depth = (start.point - a).length();
+    let (local_point, local_normal) = if start.is_inside || depth <= thickness {
+        // Touching already: the contact keeps the normal of where the particle touches now.
+        let out = if start.is_inside {
+            start.point - a
+        } else {
+            a - start.point
+        };
+        if depth.is_nan() || depth <= 1e-9 {
+            return None;
+        }
+        (start.point, out / depth)
+    } else {
+        let ball = Ball::new(thickness);
+        let options = ShapeCastOptions {
+            max_time_of_impact: 1.0,
+            target_distance: 0.0,
+            stop_at_penetration: true,
+            compute_impact_geometry_on_penetration: true,
+        };
+        let hit = cast_shapes(
+            &Pose::IDENTITY,
+            Vector::ZERO,
+            shape,
+            &Pose::from_translation(a),
+            motion,
+            &ball,
+            options,
+        )
+        .ok()??;
+        let n = hit.normal1;
+        let n2 = n.length_squared();
+        if n2.is_nan() || n2 <= 0.5 {
+            return None;
+        }
+        (hit.witness1, n)
+    };
+    Some(SweptHit {
+        surface: from_rapier(next.transform_point(local_point)),
+        normal: from_rapier(next.rotation * local_normal),
+        point: from_rapier(now.transform_point(local_point)),
+    })
+}
+
+/// The corners of a parry AABB as wobble vectors.
+fn aabb_bounds(aabb: rapier3d::parry::bounding_volume::Aabb) -> (Vec3, Vec3) {
+    (from_rapier(aabb.mins), from_rapier(aabb.maxs))
 }
 
 /// Where rigid body `rb` will be after `h` with gravity `g`: a position-based kinematic body at
