@@ -13,6 +13,9 @@
 //!    within `thickness + search_distance` of the surface gets the plane contact
 //!    `C = o - n · x <= 0`, `o = n · s + thickness` (`s` the surface point, `n` its outward
 //!    normal), into a constraint table the step loop projects after every solver iteration.
+//!    A collider whose parent rigid body has CCD on (`ccd_enabled(true)`) gets the swept test
+//!    instead (Theory, below); one without keeps this discrete test, as rapier's own bodies
+//!    without CCD keep discrete contacts against other moving bodies.
 //! 2. The soft body steps one substep with wobble ([`crate::step()`]): the contact table is
 //!    solved Gauss-Seidel style with the body's own constraints.
 //! 3. Every contact that pushed gives the rigid body the opposite of the particle's momentum
@@ -44,6 +47,26 @@
 //! (`α̃ = 0`) a contact is rigid for the particle (it takes the whole correction); the impulse,
 //! and so the conservation, is the same.
 //!
+//! The swept test (CCD). A rigid body moving further than its own size in a substep is never
+//! seen by the test at its end pose, or is seen so deep that the nearest face is the far one.
+//! For a collider of a CCD-enabled body, every particle inside the AABB swept from the pose now
+//! `P₀` to the predicted pose `P₁` (padded by the reach) is followed in the collider's frame,
+//! from `a = P₀⁻¹ x` to `b = P₁⁻¹ x̃`: the straight segment is the relative motion, exact for
+//! a translating body and first order in its rotation. When `|b - a|` is within the reach the
+//! discrete test above is kept (bit for bit: slow CCD bodies cost only the wider AABB). Otherwise
+//! a ball of radius `thickness` is cast from `a` along `b - a` against the shape (parry's
+//! `cast_shapes`, time of impact `t ∈ [0, 1]`); a particle already within `thickness` takes its
+//! nearest surface point at `a` instead. The surface point `s` and outward normal `n` of the
+//! first touch, carried with the body to `P₁` (`P₁ s`, `R₁ n`), give the same plane contact as
+//! the discrete test, so the momentum hand-over is the two-body contact above: the particle is
+//! pushed ahead of the surface where it was first touched, and the body receives the opposite
+//! of the particle's momentum change before rapier integrates it. No pose clamp is needed, unlike
+//! rapier's CCD (which moves the body's next pose back to its time of impact and leaves the
+//! velocities to the next step): the contact is solved at the end pose within the same substep,
+//! so the body's end pose is `P₁` less its share `w_b λ`, where the contact assumed it.
+//! A particle the sweep misses can still be dragged into the body by its neighbours during the
+//! solve, as with the discrete test; `tests/fast_rigid_bodies.rs` bounds how deep.
+//!
 //! Why this order, and not a post-projection after the wobble step: projecting particles out of
 //! the rigid bodies after the solve moves them without their constraints (a jelly's surface
 //! particle is pushed in alone, its edges and volume left violated until the next step), while
@@ -58,7 +81,8 @@
 //! several particles touching one light body each take their split as if alone, so the body
 //! receives the sum and may move off further than the particles expected (a gap, not an
 //! overlap, which the next substep closes); a particle moving more than `thickness +
-//! search_distance` per substep into a thin collider may tunnel (use more substeps); a
+//! search_distance` per substep into a thin collider of a body without CCD may tunnel (enable
+//! CCD or use more substeps); a
 //! particle already deep inside a collider at the start leaves through the nearest face.
 //! The contacts have no restitution (the bounce is the soft body's own elasticity). Rigid
 //! bodies get the torques of the impulses too, but only linear momentum is checked by the
