@@ -13,6 +13,9 @@
 //!    within `thickness + search_distance` of the surface gets the plane contact
 //!    `C = o - n · x <= 0`, `o = n · s + thickness` (`s` the surface point, `n` its outward
 //!    normal), into a constraint table the step loop projects after every solver iteration.
+//!    A collider whose parent rigid body has CCD on (`ccd_enabled(true)`) gets the swept test
+//!    instead (Theory, below); one without keeps this discrete test, as rapier's own bodies
+//!    without CCD keep discrete contacts against other moving bodies.
 //! 2. The soft body steps one substep with wobble ([`crate::step()`]): the contact table is
 //!    solved Gauss-Seidel style with the body's own constraints.
 //! 3. Every contact that pushed gives the rigid body the opposite of the particle's momentum
@@ -44,6 +47,26 @@
 //! (`α̃ = 0`) a contact is rigid for the particle (it takes the whole correction); the impulse,
 //! and so the conservation, is the same.
 //!
+//! The swept test (CCD). A rigid body moving further than its own size in a substep is never
+//! seen by the test at its end pose, or is seen so deep that the nearest face is the far one.
+//! For a collider of a CCD-enabled body, every particle inside the AABB swept from the pose now
+//! `P₀` to the predicted pose `P₁` (padded by the reach) is followed in the collider's frame,
+//! from `a = P₀⁻¹ x` to `b = P₁⁻¹ x̃`: the straight segment is the relative motion, exact for
+//! a translating body and first order in its rotation. When `|b - a|` is within the reach the
+//! discrete test above is kept (bit for bit: slow CCD bodies cost only the wider AABB). Otherwise
+//! a ball of radius `thickness` is cast from `a` along `b - a` against the shape (parry's
+//! `cast_shapes`, time of impact `t ∈ [0, 1]`); a particle already within `thickness` takes its
+//! nearest surface point at `a` instead. The surface point `s` and outward normal `n` of the
+//! first touch, carried with the body to `P₁` (`P₁ s`, `R₁ n`), give the same plane contact as
+//! the discrete test, so the momentum hand-over is the two-body contact above: the particle is
+//! pushed ahead of the surface where it was first touched, and the body receives the opposite
+//! of the particle's momentum change before rapier integrates it. No pose clamp is needed, unlike
+//! rapier's CCD (which moves the body's next pose back to its time of impact and leaves the
+//! velocities to the next step): the contact is solved at the end pose within the same substep,
+//! so the body's end pose is `P₁` less its share `w_b λ`, where the contact assumed it.
+//! A particle the sweep misses can still be dragged into the body by its neighbours during the
+//! solve, as with the discrete test; `tests/fast_rigid_bodies.rs` bounds how deep.
+//!
 //! Why this order, and not a post-projection after the wobble step: projecting particles out of
 //! the rigid bodies after the solve moves them without their constraints (a jelly's surface
 //! particle is pushed in alone, its edges and volume left violated until the next step), while
@@ -58,7 +81,8 @@
 //! several particles touching one light body each take their split as if alone, so the body
 //! receives the sum and may move off further than the particles expected (a gap, not an
 //! overlap, which the next substep closes); a particle moving more than `thickness +
-//! search_distance` per substep into a thin collider may tunnel (use more substeps); a
+//! search_distance` per substep into a thin collider of a body without CCD may tunnel (enable
+//! CCD or use more substeps); a
 //! particle already deep inside a collider at the start leaves through the nearest face.
 //! The contacts have no restitution (the bounce is the soft body's own elasticity). Rigid
 //! bodies get the torques of the impulses too, but only linear momentum is checked by the
@@ -72,6 +96,8 @@ use crate::solver::{GaussSeidel, Solver};
 use crate::step::{step, StepParams, StepReport};
 use glam::Vec3;
 use rapier3d::math::{Pose, Vector};
+use rapier3d::parry::query::{cast_shapes, ShapeCastOptions};
+use rapier3d::parry::shape::{Ball, Shape};
 use rapier3d::prelude::{ColliderHandle, PhysicsWorld, RigidBody, RigidBodyHandle, RigidBodyType};
 use std::collections::HashSet;
 
@@ -440,18 +466,59 @@ impl RapierCoupling {
                 None => (*collider.position(), *collider.position(), None),
             };
             let shape = collider.shape();
-            let aabb = shape.compute_aabb(&next);
-            let lo = from_rapier(aabb.mins) - Vec3::splat(reach);
-            let hi = from_rapier(aabb.maxs) + Vec3::splat(reach);
+            // A CCD-enabled parent sweeps its collider over the substep (module doc, the swept
+            // test); a collider whose parent does not is tested at its predicted pose only.
+            let swept = parent.is_some_and(|(_, rb)| rb.is_ccd_enabled());
+            let (mut lo, mut hi) = aabb_bounds(shape.compute_aabb(&next));
+            if swept {
+                let (lo_now, hi_now) = aabb_bounds(shape.compute_aabb(&now));
+                lo = lo.min(lo_now);
+                hi = hi.max(hi_now);
+            }
+            lo -= Vec3::splat(reach);
+            hi += Vec3::splat(reach);
             // Takes a point of the collider at its predicted pose back to where it is now.
             let back = now * next.inverse();
+            let w_b = |point: Vec3, n: Vec3| {
+                dynamic.map_or(0.0, |(_, rb)| generalized_inverse_mass(rb, point, n))
+            };
             for (i, (x, v)) in particles.x.iter().zip(&particles.v).enumerate() {
                 if x.w == 0.0 {
                     continue;
                 }
                 let predicted = x.xyz() + h * (v.xyz() * damp + h * g);
-                if predicted.cmplt(lo).any() || predicted.cmpgt(hi).any() {
+                let (seg_lo, seg_hi) = if swept {
+                    (predicted.min(x.xyz()), predicted.max(x.xyz()))
+                } else {
+                    (predicted, predicted)
+                };
+                if seg_hi.cmplt(lo).any() || seg_lo.cmpgt(hi).any() {
                     continue;
+                }
+                if swept {
+                    if let Some(hit) = swept_contact(
+                        shape,
+                        &now,
+                        &next,
+                        x.xyz(),
+                        predicted,
+                        self.thickness,
+                        reach,
+                    ) {
+                        let n = hit.normal;
+                        table.push(
+                            i as u32,
+                            n,
+                            n.dot(hit.surface) + self.thickness,
+                            w_b(hit.point, n) * h * h,
+                        );
+                        self.sides.push(RigidSide {
+                            body: dynamic.map(|(b, _)| b),
+                            point: hit.point,
+                            motion: hit.surface - hit.point,
+                        });
+                        continue;
+                    }
                 }
                 let projection = shape.project_point(&next, to_rapier(predicted), false);
                 let surface = from_rapier(projection.point);
@@ -471,8 +538,12 @@ impl RapierCoupling {
                     continue;
                 }
                 let point = from_rapier(back * projection.point);
-                let w_b = dynamic.map_or(0.0, |(_, rb)| generalized_inverse_mass(rb, point, n));
-                table.push(i as u32, n, n.dot(surface) + self.thickness, w_b * h * h);
+                table.push(
+                    i as u32,
+                    n,
+                    n.dot(surface) + self.thickness,
+                    w_b(point, n) * h * h,
+                );
                 self.sides.push(RigidSide {
                     body: dynamic.map(|(b, _)| b),
                     point,
@@ -482,6 +553,86 @@ impl RapierCoupling {
         }
         table.len()
     }
+}
+
+/// The contact a swept test found: the surface point hit and its outward normal, both carried
+/// with the rigid body to its predicted pose, and that material point where it is now.
+struct SweptHit {
+    surface: Vec3,
+    normal: Vec3,
+    point: Vec3,
+}
+
+/// The swept test of one particle against a collider moving from pose `now` to `next` over the
+/// substep (module doc): in the collider's frame the particle goes from `a` (its position now)
+/// to `b` (its prediction); `None` when that relative motion is within `reach` (the discrete
+/// test at `next` is exact enough, as for a collider without CCD) or when a ball of radius
+/// `thickness` moving from `a` to `b` never touches the shape (the discrete test decides
+/// whether the prediction is near enough for a contact).
+fn swept_contact(
+    shape: &dyn Shape,
+    now: &Pose,
+    next: &Pose,
+    x: Vec3,
+    predicted: Vec3,
+    thickness: f32,
+    reach: f32,
+) -> Option<SweptHit> {
+    let a = now.inverse_transform_point(to_rapier(x));
+    let b = next.inverse_transform_point(to_rapier(predicted));
+    let motion = b - a;
+    let travel = motion.length();
+    if travel.is_nan() || travel <= reach {
+        return None;
+    }
+    let start = shape.project_local_point(a, false);
+    let depth = (start.point - a).length();
+    let (local_point, local_normal) = if start.is_inside || depth <= thickness {
+        // Touching already: the contact keeps the normal of where the particle touches now.
+        let out = if start.is_inside {
+            start.point - a
+        } else {
+            a - start.point
+        };
+        if depth.is_nan() || depth <= 1e-9 {
+            return None;
+        }
+        (start.point, out / depth)
+    } else {
+        let ball = Ball::new(thickness);
+        let options = ShapeCastOptions {
+            max_time_of_impact: 1.0,
+            target_distance: 0.0,
+            stop_at_penetration: true,
+            compute_impact_geometry_on_penetration: true,
+        };
+        let hit = cast_shapes(
+            &Pose::IDENTITY,
+            Vector::ZERO,
+            shape,
+            &Pose::from_translation(a),
+            motion,
+            &ball,
+            options,
+        )
+        .ok()??;
+        let n = hit.normal1;
+        let n2 = n.length_squared();
+        if n2.is_nan() || n2 <= 0.5 {
+            return None;
+        }
+        (hit.witness1, n)
+    };
+    Some(SweptHit {
+        surface: from_rapier(next.transform_point(local_point)),
+        normal: from_rapier(next.rotation * local_normal),
+        point: from_rapier(now.transform_point(local_point)),
+    })
+}
+
+/// The corners of a parry AABB as wobble vectors.
+fn aabb_bounds(aabb: rapier3d::parry::bounding_volume::Aabb) -> (Vec3, Vec3) {
+    (from_rapier(aabb.mins), from_rapier(aabb.maxs))
 }
 
 /// Where rigid body `rb` will be after `h` with gravity `g`: a position-based kinematic body at
