@@ -148,7 +148,7 @@ impl ConstraintKind for RigidContacts {
 struct RigidSide {
     /// The dynamic body that takes the reaction (`None`: fixed, kinematic or parentless).
     body: Option<RigidBodyHandle>,
-    /// The contact's material point on the body at the start of the substep.
+    /// The contact's material point on the body at the start of the substep (world coordinates).
     point: Vec3,
     /// How far that point moves over the substep (the surface's own motion, for friction).
     motion: Vec3,
@@ -409,6 +409,7 @@ impl RapierCoupling {
         let damp = (1.0 - sub.damping * h).max(0.0);
         let g = sub.gravity;
         let scale = self.body.constraints.distance.mean_rest();
+        let origin = self.body.origin();
         let Body {
             particles,
             constraints,
@@ -439,6 +440,7 @@ impl RapierCoupling {
                 }
                 None => (*collider.position(), *collider.position(), None),
             };
+            let (now, next) = (into_frame(now, origin), into_frame(next, origin));
             let shape = collider.shape();
             let aabb = shape.compute_aabb(&next);
             let lo = from_rapier(aabb.mins) - Vec3::splat(reach);
@@ -470,18 +472,28 @@ impl RapierCoupling {
                 if distance > reach {
                     continue;
                 }
-                let point = from_rapier(back * projection.point);
+                let local_point = from_rapier(back * projection.point);
+                // Rapier's impulses and inertia are in world coordinates.
+                let point = (origin + local_point.as_dvec3()).as_vec3();
                 let w_b = dynamic.map_or(0.0, |(_, rb)| generalized_inverse_mass(rb, point, n));
                 table.push(i as u32, n, n.dot(surface) + self.thickness, w_b * h * h);
                 self.sides.push(RigidSide {
                     body: dynamic.map(|(b, _)| b),
                     point,
-                    motion: surface - point,
+                    motion: surface - local_point,
                 });
             }
         }
         table.len()
     }
+}
+
+/// A rapier pose (world coordinates) in the frame of a body whose origin is `origin`: the
+/// translation less the origin, in `f64`, rounded once (unchanged for the world's origin).
+fn into_frame(mut pose: Pose, origin: glam::DVec3) -> Pose {
+    let t = from_rapier(pose.translation).as_dvec3() - origin;
+    pose.translation = to_rapier(t.as_vec3());
+    pose
 }
 
 /// Where rigid body `rb` will be after `h` with gravity `g`: a position-based kinematic body at
