@@ -1040,9 +1040,9 @@ mod tests {
             apart.x[20].set_xyz(apart.x_prev[20].xyz() + Vec3::new(3.0, -4.0, 12.0));
             let mut fused = apart.clone();
             let (ok, max2) =
-                update_velocities(&Serial, &mut apart.v, &apart.x, &apart.x_prev, 60.0);
+                update_velocities(&Serial, &mut apart.v, &apart.x, &apart.x_prev, 1.0 / 60.0);
             let (fused_ok, fused_max2, _) =
-                update_velocities_and_predict(&Serial, &mut fused, 60.0, m);
+                update_velocities_and_predict(&Serial, &mut fused, 1.0 / 60.0, m);
             assert_eq!(ok, bad.is_none());
             let expected = 13.0f32 * 13.0 * 3600.0;
             if bad.is_none() {
