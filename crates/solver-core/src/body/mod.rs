@@ -21,10 +21,13 @@
 //! has a coordinate beyond [`Body::recentre_distance`] the body is *recentred*: the mean of
 //! its positions `c` (in `f64`) becomes the new origin, `origin += c`, and every stored
 //! position (current and previous), attachment target and grab target becomes
-//! `fl32(x - c)`, computed in `f64` and rounded once. The recentre distance defaults to
-//! twice the largest sampled coordinate at build time, at least 1 m ([`Body::new`]), so a body
-//! built around its origin keeps its coordinates within a few body sizes of it: within one
-//! or two bits of the precision the same body has at the world's origin.
+//! `fl32(x - c)`, computed in `f64` and rounded once. A body placed away from the world's
+//! origin ([`Body::translate`], [`Body::set_origin`], a builder's `origin`) follows itself so
+//! by default, at twice the largest sampled coordinate, at least 1 m, which keeps its
+//! coordinates within a few body sizes: within one or two bits of the precision the same body
+//! has at the origin. A body at the world's origin is not recentred unless asked
+//! ([`Body::follow`], [`Body::set_recentre_distance`]), so that code reading its particles as
+//! world positions keeps working; one that travels far (a thrown or pushed body) should ask.
 //!
 //! The shift is *rounding-aware, not exact*: `x - c` is exact when its result lies in the
 //! binade of `x` or a lower one, but a particle that the shift carries further from the
@@ -166,8 +169,10 @@ impl Body {
             recentre_distance: 0.0,
         };
         body.validate()?;
+        // A body at the world's origin is not recentred unless asked (its positions are its
+        // world positions, as they were before origins); placing it elsewhere turns it on.
         let mut body = body;
-        body.recentre_distance = (2.0 * body.sampled_extent()).max(MIN_RECENTRE_DISTANCE);
+        body.recentre_distance = f32::INFINITY;
         Ok(body)
     }
 
@@ -187,7 +192,21 @@ impl Body {
         let origin = self.origin + offset;
         check_finite("origin", 0, (origin.x + origin.y + origin.z) as f32)?;
         self.origin = origin;
+        self.follow_by_default();
         Ok(())
+    }
+
+    /// Turns recentring on, at the default distance, for a body whose origin is no longer the
+    /// world's and which was not given a distance.
+    fn follow_by_default(&mut self) {
+        if self.recentre_distance == f32::INFINITY && self.origin != DVec3::ZERO {
+            self.recentre_distance = self.default_recentre_distance();
+        }
+    }
+
+    /// Twice the largest sampled coordinate, at least 1 m.
+    fn default_recentre_distance(&self) -> f32 {
+        (2.0 * self.sampled_extent()).max(MIN_RECENTRE_DISTANCE)
     }
 
     /// Makes `origin` the body frame's zero without moving the body: every stored position,
@@ -209,6 +228,7 @@ impl Body {
             d.targets.iter_mut().for_each(|t| *t = moved(*t));
         }
         self.origin = origin;
+        self.follow_by_default();
         Ok(())
     }
 
@@ -232,11 +252,18 @@ impl Body {
     }
 
     /// Sets [`Body::recentre_distance`] (m, > 0; smaller keeps coordinates smaller, at the cost
-    /// of a pass over the particles at each recentre).
+    /// of a pass over the particles at each recentre). A body that travels far from where it
+    /// was built (a thrown or pushed body) calls this, or [`Body::follow`].
     pub fn set_recentre_distance(&mut self, distance: f32) -> Result<()> {
         crate::error::check_positive("recentre distance", distance)?;
         self.recentre_distance = distance;
         Ok(())
+    }
+
+    /// Turns recentring on at the default distance (twice the largest coordinate of the
+    /// sampled particles now, at least 1 m), for a body at the world's origin that will travel.
+    pub fn follow(&mut self) {
+        self.recentre_distance = self.default_recentre_distance();
     }
 
     /// The largest coordinate (in absolute value) of the sampled particles.
