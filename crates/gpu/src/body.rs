@@ -64,6 +64,12 @@ fn unsupported(body: &Body) -> Option<String> {
             "external force on particle {i} (the GPU prediction integrates gravity only)"
         ));
     }
+    if body.origin() != solver_core::glam::DVec3::ZERO {
+        return Some(format!(
+            "a body whose origin is {} (the GPU kernels neither move colliders and targets into a body frame nor recentre: use the CPU step, or bring the body to the world's origin)",
+            body.origin()
+        ));
+    }
     for (k, c) in body.colliders.iter().enumerate() {
         if !matches!(c.shape, Shape::Plane { .. } | Shape::Sphere { .. }) {
             return Some(format!(
@@ -377,8 +383,15 @@ impl GpuBody {
         self.gpu.check()
     }
 
-    /// Refuses a body of another particle count than this one's.
+    /// Refuses a body of another particle count than this one's, and one whose origin is not
+    /// the world's (the device holds world coordinates).
     fn check_len(&self, body: &Body) -> Result<()> {
+        if body.origin() != solver_core::glam::DVec3::ZERO {
+            return Err(GpuError::Unsupported(format!(
+                "a body whose origin is {} (the device holds world coordinates)",
+                body.origin()
+            )));
+        }
         if body.len() != self.particles {
             return Err(WobbleError::BadCount {
                 name: "particles of the body read into or written from",

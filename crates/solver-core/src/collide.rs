@@ -24,7 +24,7 @@
 
 use crate::error::{check_parameter, Result, WobbleError};
 use crate::geometry::packed::Packed4;
-use glam::{Quat, Vec3};
+use glam::{DVec3, Quat, Vec3};
 
 /// The geometry of a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -128,6 +128,37 @@ pub fn sweep(shape: &Shape, from: Vec3, to: Vec3, margin: f32) -> Option<(Vec3, 
 }
 
 impl Shape {
+    /// The shape with its world coordinates re-expressed relative to `origin` (each computed
+    /// in `f64`, rounded once): the body frame of a body whose origin that is.
+    #[must_use]
+    pub fn moved_into_frame(&self, origin: DVec3) -> Shape {
+        let local = |p: Vec3| (p.as_dvec3() - origin).as_vec3();
+        match *self {
+            Shape::Plane { normal, offset } => Shape::Plane {
+                normal,
+                offset: (offset as f64 - normal.as_dvec3().dot(origin)) as f32,
+            },
+            Shape::Sphere { center, radius } => Shape::Sphere {
+                center: local(center),
+                radius,
+            },
+            Shape::Capsule { a, b, radius } => Shape::Capsule {
+                a: local(a),
+                b: local(b),
+                radius,
+            },
+            Shape::Cuboid {
+                center,
+                half,
+                rotation,
+            } => Shape::Cuboid {
+                center: local(center),
+                half,
+                rotation,
+            },
+        }
+    }
+
     /// Signed distance from `p` to the surface (negative inside) and the outward normal there.
     #[inline]
     pub fn signed_distance(&self, p: Vec3) -> (f32, Vec3) {
@@ -220,6 +251,16 @@ impl Shape {
 }
 
 impl Collider {
+    /// The collider in the frame whose zero is the world position `origin`
+    /// ([`Shape::moved_into_frame`]).
+    #[must_use]
+    pub fn moved_into_frame(&self, origin: DVec3) -> Collider {
+        Collider {
+            shape: self.shape.moved_into_frame(origin),
+            ..*self
+        }
+    }
+
     /// The ground plane y = 0.
     pub fn ground(friction: f32, restitution: f32) -> Self {
         Collider {

@@ -1,4 +1,53 @@
-//! A body: particles, constraints, the surface/volume topology, colliders and attachments.
+//! A body: particles, constraints, the surface/volume topology, colliders and attachments,
+//! and the body's origin in the world.
+//!
+//! # Large worlds: particles relative to a body origin
+//!
+//! A particle's position is stored in `f32` *relative to the body's origin*
+//! ([`Body::origin`], a world position in `f64`): world = origin + x. An `f32` coordinate of
+//! magnitude `|x|` is a multiple of its unit in the last place, `ulp(x) = 2^(⌊log2 |x|⌋ - 23)`,
+//! so a body whose particles were stored in world coordinates at 10 km would live on a grid of
+//! 1 mm (at 100 km, 8 mm): the solver's corrections, and a substep's motion `h v`, would be
+//! rounded to that grid, and a cloth far out is another cloth (issue 34: its mean stretch
+//! 17% to 27% above the same cloth at the origin). The solve only ever meets differences of
+//! positions (constraint gradients, `v = (x* - x₀) / h`, contact distances), which are
+//! translation invariant; what it needs is coordinates no larger than the body, which the
+//! origin gives it wherever the body is.
+//!
+//! The origin follows the body (Jolt does the same for its soft bodies, whose vertices are
+//! kept relative to the body's position and recentred every step). After every successful
+//! [`crate::step()`] the body looks at a sample of its particles (the first, the middle and
+//! the last: three loads, so a body that stays put pays nothing measurable); when one of them
+//! has a coordinate beyond [`Body::recentre_distance`] the body is *recentred*: the mean of
+//! its positions `c` (in `f64`) becomes the new origin, `origin += c`, and every stored
+//! position (current and previous), attachment target and grab target becomes
+//! `fl32(x - c)`, computed in `f64` and rounded once. A body placed away from the world's
+//! origin ([`Body::translate`], [`Body::set_origin`], a builder's `origin`) follows itself so
+//! by default, at twice the largest sampled coordinate, at least 1 m, which keeps its
+//! coordinates within a few body sizes: within one or two bits of the precision the same body
+//! has at the origin. A body at the world's origin is not recentred unless asked
+//! ([`Body::follow`], [`Body::set_recentre_distance`]), so that code reading its particles as
+//! world positions keeps working; one that travels far (a thrown or pushed body) should ask.
+//!
+//! The shift is *rounding-aware, not exact*: `x - c` is exact when its result lies in the
+//! binade of `x` or a lower one, but a particle that the shift carries further from the
+//! origin (the far side of the body) is rounded, by at most half an ulp of its new
+//! coordinate (for a body of 2 m, at most 1.2e-7 m). No exact shift exists for every
+//! particle at once: a shift by a power-of-two multiple keeps a value on its grid only when
+//! the result does not grow. The rounding touches positions, never velocities (stored apart;
+//! the next prediction sets `x₀ = x`, so a shifted position never becomes a velocity), so a
+//! recentre changes no momentum; it is a perturbation of the size of the solver's own f32
+//! rounding, once per recentre. The origin's own update `origin + c` rounds in `f64`: at
+//! 100 km, 1.5e-11 m, far below the particles' grid.
+//!
+//! What meets world coordinates converts at the edge: shape colliders ([`Body::colliders`])
+//! are given in world coordinates and the step moves them into the body frame each step
+//! (nothing is done for a body at the world's origin); attachment and grab targets are
+//! stored in the body frame and given in world coordinates ([`Body::move_attachment`],
+//! [`Body::move_attachment_world`]); read-back is [`Body::positions_into`] (world, `f32`) and
+//! [`Body::positions_f64_into`] (world, `f64`), while [`Particles`] and its accessors are in
+//! the body frame. A body placed far out is built near the origin and moved there exactly
+//! with [`Body::translate`] (or a builder's `origin`), which changes only the origin.
 
 pub mod particles;
 pub mod state;
@@ -10,8 +59,11 @@ use crate::error::{check_finite, Result, WobbleError};
 use crate::error::{check_index, check_indices};
 use crate::geometry::packed::Packed4;
 use crate::wind::Wind;
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The smallest default [`Body::recentre_distance`] (m).
+const MIN_RECENTRE_DISTANCE: f32 = 1.0;
 
 static NEXT_TOPOLOGY_ID: AtomicU64 = AtomicU64::new(1);
 
@@ -35,7 +87,8 @@ pub struct Topology {
     pub rest_volume: f32,
 }
 
-/// A particle driven to a target every substep (a moving pin).
+/// A particle driven to a target every substep (a moving pin); its targets are in the body
+/// frame (relative to [`Body::origin`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Attachment {
@@ -63,6 +116,9 @@ pub struct StepScratch {
     pub wind_force: Vec<Packed4>,
     /// Per-block sums of the stretch figure of [`crate::step::StepReport`].
     pub stretch_partials: Vec<f64>,
+    /// The shape colliders moved into the body frame, for a body whose origin is not the
+    /// world's (refreshed every step).
+    pub local_colliders: Vec<Collider>,
 }
 
 /// A simulated body.
@@ -81,15 +137,20 @@ pub struct Body {
     pub(crate) constraints: Constraints,
     /// Triangles, tetrahedra and what the figures need to know of them.
     pub(crate) topology: Topology,
-    /// Static or kinematic colliders.
+    /// Static or kinematic colliders, in world coordinates (the step moves them into the body
+    /// frame).
     pub colliders: Vec<Collider>,
-    /// Moving attachments.
+    /// Moving attachments (targets in the body frame).
     pub attachments: Vec<Attachment>,
     /// Wind on the body's triangles, evaluated every substep (`None`: still air).
     pub wind: Option<Wind>,
     /// Reused buffers of the step loop.
     pub(crate) scratch: StepScratch,
     topology_id: u64,
+    /// Where the body frame's zero is in the world (see the [module](self) doc).
+    pub(crate) origin: DVec3,
+    /// A sampled coordinate beyond this (m) recentres the body after a step.
+    recentre_distance: f32,
 }
 
 impl Body {
@@ -104,10 +165,179 @@ impl Body {
             wind: None,
             scratch: StepScratch::default(),
             topology_id: fresh_topology_id(),
+            origin: DVec3::ZERO,
+            recentre_distance: 0.0,
         };
         body.validate()?;
+        // A body at the world's origin is not recentred unless asked (its positions are its
+        // world positions, as they were before origins); placing it elsewhere turns it on.
+        let mut body = body;
+        body.recentre_distance = f32::INFINITY;
         Ok(body)
     }
+
+    /// The world position of the body frame's zero: a particle's world position is
+    /// `origin + x` (see the [module](self) doc).
+    #[must_use]
+    pub fn origin(&self) -> DVec3 {
+        self.origin
+    }
+
+    /// Moves the body by `offset` in the world, exactly: only the origin changes (in `f64`),
+    /// every stored coordinate, velocity and target stays as it is. The way to place a body
+    /// far from the world's origin: build it near the origin, then translate it. The shape
+    /// colliders stay where they are in the world.
+    pub fn translate(&mut self, offset: DVec3) -> Result<()> {
+        check_finite("origin offset", 0, (offset.x + offset.y + offset.z) as f32)?;
+        let origin = self.origin + offset;
+        check_finite("origin", 0, (origin.x + origin.y + origin.z) as f32)?;
+        self.origin = origin;
+        self.follow_by_default();
+        Ok(())
+    }
+
+    /// Turns recentring on, at the default distance, for a body whose origin is no longer the
+    /// world's and which was not given a distance.
+    fn follow_by_default(&mut self) {
+        if self.recentre_distance == f32::INFINITY && self.origin != DVec3::ZERO {
+            self.recentre_distance = self.default_recentre_distance();
+        }
+    }
+
+    /// Twice the largest sampled coordinate, at least 1 m.
+    fn default_recentre_distance(&self) -> f32 {
+        (2.0 * self.sampled_extent()).max(MIN_RECENTRE_DISTANCE)
+    }
+
+    /// Makes `origin` the body frame's zero without moving the body: every stored position,
+    /// previous position, attachment target and grab target is re-expressed relative to it,
+    /// each computed in `f64` and rounded once to `f32` (the rounding the module doc bounds).
+    pub fn set_origin(&mut self, origin: DVec3) -> Result<()> {
+        check_finite("origin", 0, (origin.x + origin.y + origin.z) as f32)?;
+        let shift = origin - self.origin;
+        let moved = |v: Vec3| (v.as_dvec3() - shift).as_vec3();
+        let p = &mut self.particles;
+        for x in p.x.iter_mut().chain(p.x_prev.iter_mut()) {
+            x.set_xyz(moved(x.xyz()));
+        }
+        for a in self.attachments.iter_mut() {
+            a.from = moved(a.from);
+            a.to = moved(a.to);
+        }
+        if let Some((_, d)) = self.drag_table_mut() {
+            d.targets.iter_mut().for_each(|t| *t = moved(*t));
+        }
+        self.origin = origin;
+        self.follow_by_default();
+        Ok(())
+    }
+
+    /// Moves the origin to the mean of the body's positions (see the [module](self) doc); the
+    /// step does this when a sampled particle is beyond [`Body::recentre_distance`].
+    pub fn recentre(&mut self) -> Result<()> {
+        let n = self.particles.len().max(1) as f64;
+        let sum = self
+            .particles
+            .x
+            .iter()
+            .fold(DVec3::ZERO, |s, x| s + x.xyz().as_dvec3());
+        self.set_origin(self.origin + sum / n)
+    }
+
+    /// A sampled coordinate (first, middle and last particle) beyond this distance from the
+    /// origin recentres the body after a step.
+    #[must_use]
+    pub fn recentre_distance(&self) -> f32 {
+        self.recentre_distance
+    }
+
+    /// Sets [`Body::recentre_distance`] (m, > 0; smaller keeps coordinates smaller, at the cost
+    /// of a pass over the particles at each recentre). A body that travels far from where it
+    /// was built (a thrown or pushed body) calls this, or [`Body::follow`].
+    pub fn set_recentre_distance(&mut self, distance: f32) -> Result<()> {
+        crate::error::check_positive("recentre distance", distance)?;
+        self.recentre_distance = distance;
+        Ok(())
+    }
+
+    /// Turns recentring on at the default distance (twice the largest coordinate of the
+    /// sampled particles now, at least 1 m), for a body at the world's origin that will travel.
+    pub fn follow(&mut self) {
+        self.recentre_distance = self.default_recentre_distance();
+    }
+
+    /// The largest coordinate (in absolute value) of the sampled particles.
+    fn sampled_extent(&self) -> f32 {
+        let x = &self.particles.x;
+        if x.is_empty() {
+            return 0.0;
+        }
+        [0, x.len() / 2, x.len() - 1]
+            .into_iter()
+            .map(|i| x[i].xyz().abs().max_element())
+            .fold(0.0, f32::max)
+    }
+
+    /// Recentres the body when a sampled particle has gone beyond the recentre distance (the
+    /// step's last act; a NaN never compares above, and a diverged step has restored the body).
+    pub(crate) fn recentre_if_far(&mut self) {
+        if self.sampled_extent() > self.recentre_distance {
+            // Finite by the step's check, so the new origin is finite.
+            let _ = self.recentre();
+        }
+    }
+
+    /// A world position in the body frame (`p - origin`, in `f64`, rounded once).
+    #[must_use]
+    pub fn to_local(&self, p: DVec3) -> Vec3 {
+        (p - self.origin).as_vec3()
+    }
+
+    /// A body-frame position in the world (`origin + p`, in `f64`).
+    #[must_use]
+    pub fn to_world(&self, p: Vec3) -> DVec3 {
+        self.origin + p.as_dvec3()
+    }
+
+    /// The world position of particle `i`, in `f64`.
+    #[must_use]
+    pub fn world_position(&self, i: usize) -> DVec3 {
+        self.to_world(self.particles.position(i))
+    }
+
+    /// Writes every particle's world position into `out` (one entry per particle, as
+    /// `[f32; 3]`, `Vec3` or `Vec3A`), rounded to `f32`: the read-back a renderer does every
+    /// frame ([`Particles::positions_into`] writes the body-frame positions; a renderer far
+    /// from the world's origin draws relative to its camera with
+    /// [`Body::positions_f64_into`]).
+    pub fn positions_into<P: crate::geometry::packed::Xyz>(&self, out: &mut [P]) -> Result<()> {
+        if self.origin == DVec3::ZERO {
+            return self.particles.positions_into(out);
+        }
+        crate::geometry::packed::check_buffer(
+            "position read-back buffer",
+            out.len(),
+            self.particles.len(),
+        )?;
+        for (o, x) in out.iter_mut().zip(&self.particles.x) {
+            o.set((self.origin + x.xyz().as_dvec3()).as_vec3());
+        }
+        Ok(())
+    }
+
+    /// Writes every particle's world position into `out` in `f64`.
+    pub fn positions_f64_into(&self, out: &mut [DVec3]) -> Result<()> {
+        crate::geometry::packed::check_buffer(
+            "position read-back buffer",
+            out.len(),
+            self.particles.len(),
+        )?;
+        for (o, x) in out.iter_mut().zip(&self.particles.x) {
+            *o = self.origin + x.xyz().as_dvec3();
+        }
+        Ok(())
+    }
+
 
     /// Checks every invariant the solvers rely on.
     pub fn validate(&self) -> Result<()> {
@@ -216,11 +446,21 @@ impl Body {
         Ok(self.attachments.len() - 1)
     }
 
-    /// Sets where attachment `a` must be at the end of the next step.
+    /// Sets where attachment `a` must be at the end of the next step, in world coordinates
+    /// (rounded to `f32` first: far from the world's origin use
+    /// [`Body::move_attachment_world`]).
     pub fn move_attachment(&mut self, a: usize, target: Vec3) -> Result<()> {
         check_finite("attachment target", a, target.x + target.y + target.z)?;
+        self.move_attachment_world(a, target.as_dvec3())
+    }
+
+    /// Sets where attachment `a` must be at the end of the next step, in world coordinates in
+    /// `f64`.
+    pub fn move_attachment_world(&mut self, a: usize, target: DVec3) -> Result<()> {
+        let local = self.to_local(target);
+        check_finite("attachment target", a, local.x + local.y + local.z)?;
         check_index("attachment", a, a, self.attachments.len())?;
-        self.attachments[a].to = target;
+        self.attachments[a].to = local;
         Ok(())
     }
 

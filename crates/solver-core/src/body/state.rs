@@ -2,7 +2,8 @@
 //! game can save, rewind or network a simulation.
 //!
 //! [`Body::state`] copies the particles (positions with inverse masses, the previous positions,
-//! velocities, pending forces, masses), the attachments and the targets of active grabs;
+//! velocities, pending forces, masses), the attachments, the targets of active grabs and the
+//! body's origin (the positions are relative to it);
 //! [`Body::restore`] writes them back into a body with the same particles and constraints (the
 //! same body, or a fresh copy of the same scene). Stepping on from a restored state gives the
 //! same bits as stepping on from where it was taken: the step loop keeps nothing else between
@@ -37,8 +38,12 @@ pub struct BodyState {
     pub mass: Vec<f32>,
     /// Attachments (moving pins) with their targets.
     pub attachments: Vec<Attachment>,
-    /// Targets of the active grabs, in the order of the body's drag constraints.
+    /// Targets of the active grabs, in the order of the body's drag constraints (body frame).
     pub drag_targets: Vec<Vec3>,
+    /// The body's origin ([`Body::origin`]): the positions above are relative to it. A state
+    /// saved before the origin existed reads as the world's origin.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub origin: glam::DVec3,
     /// The topology id of the body it was taken from ([`Body::topology_id`]; unique within the
     /// process that took the state, so restore checks the fingerprint instead).
     pub topology_id: u64,
@@ -125,6 +130,7 @@ impl Body {
             mass: p.mass.clone(),
             attachments: self.attachments.clone(),
             drag_targets: self.drag_table().map_or(Vec::new(), |d| d.targets.clone()),
+            origin: self.origin(),
             topology_id: self.topology_id(),
             topology_fingerprint: topology_fingerprint(self),
         }
@@ -176,6 +182,9 @@ impl Body {
             }
         }
 
+        let o = state.origin;
+        check_finite("state origin", 0, (o.x + o.y + o.z) as f32)?;
+
         let p = &mut self.particles;
         p.x.copy_from_slice(&state.x);
         p.x_prev.copy_from_slice(&state.x_prev);
@@ -186,6 +195,7 @@ impl Body {
         if let Some((_, d)) = self.drag_table_mut() {
             d.targets.copy_from_slice(&state.drag_targets);
         }
+        self.origin = state.origin;
         Ok(())
     }
 }

@@ -23,7 +23,10 @@
 //! - [`stretch`](Cloth::stretch): the compliance (m/N, 0 = rigid) of the structural distance
 //!   constraints, which are the first `topology.structural` ones, so that
 //!   [`figures::stretch`](crate::figures::stretch) measures only them;
-//! - [`collider`](Cloth::collider): colliders added to the body (checked by `build()`).
+//! - [`collider`](Cloth::collider): colliders added to the body (checked by `build()`), in
+//!   world coordinates;
+//! - [`origin`](Cloth::origin): the body's origin in the world, in `f64` (the placed body is
+//!   built relative to it: the way to build a body kilometres out, see [`crate::body`]).
 //!
 //! The particle numbering of the grid builders is that of docs/SCENES.md (`v = j * cols + i`,
 //! constraints horizontal, vertical, then diagonal), so `Cloth` and `Flag` with the scene's
@@ -99,6 +102,8 @@ struct Common {
     pin_tests: Vec<PinTest>,
     stretch: f32,
     colliders: Vec<Collider>,
+    /// The built body's origin in the world (`origin`).
+    origin: glam::DVec3,
 }
 
 impl Common {
@@ -111,6 +116,7 @@ impl Common {
             pin_tests: Vec::new(),
             stretch: 0.0,
             colliders: Vec::new(),
+            origin: glam::DVec3::ZERO,
         }
     }
 
@@ -180,6 +186,7 @@ impl Common {
             body.add_collider(*c);
         }
         body.validate()?;
+        body.translate(self.origin)?;
         Ok(body)
     }
 }
@@ -260,6 +267,15 @@ macro_rules! common_setters {
         /// Moves the body's local origin to `position` (keeping the rotation and scale set).
         pub fn at(mut self, position: glam::Vec3) -> Self {
             self.common.transform.translation = position.into();
+            self
+        }
+
+        /// Places the body's origin (see [`Body::origin`](crate::Body::origin)) at the world
+        /// position `origin`, in `f64`: the placed body (after `transform`) is built relative to
+        /// it, so a body far from the world's origin keeps the precision it has at the origin.
+        /// Colliders stay in world coordinates.
+        pub fn origin(mut self, origin: glam::DVec3) -> Self {
+            self.common.origin = origin;
             self
         }
 

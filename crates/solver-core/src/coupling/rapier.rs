@@ -174,7 +174,7 @@ impl ConstraintKind for RigidContacts {
 struct RigidSide {
     /// The dynamic body that takes the reaction (`None`: fixed, kinematic or parentless).
     body: Option<RigidBodyHandle>,
-    /// The contact's material point on the body at the start of the substep.
+    /// The contact's material point on the body at the start of the substep (world coordinates).
     point: Vec3,
     /// How far that point moves over the substep (the surface's own motion, for friction).
     motion: Vec3,
@@ -435,6 +435,7 @@ impl RapierCoupling {
         let damp = (1.0 - sub.damping * h).max(0.0);
         let g = sub.gravity;
         let scale = self.body.constraints.distance.mean_rest();
+        let origin = self.body.origin();
         let Body {
             particles,
             constraints,
@@ -465,6 +466,7 @@ impl RapierCoupling {
                 }
                 None => (*collider.position(), *collider.position(), None),
             };
+            let (now, next) = (into_frame(now, origin), into_frame(next, origin));
             let shape = collider.shape();
             // A CCD-enabled parent sweeps its collider over the substep (module doc, the swept
             // test); a collider whose parent does not is tested at its predicted pose only.
@@ -506,15 +508,17 @@ impl RapierCoupling {
                         reach,
                     ) {
                         let n = hit.normal;
+                        // Rapier's impulses and inertia are in world coordinates.
+                        let point = (origin + hit.point.as_dvec3()).as_vec3();
                         table.push(
                             i as u32,
                             n,
                             n.dot(hit.surface) + self.thickness,
-                            w_b(hit.point, n) * h * h,
+                            w_b(point, n) * h * h,
                         );
                         self.sides.push(RigidSide {
                             body: dynamic.map(|(b, _)| b),
-                            point: hit.point,
+                            point,
                             motion: hit.surface - hit.point,
                         });
                         continue;
@@ -537,7 +541,9 @@ impl RapierCoupling {
                 if distance > reach {
                     continue;
                 }
-                let point = from_rapier(back * projection.point);
+                let local_point = from_rapier(back * projection.point);
+                // Rapier's impulses and inertia are in world coordinates.
+                let point = (origin + local_point.as_dvec3()).as_vec3();
                 table.push(
                     i as u32,
                     n,
@@ -547,7 +553,7 @@ impl RapierCoupling {
                 self.sides.push(RigidSide {
                     body: dynamic.map(|(b, _)| b),
                     point,
-                    motion: surface - point,
+                    motion: surface - local_point,
                 });
             }
         }
@@ -633,6 +639,14 @@ fn swept_contact(
 /// The corners of a parry AABB as wobble vectors.
 fn aabb_bounds(aabb: rapier3d::parry::bounding_volume::Aabb) -> (Vec3, Vec3) {
     (from_rapier(aabb.mins), from_rapier(aabb.maxs))
+}
+
+/// A rapier pose (world coordinates) in the frame of a body whose origin is `origin`: the
+/// translation less the origin, in `f64`, rounded once (unchanged for the world's origin).
+fn into_frame(mut pose: Pose, origin: glam::DVec3) -> Pose {
+    let t = from_rapier(pose.translation).as_dvec3() - origin;
+    pose.translation = to_rapier(t.as_vec3());
+    pose
 }
 
 /// Where rigid body `rb` will be after `h` with gravity `g`: a position-based kinematic body at

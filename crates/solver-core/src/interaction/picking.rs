@@ -73,11 +73,19 @@ pub fn grab(body: &mut Body, hit: &Hit, compliance: f32) -> Result<GrabId> {
     Ok(id)
 }
 
-/// Moves a grab's target (no topology change: solvers keep their structures).
+/// Moves a grab's target, given in world coordinates (no topology change: solvers keep their
+/// structures); far from the world's origin, [`move_grab_world`] takes it in `f64`.
 pub fn move_grab(body: &mut Body, id: GrabId, target: Vec3) -> Result<()> {
     check_finite("drag target", 0, target.x + target.y + target.z)?;
+    move_grab_world(body, id, target.as_dvec3())
+}
+
+/// Moves a grab's target, given in world coordinates in `f64` (stored in the body frame).
+pub fn move_grab_world(body: &mut Body, id: GrabId, target: glam::DVec3) -> Result<()> {
+    let local = body.to_local(target);
+    check_finite("drag target", 0, local.x + local.y + local.z)?;
     let (_, d, c) = active_grab(body, id)?;
-    d.targets[c] = target;
+    d.targets[c] = local;
     Ok(())
 }
 
@@ -100,7 +108,8 @@ pub fn release(body: &mut Body, id: GrabId) -> Result<()> {
     Ok(())
 }
 
-/// Where an active grab is: its surface point now and the target it is pulled toward.
+/// Where an active grab is: its surface point now and the target it is pulled toward, both in
+/// the body frame (relative to [`Body::origin`]; [`Body::to_world`] gives them in the world).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GrabState {
     /// The grabbed surface point at the body's current positions.
@@ -142,13 +151,15 @@ pub fn active_grabs(body: &Body) -> Vec<GrabId> {
 }
 
 /// Where the surface point a ray hit is now, at the body's current positions (it moves with
-/// the surface, grabbed or not).
+/// the surface, grabbed or not), in world coordinates.
 pub fn surface_point(body: &Body, hit: &Hit) -> Result<Vec3> {
     crate::error::check_particles("surface point", 0, &hit.corners, body.len())?;
     for (k, &b) in hit.barycentric.iter().enumerate() {
         check_finite("barycentric weight", k, b)?;
     }
-    Ok(blend(body, hit.corners, hit.barycentric))
+    Ok(body
+        .to_world(blend(body, hit.corners, hit.barycentric))
+        .as_vec3())
 }
 
 /// `Σ b_k x_k` over a triangle's corners (indices checked by the caller).
@@ -176,7 +187,8 @@ impl Picker {
     }
 
     /// The nearest surface point of `body` that the ray `origin + s dir` (s in
-    /// 0..=max_distance) hits, both faces counting. `body` must be the body the picker was
+    /// 0..=max_distance, `origin` and the hit's point in world coordinates) hits, both faces
+    /// counting. `body` must be the body the picker was
     /// made for (or one with the same triangles).
     pub fn pick(
         &mut self,
@@ -196,8 +208,15 @@ impl Picker {
             });
         }
         self.bvh.refit(&body.particles.x)?;
-        self.bvh
-            .raycast(&body.particles.x, origin, dir, max_distance)
+        // The ray in the body frame, the hit point back in the world.
+        let local = body.to_local(origin.as_dvec3());
+        let hit = self
+            .bvh
+            .raycast(&body.particles.x, local, dir, max_distance)?;
+        Ok(hit.map(|mut h| {
+            h.point = body.to_world(h.point).as_vec3();
+            h
+        }))
     }
 }
 

@@ -308,7 +308,9 @@ fn streaming_done() {
     };
 }
 
-/// The velocity update `v ← (x - x_prev) / h` (`inv_h` = 1/h; `w` of `v` is kept); returns
+/// The velocity update `v ← (x - x_prev) / h` (`vh` = h, a division, not a product with a
+/// rounded `1/h`: `h · fl(1/h)` misses 1 by up to 6e-8, a bias of the velocity the same every
+/// substep, which a body pushed for seconds accumulates; `w` of `v` is kept); returns
 /// whether every position and every updated velocity is finite, and the largest squared speed
 /// (both found in the same pass, so the divergence guard costs no pass of its own).
 pub(crate) fn update_velocities(
@@ -316,7 +318,7 @@ pub(crate) fn update_velocities(
     v: &mut [Packed4],
     x: &[Packed4],
     x_prev: &[Packed4],
-    inv_h: f32,
+    vh: f32,
 ) -> (bool, f32) {
     let n = v.len();
     assert!(x.len() == n && x_prev.len() == n);
@@ -327,7 +329,7 @@ pub(crate) fn update_velocities(
     for_each_range(executor, n, |r| {
         // SAFETY: `v` has n elements; block ranges are disjoint; `v` is borrowed for the call.
         let v = unsafe { vp.range(r.clone()) };
-        let (finite, max2) = velocity_best(v, &x[r.clone()], &x_prev[r], inv_h);
+        let (finite, max2) = velocity_best(v, &x[r.clone()], &x_prev[r], vh);
         if !finite {
             ok.store(false, Ordering::Relaxed);
         }
@@ -338,25 +340,25 @@ pub(crate) fn update_velocities(
 
 /// [`velocity_block`], two particles per 256-bit register where the CPU has AVX2 (the same
 /// operations in the same order, so the same bits).
-fn velocity_best(v: &mut [Packed4], x: &[Packed4], x_prev: &[Packed4], inv_h: f32) -> (bool, f32) {
+fn velocity_best(v: &mut [Packed4], x: &[Packed4], x_prev: &[Packed4], vh: f32) -> (bool, f32) {
     #[cfg(target_arch = "x86_64")]
     if crate::simd::Kernel::Avx2.available() {
         // SAFETY: the CPU has AVX2 (checked just above).
-        return unsafe { avx2::velocity_block(v, x, x_prev, inv_h) };
+        return unsafe { avx2::velocity_block(v, x, x_prev, vh) };
     }
-    velocity_block(v, x, x_prev, inv_h)
+    velocity_block(v, x, x_prev, vh)
 }
 
 /// [`update_velocities`] on one block: whether every position and new velocity is finite, and
 /// the largest squared speed.
 #[inline(always)]
-fn velocity_block(v: &mut [Packed4], x: &[Packed4], x_prev: &[Packed4], inv_h: f32) -> (bool, f32) {
-    let (xyz, inv_h) = (xyz_lanes(), f32x4::splat(inv_h));
+fn velocity_block(v: &mut [Packed4], x: &[Packed4], x_prev: &[Packed4], vh: f32) -> (bool, f32) {
+    let (xyz, vh) = (xyz_lanes(), f32x4::splat(vh));
     let mut finite = f32x4::splat(f32::from_bits(u32::MAX));
     let mut max2 = 0.0f32;
     for ((v, x), x0) in v.iter_mut().zip(x).zip(x_prev) {
         let (xv, vv) = (lanes(*x), lanes(*v));
-        let vn = xyz.select((xv - lanes(*x0)) * inv_h, vv);
+        let vn = xyz.select((xv - lanes(*x0)) / vh, vv);
         *v = packed(vn);
         // Accumulated without an early exit, so the loop stays branch-free.
         finite &= xv.is_finite() & vn.is_finite();
@@ -377,7 +379,7 @@ fn velocity_block(v: &mut [Packed4], x: &[Packed4], x_prev: &[Packed4], inv_h: f
 pub(crate) fn update_velocities_and_predict(
     executor: &dyn Executor,
     p: &mut Particles,
-    inv_h: f32,
+    vh: f32,
     m: Motion,
 ) -> (bool, f32, bool) {
     let n = p.x.len();
@@ -402,7 +404,7 @@ pub(crate) fn update_velocities_and_predict(
             )
         };
         let f = &force[r];
-        let (finite, max2, forced) = velocity_and_predict_best(x, x_prev, v, f, inv_h, m);
+        let (finite, max2, forced) = velocity_and_predict_best(x, x_prev, v, f, vh, m);
         if !finite {
             ok.store(false, Ordering::Relaxed);
         }
@@ -425,15 +427,15 @@ fn velocity_and_predict_best(
     x_prev: &mut [Packed4],
     v: &mut [Packed4],
     force: &[Packed4],
-    inv_h: f32,
+    vh: f32,
     m: Motion,
 ) -> (bool, f32, bool) {
     #[cfg(target_arch = "x86_64")]
     if crate::simd::Kernel::Avx2.available() {
         // SAFETY: the CPU has AVX2 (checked just above).
-        return unsafe { avx2::velocity_and_predict_block(x, x_prev, v, force, inv_h, m) };
+        return unsafe { avx2::velocity_and_predict_block(x, x_prev, v, force, vh, m) };
     }
-    velocity_and_predict_block(x, x_prev, v, force, inv_h, m)
+    velocity_and_predict_block(x, x_prev, v, force, vh, m)
 }
 
 /// [`update_velocities_and_predict`] on one block: the velocity update's expressions, then
@@ -444,13 +446,13 @@ fn velocity_and_predict_block(
     x_prev: &mut [Packed4],
     v: &mut [Packed4],
     force: &[Packed4],
-    inv_h: f32,
+    vh: f32,
     m: Motion,
 ) -> (bool, f32, bool) {
     let n = x.len();
     let (x_prev, v, force) = (&mut x_prev[..n], &mut v[..n], &force[..n]);
     let (xyz, zero) = (xyz_lanes(), f32x4::ZERO);
-    let inv_h = f32x4::splat(inv_h);
+    let vh = f32x4::splat(vh);
     let Motion { h, g, damp } = m;
     let (h, damp) = (f32x4::splat(h), f32x4::splat(damp));
     let g = f32x4::from([g.x, g.y, g.z, 0.0]);
@@ -461,7 +463,7 @@ fn velocity_and_predict_block(
         let xi = x[i];
         let xv = lanes(xi);
         // The velocity update of the substep that ends.
-        let vv = xyz.select((xv - lanes(x_prev[i])) * inv_h, lanes(v[i]));
+        let vv = xyz.select((xv - lanes(x_prev[i])) / vh, lanes(v[i]));
         finite &= xv.is_finite() & vv.is_finite();
         let s2 = vv * vv;
         let s2 = s2.as_array()[0] + s2.as_array()[1] + s2.as_array()[2];
@@ -546,12 +548,12 @@ mod avx2 {
     unsafe fn pass<const PREDICT: bool>(
         [px, pp, pv, pf]: [*mut f32; 4],
         pairs: usize,
-        inv_h: f32,
+        vh: f32,
         m: Motion,
     ) -> Found {
         let Motion { h, g, damp } = m;
-        let (inv_h8, h8, damp8) = (
-            _mm256_set1_ps(inv_h),
+        let (vh8, h8, damp8) = (
+            _mm256_set1_ps(vh),
             _mm256_set1_ps(h),
             _mm256_set1_ps(damp),
         );
@@ -569,7 +571,7 @@ mod avx2 {
             let xv = _mm256_loadu_ps(px.add(o));
             let vold = _mm256_loadu_ps(pv.add(o));
             // The velocity update (w keeps v's lane).
-            let vel = _mm256_mul_ps(_mm256_sub_ps(xv, _mm256_loadu_ps(pp.add(o))), inv_h8);
+            let vel = _mm256_div_ps(_mm256_sub_ps(xv, _mm256_loadu_ps(pp.add(o))), vh8);
             let vv = _mm256_blend_ps::<XYZ>(vold, vel);
             let both = _mm256_and_si256(finite(xv), finite(vv));
             found.finite = _mm256_and_si256(found.finite, both);
@@ -749,7 +751,7 @@ mod avx2 {
         x_prev: &mut [Packed4],
         v: &mut [Packed4],
         force: &[Packed4],
-        inv_h: f32,
+        vh: f32,
         m: Motion,
     ) -> (bool, f32, bool) {
         let n = x.len();
@@ -761,7 +763,7 @@ mod avx2 {
             force.as_ptr().cast::<f32>().cast_mut(),
         ];
         // SAFETY: AVX2 (this function's contract); every slice holds n particles.
-        let (mut ok, mut fastest, mut forced) = pass::<true>(pointers, n / 2, inv_h, m).reduce();
+        let (mut ok, mut fastest, mut forced) = pass::<true>(pointers, n / 2, vh, m).reduce();
         if n % 2 == 1 {
             let t = n - 1;
             let (f, s2, fo) = super::velocity_and_predict_block(
@@ -769,7 +771,7 @@ mod avx2 {
                 &mut x_prev[t..],
                 &mut v[t..],
                 &force[t..],
-                inv_h,
+                vh,
                 m,
             );
             ok &= f;
@@ -789,7 +791,7 @@ mod avx2 {
         v: &mut [Packed4],
         x: &[Packed4],
         x_prev: &[Packed4],
-        inv_h: f32,
+        vh: f32,
     ) -> (bool, f32) {
         let n = v.len();
         let (x, x_prev) = (&x[..n], &x_prev[..n]);
@@ -808,10 +810,10 @@ mod avx2 {
             damp: 0.0,
         };
         // SAFETY: AVX2 (this function's contract); every slice holds n particles.
-        let (mut ok, mut fastest, _) = pass::<false>(pointers, n / 2, inv_h, still).reduce();
+        let (mut ok, mut fastest, _) = pass::<false>(pointers, n / 2, vh, still).reduce();
         if n % 2 == 1 {
             let t = n - 1;
-            let (f, s2) = super::velocity_block(&mut v[t..], &x[t..], &x_prev[t..], inv_h);
+            let (f, s2) = super::velocity_block(&mut v[t..], &x[t..], &x_prev[t..], vh);
             ok &= f;
             fastest = if s2 > fastest { s2 } else { fastest };
         }
@@ -922,13 +924,13 @@ mod tests {
             g: Vec3::new(0.0, -9.81, 0.0),
             damp: 0.99,
         };
-        let inv_h = 1.0 / m.h;
+        let vh = m.h;
         let mut apart = particles();
-        let (ok, max2) = update_velocities(&Serial, &mut apart.v, &apart.x, &apart.x_prev, inv_h);
+        let (ok, max2) = update_velocities(&Serial, &mut apart.v, &apart.x, &apart.x_prev, vh);
         let predicted = predict(&Serial, &mut apart, None, None, m, false);
         let mut fused = particles();
         let (fused_ok, fused_max2, fused_forces) =
-            update_velocities_and_predict(&Serial, &mut fused, inv_h, m);
+            update_velocities_and_predict(&Serial, &mut fused, vh, m);
         assert_eq!(
             (fused_ok, fused_max2.to_bits(), fused_forces),
             (ok, max2.to_bits(), predicted.forces)
@@ -1038,9 +1040,9 @@ mod tests {
             apart.x[20].set_xyz(apart.x_prev[20].xyz() + Vec3::new(3.0, -4.0, 12.0));
             let mut fused = apart.clone();
             let (ok, max2) =
-                update_velocities(&Serial, &mut apart.v, &apart.x, &apart.x_prev, 60.0);
+                update_velocities(&Serial, &mut apart.v, &apart.x, &apart.x_prev, 1.0 / 60.0);
             let (fused_ok, fused_max2, _) =
-                update_velocities_and_predict(&Serial, &mut fused, 60.0, m);
+                update_velocities_and_predict(&Serial, &mut fused, 1.0 / 60.0, m);
             assert_eq!(ok, bad.is_none());
             let expected = 13.0f32 * 13.0 * 3600.0;
             if bad.is_none() {

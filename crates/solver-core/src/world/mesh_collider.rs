@@ -51,6 +51,8 @@ pub struct MeshCollider {
     /// True once a world has moved this body surface to its solved positions for the
     /// substep (contacts with it are then rigid).
     pub(crate) solved: bool,
+    /// The world position the vertices are relative to (a body's surface: the body's origin).
+    pub(crate) origin: glam::DVec3,
 }
 
 /// A contact plane a particle must stay in front of: `normal · x >= offset`.
@@ -127,6 +129,7 @@ impl MeshCollider {
             thickness,
             friction,
             solved: false,
+            origin: glam::DVec3::ZERO,
         })
     }
 
@@ -142,7 +145,22 @@ impl MeshCollider {
         self.bvh.refit(&self.x)
     }
 
-    /// The vertex positions (inverse masses in w).
+    /// The world position the vertices are relative to (zero unless set: a static mesh is in
+    /// world coordinates; a body's surface is in the body frame).
+    #[must_use]
+    pub fn origin(&self) -> glam::DVec3 {
+        self.origin
+    }
+
+    /// Declares the vertices relative to the world position `origin`, so that a static mesh
+    /// kilometres out keeps its precision: build it from coordinates near zero, then place it.
+    pub fn set_origin(&mut self, origin: glam::DVec3) -> Result<()> {
+        crate::error::check_finite("mesh collider origin", 0, (origin.x + origin.y + origin.z) as f32)?;
+        self.origin = origin;
+        Ok(())
+    }
+
+    /// The vertex positions (inverse masses in w), relative to [`MeshCollider::origin`].
     pub fn vertices(&self) -> &[Packed4] {
         &self.x
     }

@@ -149,14 +149,15 @@ fn surface_of(body: &Body, thickness: f32, friction: f32) -> Result<Option<MeshC
     if body.topology.triangles.is_empty() {
         return Ok(None);
     }
-    MeshCollider::over(
+    let mut surface = MeshCollider::over(
         body.particles.x.clone(),
         &body.topology.triangles,
         body.topology.closed,
         thickness,
         friction,
-    )
-    .map(Some)
+    )?;
+    surface.origin = body.origin();
+    Ok(Some(surface))
 }
 
 /// Where the world's contact table is in `body.constraints.extra` (looked up every time, so
@@ -401,6 +402,10 @@ impl World {
         let mut motion = Vec::new();
         let mut predicted = Vec::new();
         let mut boxes = Vec::with_capacity(self.bodies.len());
+        let common = self
+            .bodies
+            .first()
+            .map_or(glam::DVec3::ZERO, |b| b.body.origin());
         for b in &mut self.bodies {
             let p = &b.body.particles;
             predicted.clear();
@@ -413,9 +418,16 @@ impl World {
                 predicted.push(Packed4::new(to, x.w));
                 motion.push(to - x.xyz());
             }
-            boxes.push((lo - Vec3::splat(reach), hi + Vec3::splat(reach)));
+            // Boxes in the frame of the first body's origin (bodies' frames differ by their
+            // origins; the same origin adds an exact zero).
+            let to_common = (b.body.origin() - common).as_vec3();
+            boxes.push((
+                lo - Vec3::splat(reach) + to_common,
+                hi + Vec3::splat(reach) + to_common,
+            ));
             if let Some(surface) = &mut b.surface {
                 surface.update(&predicted, &motion, false)?;
+                surface.origin = b.body.origin();
                 surface.thickness = self.thickness;
                 surface.friction = self.friction;
             }
@@ -459,6 +471,8 @@ impl World {
                     motion.clear();
                     motion.extend(p.x.iter().zip(&p.x_prev).map(|(x, x0)| x.xyz() - x0.xyz()));
                     surface.update(&p.x, &motion, true)?;
+                    // The step may have recentred the body.
+                    surface.origin = b.body.origin();
                 }
             }
         }
@@ -526,14 +540,23 @@ fn step_one(
         .enumerate()
         .filter(|(o, _)| *o != index)
         .filter_map(|(_, s)| s.as_ref());
-    let colliders: Vec<&MeshCollider> = meshes.iter().copied().chain(others).collect();
+    let origin = body.origin;
+    // Each collider with the shift that takes a point of this body's frame into its own
+    // (`origin - collider origin`; zero, and exact, for colliders in the same frame).
+    let colliders: Vec<(&MeshCollider, Vec3)> = meshes
+        .iter()
+        .copied()
+        .chain(others)
+        .map(|c| (c, (origin - c.origin).as_vec3()))
+        .collect();
     if !colliders.is_empty() {
         for (i, (x, v)) in p.x.iter().zip(&p.v).enumerate() {
             if x.w == 0.0 {
                 continue;
             }
             let (from, to) = (x.xyz(), predict(*x, *v));
-            for c in &colliders {
+            for &(c, d) in &colliders {
+                let (from, to) = (from + d, to + d);
                 let (lo, hi) = c.bounds();
                 let reach = Vec3::splat(c.thickness + margin);
                 if from.min(to).cmpgt(hi + reach).any() || from.max(to).cmplt(lo - reach).any() {
@@ -541,9 +564,10 @@ fn step_one(
                 }
                 if let Some(hit) = c.contact(from, to, margin) {
                     let alpha = if c.solved { 0.0 } else { hit.surface_w * h2 };
-                    table.push_plane(
-                        i as u32, hit.normal, hit.offset, c.friction, hit.motion, alpha,
-                    );
+                    // `n · (x + d) >= offset` in the collider's frame is
+                    // `n · x >= offset - n · d` in this body's.
+                    let offset = hit.offset - hit.normal.dot(d);
+                    table.push_plane(i as u32, hit.normal, offset, c.friction, hit.motion, alpha);
                 }
             }
         }
@@ -558,12 +582,15 @@ fn step_one(
             let Some(solved) = solved.as_ref().filter(|s| s.solved && o != index) else {
                 continue;
             };
+            // The solved surface's vertices moved into this body's frame.
+            let d = (solved.origin - origin).as_vec3();
             let (slo, shi) = solved.bounds();
+            let (slo, shi) = (slo + d, shi + d);
             if slo.cmpgt(hi + reach).any() || shi.cmplt(lo - reach).any() {
                 continue;
             }
             for q in solved.vertices() {
-                let point = q.xyz();
+                let point = q.xyz() + d;
                 if point.cmpgt(hi + reach).any() || point.cmplt(lo - reach).any() {
                     continue;
                 }
