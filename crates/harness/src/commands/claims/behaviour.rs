@@ -419,7 +419,7 @@ pub fn largest_step_rise_at(energy: &[f64]) -> usize {
 }
 
 /// Simulated seconds of each C6 run of a solver other than gs (reported, not judged).
-const C6_REPORTED_S: f64 = 10.0;
+const C6_REPORTED_S: f64 = 5.0;
 
 /// Steps of a C6 run at `dt`: all `steps` for the judged gs runs; for the others
 /// [`C6_REPORTED_S`] of simulated time, at most `steps`.

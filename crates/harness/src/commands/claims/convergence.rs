@@ -585,7 +585,7 @@ pub fn c11(ctx: &Ctx) -> Result<Claim, Error> {
     let sizes: Vec<usize> = if ctx.quick {
         vec![64, 128]
     } else {
-        vec![512, 1024]
+        vec![256, 512]
     };
     let mut speedups = Vec::new();
     if ctx.machine.logical_cpus < 2 {

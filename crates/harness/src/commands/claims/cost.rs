@@ -163,7 +163,7 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
         });
     };
     let s = slope(csr);
-    let (low, high) = if ctx.quick { (5, 20) } else { (10, 60) };
+    let (low, high) = if ctx.quick { (2, 6) } else { (3, 13) };
     let misses = match cachegrind_binary(None, ctx.build_cachegrind_bin) {
         Err(why) => Err(why),
         Ok(bin) => {
