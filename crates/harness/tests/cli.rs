@@ -298,6 +298,10 @@ fn report_quick_writes_report_and_claims_with_every_verdict() {
     let report = read(&dir.path().join("REPORT.md"));
     let claims = read(&dir.path().join("CLAIMS.md"));
     assert!(report.contains("## Machine"));
+    // The pictures include a world: the stack, three bodies (its GIF is linked, so the link
+    // check below asks that it was written).
+    assert!(report.contains("## Pictures: stack"), "{report}");
+    assert!(report.contains("(stack.gif)"), "{report}");
     let count = harness::commands::claims::CLAIMS.len();
     assert!(
         report.contains("## Summary of findings") && report.contains(&format!("- **C{count}** "))

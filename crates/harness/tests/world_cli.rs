@@ -107,3 +107,126 @@ fn the_bodies_world_loads_one_body_per_mesh_stacked_in_the_order_given() {
     assert!(err.contains("--mesh given 2 times"), "{err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The frames of the GIF at `path`, each as RGBA pixels of the whole canvas.
+fn gif_frames(path: &std::path::Path) -> Vec<Vec<u8>> {
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut decoder = options.read_info(file).unwrap();
+    let (w, h) = (decoder.width() as usize, decoder.height() as usize);
+    let mut frames = Vec::new();
+    while let Some(frame) = decoder.read_next_frame().unwrap() {
+        // plotters writes every frame over the whole canvas.
+        assert_eq!((frame.width as usize, frame.height as usize), (w, h));
+        frames.push(frame.buffer.to_vec());
+    }
+    frames
+}
+
+/// The hue of `c` in degrees, and its chroma (largest channel less smallest).
+fn hue(c: [f32; 3]) -> (f32, f32) {
+    let (max, min) = (c[0].max(c[1]).max(c[2]), c[0].min(c[1]).min(c[2]));
+    let chroma = max - min;
+    if chroma == 0.0 {
+        return (0.0, 0.0);
+    }
+    let h = if max == c[0] {
+        60.0 * ((c[1] - c[2]) / chroma)
+    } else if max == c[1] {
+        60.0 * ((c[2] - c[0]) / chroma + 2.0)
+    } else {
+        60.0 * ((c[0] - c[1]) / chroma + 4.0)
+    };
+    (h.rem_euclid(360.0), chroma)
+}
+
+/// How many pixels of `rgba` show each body's colour ([`harness::commands::render::BODY_COLOURS`],
+/// front or back): a pixel is body k's when its hue is within 8 degrees of one of body k's
+/// base colours. The shading scales every channel alike and a translucent grey collider in
+/// front mixes in grey, neither of which turns the hue; greys (the background, the ground
+/// grid, the colliders alone, the text) have too little chroma to have one and count for no
+/// body.
+fn body_pixels(rgba: &[u8]) -> Vec<usize> {
+    use harness::commands::render::BODY_COLOURS;
+    let of = |c: (u8, u8, u8)| hue([c.0 as f32, c.1 as f32, c.2 as f32]).0;
+    let mut counts = vec![0; BODY_COLOURS.len()];
+    for px in rgba.chunks_exact(4) {
+        let (h, chroma) = hue([px[0] as f32, px[1] as f32, px[2] as f32]);
+        if chroma < 30.0 {
+            continue;
+        }
+        let near = |c: (u8, u8, u8)| {
+            let d = (h - of(c)).abs();
+            d.min(360.0 - d) < 8.0
+        };
+        if let Some(k) = BODY_COLOURS.iter().position(|&(f, b)| near(f) || near(b)) {
+            counts[k] += 1;
+        }
+    }
+    counts
+}
+
+#[test]
+fn render_draws_every_body_of_each_world_scene_in_its_own_colour() {
+    let dir = tempfile::tempdir().unwrap();
+    let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/corpus/obj_body");
+    let octa = format!("{corpus}/octahedron.obj");
+    let tetra = format!("{corpus}/tetra.obj");
+    // (scene and its own arguments, bodies in the world)
+    let worlds: [(&[&str], usize); 4] = [
+        (&["--scene", "drape", "--n", "12"], 1),
+        (&["--scene", "tunnel"], 2),
+        (&["--scene", "stack"], 3),
+        (&["--scene", "bodies", "--mesh", &octa, "--mesh", &tetra], 2),
+    ];
+    let frames = 5;
+    for (scene, bodies) in worlds {
+        let gif = dir.path().join(format!("{}.gif", scene[1]));
+        let tail = [
+            "--frames",
+            "5",
+            "--width",
+            "320",
+            "--height",
+            "240",
+            "--stills",
+            "1",
+            "--out",
+            gif.to_str().unwrap(),
+        ];
+        common::ok(&[&["render"], scene, &tail].concat());
+        let shown = gif_frames(&gif);
+        assert_eq!(shown.len(), frames, "{scene:?}");
+        for (k, rgba) in shown.iter().enumerate() {
+            let counts = body_pixels(rgba);
+            // Every body's colour is on screen (the camera frames them all), and next to
+            // nothing of a body the world does not have (the quantised GIF palette turns a
+            // few pixels of a dark outline).
+            let total: usize = counts.iter().sum();
+            for (b, &c) in counts.iter().enumerate() {
+                if b < bodies {
+                    assert!(c >= 50, "{scene:?} frame {k}: body {b} has {c} pixels {counts:?}");
+                } else {
+                    assert!(c * 100 <= total, "{scene:?} frame {k}: {counts:?}");
+                }
+            }
+        }
+        assert!(gif.with_file_name(format!("{}_frame004.png", scene[1])).exists());
+    }
+}
+
+#[test]
+fn render_refuses_what_a_world_scene_cannot_take_and_names_the_scenes() {
+    // A scene that does not exist: clap's error lists every scene, the worlds among them.
+    let err = common::refused(&["render", "--scene", "nosuch"]);
+    for scene in ["cloth", "mesh", "drape", "tunnel", "stack", "bodies"] {
+        assert!(err.contains(scene), "{scene}: {err}");
+    }
+    let err = common::refused(&["render", "--scene", "bodies"]);
+    assert!(err.contains("one --mesh FILE per body"), "{err}");
+    let err = common::refused(&["render", "--scene", "stack", "--mesh", "a.obj"]);
+    assert!(err.contains("the stack world builds its own bodies"), "{err}");
+    let err = common::refused(&["render", "--scene", "drape", "--n", "1"]);
+    assert!(!err.contains("panicked") && err.contains("drape"), "{err}");
+}

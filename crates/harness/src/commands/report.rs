@@ -18,7 +18,8 @@ use crate::measure::machine;
 use crate::measure::sweep::Budget;
 use crate::output::section::{rel, Section};
 use crate::setup::{
-    check_solvers, BackendArg, Common, Error, OrderingArg, Passes, SceneArg, SolverArg, ALL_SOLVERS,
+    check_solvers, BackendArg, Common, Error, OrderingArg, Passes, SceneArg, SolverArg, StepSceneArg,
+    ALL_SOLVERS,
 };
 use clap::Args;
 use std::path::Path;
@@ -53,7 +54,7 @@ pub struct Plan {
     pub substeps: SubstepsArgs,
     /// `claims`.
     pub claims: ClaimsArgs,
-    /// `render`, cloth then jelly.
+    /// `render`: cloth, jelly, then the `stack` world.
     pub render: Vec<RenderArgs>,
     /// `tethers`.
     pub tethers: TethersArgs,
@@ -162,17 +163,20 @@ pub fn plan(a: &ReportArgs) -> Plan {
         tuning: tuning.clone(),
         out: out.clone(),
     };
-    let render = [SceneArg::Cloth, SceneArg::Jelly]
+    // Two bodies and one world: the stack's three blocks, each in its colour.
+    let render = [StepSceneArg::Cloth, StepSceneArg::Jelly, StepSceneArg::Stack]
         .iter()
         .map(|&s| RenderArgs {
             scene: s,
             n: Some(match (s, q) {
-                (SceneArg::Cloth, true) => 12,
-                (SceneArg::Cloth, false) => 32,
-                (_, true) => 2,
-                _ => 3,
+                (StepSceneArg::Cloth, true) => 12,
+                (StepSceneArg::Cloth, false) => 32,
+                (StepSceneArg::Jelly, true) => 2,
+                (StepSceneArg::Jelly, false) => 3,
+                _ => 0,
             }),
-            mesh: None,
+            mesh: Vec::new(),
+            no_self_collision: false,
             solver: SolverArg::Gs,
             passes: Passes {
                 iterations: 8,

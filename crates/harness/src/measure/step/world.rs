@@ -7,7 +7,10 @@ use crate::measure::stats::quantile;
 use crate::setup::{build_body_with, build_solver, Error, StepSceneArg};
 use solver_core::figures::{self, Surface};
 use solver_core::glam::Vec3;
+use solver_core::mesh::repair::MeshOptions;
 use solver_core::{Body, StepParams, World};
+use sparse::{SolverKind, SolverOptions};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// Vertical gap between the bodies of the `bodies` world as they are stacked (m).
@@ -16,25 +19,43 @@ pub const STACK_GAP: f32 = 0.05;
 /// Self-collision thickness of a `bodies` body, as a fraction of its mean edge rest length.
 pub const BODY_THICKNESS: f32 = 0.5;
 
+/// What a world scene is built from: the command-line settings `wobble step` and
+/// `wobble render` share.
+#[derive(Debug, Clone)]
+pub struct WorldSpec<'a> {
+    /// The scene (a world: `drape`, `tunnel`, `stack` or `bodies`).
+    pub scene: StepSceneArg,
+    /// The size parameter (`drape`'s grid side).
+    pub n: usize,
+    /// The `bodies` world's meshes, one per body.
+    pub meshes: &'a [PathBuf],
+    /// The particle ordering of a `bodies` body.
+    pub ordering: &'a str,
+    /// How a `bodies` mesh is loaded (`--strict`).
+    pub mesh_options: MeshOptions,
+    /// Self-collision for `drape` and `bodies` (off with `--no-self-collision`).
+    pub self_collision: bool,
+}
+
 /// The `bodies` world: one body per `--mesh` file (built as the `mesh` scene builds it, on its
 /// ground plane), stacked in the order given, each lifted so that its lowest point is
 /// [`STACK_GAP`] above the highest point of the one before, so that they fall onto each other;
 /// each with self-collision unless `--no-self-collision`.
-fn bodies_world(args: &StepArgs) -> Result<World, Error> {
-    if args.mesh.is_empty() {
+fn bodies_world(spec: &WorldSpec) -> Result<World, Error> {
+    if spec.meshes.is_empty() {
         return Err(Error::Arg(
             "--scene bodies needs one --mesh FILE per body (repeat --mesh)".into(),
         ));
     }
     let mut world = World::new();
     let mut top = f32::NEG_INFINITY;
-    for path in &args.mesh {
+    for path in spec.meshes {
         let (mut body, _) = build_body_with(
             "mesh",
-            args.n(),
+            spec.n,
             Some(path.clone()),
-            args.layout.ordering.name(),
-            &mesh_options(args),
+            spec.ordering,
+            &spec.mesh_options,
         )?;
         let ys = body.particles.x.iter().map(|p| p.y);
         let (low, high) = ys.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), y| {
@@ -51,39 +72,62 @@ fn bodies_world(args: &StepArgs) -> Result<World, Error> {
         top = high + lift;
         let thickness = BODY_THICKNESS * body.constraints().distance.mean_rest();
         let k = world.add_body(body, None)?;
-        if !args.no_self_collision {
+        if spec.self_collision {
             world.enable_self_collision(k, thickness)?;
         }
     }
     Ok(world)
 }
 
-/// The world of scene `name` (size `n` for `drape`), each body with its own `solver`.
-fn build_world(args: &StepArgs) -> Result<World, Error> {
-    let mut world = match args.scene {
-        StepSceneArg::Drape => scenes::drape(args.n(), !args.no_self_collision)?,
+/// The world of `spec`, every body stepped by a fresh solver of `kind` with `opts`; a
+/// `--mesh` given to a world other than `bodies` is refused rather than ignored.
+pub fn build_world(
+    spec: &WorldSpec,
+    kind: SolverKind,
+    opts: &SolverOptions,
+) -> Result<World, Error> {
+    if spec.scene != StepSceneArg::Bodies && !spec.meshes.is_empty() {
+        return Err(Error::Arg(format!(
+            "--mesh is for the mesh scene and the bodies world; the {} world builds its own bodies",
+            spec.scene
+        )));
+    }
+    let mut world = match spec.scene {
+        StepSceneArg::Drape => scenes::drape(spec.n, spec.self_collision)?,
         StepSceneArg::Tunnel => scenes::tunnel()?,
         StepSceneArg::Stack => scenes::stack()?,
-        StepSceneArg::Bodies => bodies_world(args)?,
+        StepSceneArg::Bodies => bodies_world(spec)?,
         other => return Err(Error::Arg(format!("'{other}' is not a world scene"))),
     };
-    let (kind, opts) = (solver_kind(args), solver_options(args));
     for b in world.bodies_mut() {
-        b.set_solver(build_solver(kind, &opts)?);
+        b.set_solver(build_solver(kind, opts)?);
     }
     Ok(world)
+}
+
+/// The gravity of a world scene: docs/SCENES.md's tunnel has none, the others the step's
+/// default.
+pub fn world_gravity(scene: StepSceneArg) -> Vec3 {
+    if scene == StepSceneArg::Tunnel {
+        Vec3::ZERO
+    } else {
+        StepParams::default().gravity
+    }
 }
 
 /// Runs a world scene as `wobble step` runs a body, and reports the sums over its bodies
 /// (stretch figures of the first body; `volume_ratio` null).
 pub fn measure_world(args: &StepArgs) -> Result<StepReport, Error> {
-    let mut world = build_world(args)?;
-    // docs/SCENES.md: the tunnel has no gravity.
-    let gravity = if args.scene == StepSceneArg::Tunnel {
-        Vec3::ZERO
-    } else {
-        StepParams::default().gravity
+    let spec = WorldSpec {
+        scene: args.scene,
+        n: args.n(),
+        meshes: &args.mesh,
+        ordering: args.layout.ordering.name(),
+        mesh_options: mesh_options(args),
+        self_collision: !args.no_self_collision,
     };
+    let mut world = build_world(&spec, solver_kind(args), &solver_options(args))?;
+    let gravity = world_gravity(args.scene);
     let params = StepParams {
         dt: args.dt,
         substeps: args.passes.substeps,
