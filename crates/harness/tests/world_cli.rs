@@ -206,13 +206,18 @@ fn render_draws_every_body_of_each_world_scene_in_its_own_colour() {
             let total: usize = counts.iter().sum();
             for (b, &c) in counts.iter().enumerate() {
                 if b < bodies {
-                    assert!(c >= 50, "{scene:?} frame {k}: body {b} has {c} pixels {counts:?}");
+                    assert!(
+                        c >= 50,
+                        "{scene:?} frame {k}: body {b} has {c} pixels {counts:?}"
+                    );
                 } else {
                     assert!(c * 100 <= total, "{scene:?} frame {k}: {counts:?}");
                 }
             }
         }
-        assert!(gif.with_file_name(format!("{}_frame004.png", scene[1])).exists());
+        assert!(gif
+            .with_file_name(format!("{}_frame004.png", scene[1]))
+            .exists());
     }
 }
 
@@ -226,7 +231,10 @@ fn render_refuses_what_a_world_scene_cannot_take_and_names_the_scenes() {
     let err = common::refused(&["render", "--scene", "bodies"]);
     assert!(err.contains("one --mesh FILE per body"), "{err}");
     let err = common::refused(&["render", "--scene", "stack", "--mesh", "a.obj"]);
-    assert!(err.contains("the stack world builds its own bodies"), "{err}");
+    assert!(
+        err.contains("the stack world builds its own bodies"),
+        "{err}"
+    );
     let err = common::refused(&["render", "--scene", "drape", "--n", "1"]);
     assert!(!err.contains("panicked") && err.contains("drape"), "{err}");
 }

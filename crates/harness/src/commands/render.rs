@@ -175,10 +175,13 @@ pub struct Frame {
     pub stretch: f32,
 }
 
+/// A base colour, red, green and blue.
+pub type Rgb = (u8, u8, u8);
+
 /// The base colours bodies are drawn in, `(front, back)`: body `k` of a world takes entry
 /// `k % len` (body 0 of every scene: front orange, back blue). The fronts differ in hue, so
 /// that a body can be told from another by the hue of its pixels whatever the shading.
-pub const BODY_COLOURS: [((u8, u8, u8), (u8, u8, u8)); 6] = [
+pub const BODY_COLOURS: [(Rgb, Rgb); 6] = [
     ((245, 140, 50), (70, 120, 200)),
     ((60, 175, 90), (35, 105, 55)),
     ((165, 80, 205), (95, 50, 120)),
@@ -219,7 +222,7 @@ fn shade(base: (u8, u8, u8), k: f32) -> RGBColor {
 }
 
 /// The colours of body `k`.
-fn colours(k: usize) -> ((u8, u8, u8), (u8, u8, u8)) {
+fn colours(k: usize) -> (Rgb, Rgb) {
     BODY_COLOURS[k % BODY_COLOURS.len()]
 }
 
@@ -364,7 +367,7 @@ pub fn gif_path(out: &Path, scene: &str) -> PathBuf {
 
 /// What is stepped: one body with its solver, or a world of bodies with theirs.
 enum Model {
-    Body(Sim),
+    Body(Box<Sim>),
     World(World, StepParams),
 }
 
@@ -382,7 +385,7 @@ impl Model {
                     .iterations(a.passes.iterations)
                     .substeps(a.passes.substeps);
                 spec.mesh = body_mesh(scene, &a.mesh)?;
-                Ok(Model::Body(Sim::new(&spec)?))
+                Ok(Model::Body(Box::new(Sim::new(&spec)?)))
             }
             None => {
                 params.validate()?;
@@ -537,7 +540,9 @@ fn shape_triangles(shape: &Shape) -> Option<Vec<[Vec3; 3]>> {
 /// The height of a horizontal plane collider (free side up or down), if `shape` is one.
 fn ground_height(shape: &Shape) -> Option<f32> {
     match *shape {
-        Shape::Plane { normal, offset } if normal.x == 0.0 && normal.z == 0.0 && normal.y != 0.0 => {
+        Shape::Plane { normal, offset }
+            if normal.x == 0.0 && normal.z == 0.0 && normal.y != 0.0 =>
+        {
             Some(offset / normal.y)
         }
         _ => None,
@@ -618,7 +623,10 @@ pub fn run(a: &RenderArgs) -> Result<Section, Error> {
         lo = lo.min(*p);
         hi = hi.max(*p);
     }
-    let ground_y = shapes.iter().filter_map(|c| ground_height(&c.shape)).reduce(f32::min);
+    let ground_y = shapes
+        .iter()
+        .filter_map(|c| ground_height(&c.shape))
+        .reduce(f32::min);
     if let Some(y) = ground_y {
         lo.y = lo.y.min(y);
     }
@@ -706,7 +714,12 @@ pub fn run(a: &RenderArgs) -> Result<Section, Error> {
 /// What a picture of `a` shows: [`body_label`] for a single body; for a world its name, its
 /// size where it has one, and its bodies (a `bodies` world's by their files).
 fn scene_label(a: &RenderArgs, n: usize, bodies: &[&Body]) -> String {
-    let file = |p: &PathBuf| p.file_name().unwrap_or_default().to_string_lossy().into_owned();
+    let file = |p: &PathBuf| {
+        p.file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned()
+    };
     match a.scene {
         StepSceneArg::Drape => format!("drape n={n}, {} body", bodies.len()),
         StepSceneArg::Bodies => {

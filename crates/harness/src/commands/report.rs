@@ -18,8 +18,8 @@ use crate::measure::machine;
 use crate::measure::sweep::Budget;
 use crate::output::section::{rel, Section};
 use crate::setup::{
-    check_solvers, BackendArg, Common, Error, OrderingArg, Passes, SceneArg, SolverArg, StepSceneArg,
-    ALL_SOLVERS,
+    check_solvers, BackendArg, Common, Error, OrderingArg, Passes, SceneArg, SolverArg,
+    StepSceneArg, ALL_SOLVERS,
 };
 use clap::Args;
 use std::path::Path;
@@ -164,7 +164,12 @@ pub fn plan(a: &ReportArgs) -> Plan {
         out: out.clone(),
     };
     // Two bodies and one world: the stack's three blocks, each in its colour.
-    let render = [StepSceneArg::Cloth, StepSceneArg::Jelly, StepSceneArg::Stack]
+    let pictures = [
+        StepSceneArg::Cloth,
+        StepSceneArg::Jelly,
+        StepSceneArg::Stack,
+    ];
+    let render = pictures
         .iter()
         .map(|&s| RenderArgs {
             scene: s,
