@@ -8,6 +8,9 @@
 
 #![cfg(feature = "rapier")]
 
+mod common;
+
+use common::deepest_inside;
 use wobble::glam::Vec3;
 use wobble::rapier3d::prelude::{
     ColliderBuilder, ColliderHandle, RigidBodyBuilder, RigidBodyHandle, Vector,
@@ -135,28 +138,6 @@ fn params() -> StepParams {
         substeps: 5,
         ..StepParams::default()
     }
-}
-
-/// How deep the deepest soft particle is inside collider `handle` (0 when none is).
-fn deepest_inside(coupling: &RapierCoupling, handle: ColliderHandle) -> f32 {
-    let collider = &coupling.rapier.colliders[handle];
-    coupling
-        .body
-        .particles
-        .x
-        .iter()
-        .map(|p| {
-            let point = Vector::new(p.x, p.y, p.z);
-            let hit = collider
-                .shape()
-                .project_point(collider.position(), point, false);
-            if hit.is_inside {
-                (hit.point - point).length()
-            } else {
-                0.0
-            }
-        })
-        .fold(0.0, f32::max)
 }
 
 /// The soft body's centre of mass.

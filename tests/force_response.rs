@@ -28,8 +28,8 @@
 mod common;
 
 use common::{configs, Table};
-use wobble::core::mesh::shapes::cube_tets;
 use wobble::core::build::body_from_tetmesh;
+use wobble::core::mesh::shapes::cube_tets;
 use wobble::glam::{DVec3, Vec3};
 use wobble::{step, StepParams};
 
@@ -63,7 +63,8 @@ fn push(config: &common::Config, substeps: usize) -> Result<(f64, f64), String> 
     }
     let (mut x, mut v) = (DVec3::ZERO, DVec3::ZERO);
     let mut world = vec![DVec3::ZERO; body.len()];
-    body.positions_f64_into(&mut world).map_err(|e| e.to_string())?;
+    body.positions_f64_into(&mut world)
+        .map_err(|e| e.to_string())?;
     for i in 0..body.len() {
         let m = body.particles.mass[i] as f64;
         x += world[i] * m;
@@ -75,7 +76,10 @@ fn push(config: &common::Config, substeps: usize) -> Result<(f64, f64), String> 
     let n = (STEPS * substeps) as f64;
     let (v_rigid, x_rigid) = (a * n * h, a * h * h * n * (n + 1.0) / 2.0);
     // The cube starts centred on the origin, so its centre of mass's x is its displacement.
-    Ok(((v.x - v_rigid).abs().max(v.y.abs()).max(v.z.abs()), (x.x - x_rigid).abs()))
+    Ok((
+        (v.x - v_rigid).abs().max(v.y.abs()).max(v.z.abs()),
+        (x.x - x_rigid).abs(),
+    ))
 }
 
 #[test]

@@ -131,7 +131,11 @@ fn a_thrown_jelly_hitting_a_collider_far_out_moves_as_at_the_origin() {
     for d in FAR {
         let (p, e, b) = thrown(DVec3::new(d, 0.0, d));
         // Its origin followed it.
-        assert!((b.origin() - DVec3::new(d, 0.0, d)).x > 3.0, "{}", b.origin());
+        assert!(
+            (b.origin() - DVec3::new(d, 0.0, d)).x > 3.0,
+            "{}",
+            b.origin()
+        );
         // The recentred origins differ in their last f64 bits (1e-12 m at 10 km), which can
         // flip an f32 rounding of the sphere's centre in the body frame: contacts amplify such
         // a difference over 2 s to a few 1e-6 m. The world grid at 10 km is 1e-3 m.
@@ -165,7 +169,12 @@ fn dropped(offset: DVec3, cloth_offset: DVec3) -> (DVec3, f32) {
     // back by as much: the same world positions in another frame.
     cloth.translate(offset + cloth_offset).unwrap();
     let back = cloth_offset.as_vec3();
-    for p in cloth.particles.x.iter_mut().chain(cloth.particles.x_prev.iter_mut()) {
+    for p in cloth
+        .particles
+        .x
+        .iter_mut()
+        .chain(cloth.particles.x_prev.iter_mut())
+    {
         p.set_xyz(p.xyz() - back);
     }
     jelly.translate(offset).unwrap();
@@ -224,7 +233,8 @@ fn origin_read_back_and_state_agree() {
     }
     // set_origin keeps world positions (to one f32 rounding of the new coordinates).
     let state = body.state();
-    body.set_origin(DVec3::new(1.0e5 + 0.25, 0.0, -3.0e4)).unwrap();
+    body.set_origin(DVec3::new(1.0e5 + 0.25, 0.0, -3.0e4))
+        .unwrap();
     for (i, w) in world64.iter().enumerate() {
         assert!((body.world_position(i) - *w).length() < 1e-6);
     }

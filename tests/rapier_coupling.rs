@@ -6,6 +6,9 @@
 
 #![cfg(feature = "rapier")]
 
+mod common;
+
+use common::deepest_inside;
 use wobble::glam::Vec3;
 use wobble::rapier3d::prelude::{
     ColliderBuilder, ColliderHandle, PhysicsWorld, RigidBodyBuilder, RigidBodyHandle, Vector,
@@ -237,28 +240,6 @@ fn contacts_inside_the_iterations_against_a_projection_after_the_step() {
         inside.0,
         after.0
     );
-}
-
-/// How deep the deepest particle is inside collider `handle` (0 when none is inside).
-fn deepest_inside(coupling: &RapierCoupling, handle: ColliderHandle) -> f32 {
-    let collider = &coupling.rapier.colliders[handle];
-    coupling
-        .body
-        .particles
-        .x
-        .iter()
-        .map(|p| {
-            let point = Vector::new(p.x, p.y, p.z);
-            let hit = collider
-                .shape()
-                .project_point(collider.position(), point, false);
-            if hit.is_inside {
-                (hit.point - point).length()
-            } else {
-                0.0
-            }
-        })
-        .fold(0.0, f32::max)
 }
 
 #[test]

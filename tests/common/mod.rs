@@ -275,3 +275,30 @@ pub fn period(f: &[f64], dt: f64) -> Option<f64> {
     let t = upward_crossings(f, dt);
     (t.len() >= 2).then(|| (t[t.len() - 1] - t[0]) / (t.len() - 1) as f64)
 }
+
+/// How deep the deepest particle of a rapier-coupled body is inside collider `handle`, in the
+/// body frame (0 when none is inside); the tests that use it keep the body at the world's origin.
+#[cfg(feature = "rapier")]
+pub fn deepest_inside(
+    coupling: &wobble::RapierCoupling,
+    handle: wobble::rapier3d::prelude::ColliderHandle,
+) -> f32 {
+    let collider = &coupling.rapier.colliders[handle];
+    coupling
+        .body
+        .particles
+        .x
+        .iter()
+        .map(|p| {
+            let point = wobble::rapier3d::prelude::Vector::new(p.x, p.y, p.z);
+            let hit = collider
+                .shape()
+                .project_point(collider.position(), point, false);
+            if hit.is_inside {
+                (hit.point - point).length()
+            } else {
+                0.0
+            }
+        })
+        .fold(0.0, f32::max)
+}

@@ -116,10 +116,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
     };
     let cache = CacheArgs {
         scene: SceneArg::Cloth,
-        sizes: by_mode(
-            "20,26,32",
-            "20,22,23,24,26,28,30,32,35",
-        ),
+        sizes: by_mode("20,26,32", "20,22,23,24,26,28,30,32,35"),
         // Up to 1024 (a million vertices): the frame time from a game cloth to a million
         // vertices is what this part is for; scale stops at 512 instead.
         large: by_mode("64", "64,128,256,512,1024"),

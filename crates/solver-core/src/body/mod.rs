@@ -319,8 +319,8 @@ impl Body {
             out.len(),
             self.particles.len(),
         )?;
-        for (o, x) in out.iter_mut().zip(&self.particles.x) {
-            o.set((self.origin + x.xyz().as_dvec3()).as_vec3());
+        for (o, x) in out.iter_mut().zip(self.world_positions_f64()) {
+            o.set(x.as_vec3());
         }
         Ok(())
     }
@@ -332,12 +332,19 @@ impl Body {
             out.len(),
             self.particles.len(),
         )?;
-        for (o, x) in out.iter_mut().zip(&self.particles.x) {
-            *o = self.origin + x.xyz().as_dvec3();
+        for (o, x) in out.iter_mut().zip(self.world_positions_f64()) {
+            *o = x;
         }
         Ok(())
     }
 
+    /// Every particle's world position in `f64`, in particle order.
+    fn world_positions_f64(&self) -> impl Iterator<Item = DVec3> + '_ {
+        self.particles
+            .x
+            .iter()
+            .map(|x| self.origin + x.xyz().as_dvec3())
+    }
 
     /// Checks every invariant the solvers rely on.
     pub fn validate(&self) -> Result<()> {

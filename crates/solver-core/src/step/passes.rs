@@ -552,11 +552,7 @@ mod avx2 {
         m: Motion,
     ) -> Found {
         let Motion { h, g, damp } = m;
-        let (vh8, h8, damp8) = (
-            _mm256_set1_ps(vh),
-            _mm256_set1_ps(h),
-            _mm256_set1_ps(damp),
-        );
+        let (vh8, h8, damp8) = (_mm256_set1_ps(vh), _mm256_set1_ps(h), _mm256_set1_ps(damp));
         let g8 = _mm256_setr_ps(g.x, g.y, g.z, 0.0, g.x, g.y, g.z, 0.0);
         let zero = _mm256_setzero_ps();
         let mut found = Found {

@@ -155,7 +155,11 @@ impl MeshCollider {
     /// Declares the vertices relative to the world position `origin`, so that a static mesh
     /// kilometres out keeps its precision: build it from coordinates near zero, then place it.
     pub fn set_origin(&mut self, origin: glam::DVec3) -> Result<()> {
-        crate::error::check_finite("mesh collider origin", 0, (origin.x + origin.y + origin.z) as f32)?;
+        crate::error::check_finite(
+            "mesh collider origin",
+            0,
+            (origin.x + origin.y + origin.z) as f32,
+        )?;
         self.origin = origin;
         Ok(())
     }
