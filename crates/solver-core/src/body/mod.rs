@@ -37,8 +37,10 @@
 //! the result does not grow. The rounding touches positions, never velocities (stored apart;
 //! the next prediction sets `x₀ = x`, so a shifted position never becomes a velocity), so a
 //! recentre changes no momentum; it is a perturbation of the size of the solver's own f32
-//! rounding, once per recentre. The origin's own update `origin + c` rounds in `f64`: at
-//! 100 km, 1.5e-11 m, far below the particles' grid.
+//! rounding, once per recentre. The mean `c` is snapped to a grid of 2^-16 m, so that the
+//! origin's own update `origin + c` is exact in `f64` (for an origin on that grid within
+//! 2^36 m, as every origin a recentre or an integer translation makes is): the body recentred
+//! far out gets the bits of the same body recentred at the world's origin.
 //!
 //! What meets world coordinates converts at the edge: shape colliders ([`Body::colliders`])
 //! are given in world coordinates and the step moves them into the body frame each step
@@ -241,7 +243,13 @@ impl Body {
             .x
             .iter()
             .fold(DVec3::ZERO, |s, x| s + x.xyz().as_dvec3());
-        self.set_origin(self.origin + sum / n)
+        // The shift is snapped to a grid of 2^-16 m (15 µm), on which `origin + c` and the
+        // shift `(origin + c) - origin` are exact in f64 for any origin on that grid within
+        // 2^36 m: a body recentred at 100 km then gets the same shift, and so the same bits in
+        // its body frame, as the same body recentred at the origin.
+        const GRID: f64 = 65536.0;
+        let c = (sum / n * GRID).round() / GRID;
+        self.set_origin(self.origin + c)
     }
 
     /// A sampled coordinate (first, middle and last particle) beyond this distance from the
