@@ -4,7 +4,7 @@
 //! for tests that loop over every solver.
 
 use crate::{chebyshev, colored, Averaging, ColoringMethod, SolverOptions};
-use crate::{Chebyshev, Colored, GaussNewton, InnerSolve, Jacobi, ShuffledGaussSeidel};
+use crate::{Chebyshev, Colored, GaussNewton, InnerSolve, Jacobi, Newton, NewtonOptions, ShuffledGaussSeidel};
 use solver_core::error::check_count;
 use solver_core::{GaussSeidel, Solver, WobbleError};
 use std::str::FromStr;
@@ -197,6 +197,9 @@ pub enum SolverKind {
     /// `gauss-newton-gs`, `gauss-newton-jacobi`, `gauss-newton-direct`: Gauss-Newton on the global system, its linear
     /// system solved by the inner solve.
     GaussNewton(InnerSolve, GaussNewtonOptions),
+    /// `newton`: Newton's method on the XPBD step in `f64`, with the geometric stiffness: the
+    /// converged reference, not a solver to ship (it refuses bending and Neo-Hookean kinds).
+    Newton(NewtonOptions),
 }
 
 impl SolverKind {
@@ -213,6 +216,10 @@ impl SolverKind {
         SolverKind::GsShuffled { seed: 1 },
     ];
 
+    /// The converged reference: Newton with its default options. Not in [`SolverKind::ALL`]
+    /// (the loops over every solver run scenes it refuses); [`SOLVER_NAMES`] lists it last.
+    pub const REFERENCE: SolverKind = SolverKind::Newton(NewtonOptions::DEFAULT);
+
     /// The solvers the project compares: the first of [`SolverKind::ALL`].
     pub const COMPARED: &'static [SolverKind] = Self::ALL.split_at(7).0;
 
@@ -227,6 +234,7 @@ impl SolverKind {
             SolverKind::GaussNewton(InnerSolve::GaussSeidel, _) => "gauss-newton-gs",
             SolverKind::GaussNewton(InnerSolve::Jacobi, _) => "gauss-newton-jacobi",
             SolverKind::GaussNewton(InnerSolve::Direct, _) => "gauss-newton-direct",
+            SolverKind::Newton(_) => "newton",
         }
     }
 
@@ -238,6 +246,7 @@ impl SolverKind {
             SolverKind::Jacobi(o) => o.validate(),
             SolverKind::Chebyshev(o) => o.validate(),
             SolverKind::GaussNewton(_, o) => o.validate(),
+            SolverKind::Newton(o) => o.validate(),
         }
     }
 
@@ -252,6 +261,7 @@ impl SolverKind {
             SolverKind::Jacobi(o) => Box::new(Jacobi::new(opts, o)?),
             SolverKind::Chebyshev(o) => Box::new(Chebyshev::new(opts, o)?),
             SolverKind::GaussNewton(inner, o) => Box::new(GaussNewton::new(inner, o)?),
+            SolverKind::Newton(o) => Box::new(Newton::new(o)?),
         })
     }
 }
@@ -264,16 +274,18 @@ pub const SOLVER_ALIASES: &[(&str, &str)] = &[
     ("newton-direct", "gauss-newton-direct"),
 ];
 
-/// The solver names [`SolverKind`]'s [`FromStr`] accepts, in [`SolverKind::ALL`]'s order.
+/// The solver names [`SolverKind`]'s [`FromStr`] accepts: [`SolverKind::ALL`]'s order, then
+/// [`SolverKind::REFERENCE`]'s.
 pub const SOLVER_NAMES: &[&str] = &NAMES;
 
-const NAMES: [&str; SolverKind::ALL.len()] = {
-    let mut names = [""; SolverKind::ALL.len()];
+const NAMES: [&str; SolverKind::ALL.len() + 1] = {
+    let mut names = [""; SolverKind::ALL.len() + 1];
     let mut i = 0;
-    while i < names.len() {
+    while i < SolverKind::ALL.len() {
         names[i] = SolverKind::ALL[i].name();
         i += 1;
     }
+    names[i] = SolverKind::REFERENCE.name();
     names
 };
 
@@ -289,6 +301,7 @@ impl FromStr for SolverKind {
             .map_or(name, |(_, new)| new);
         SolverKind::ALL
             .into_iter()
+            .chain(std::iter::once(SolverKind::REFERENCE))
             .find(|k| k.name() == name)
             .ok_or_else(|| WobbleError::UnknownName {
                 what: "solver",

@@ -13,7 +13,9 @@
 //! - [`ordering`]: particle renumberings applied once to a body (natural, shuffled, RCM, Morton).
 //! - One module per solver: [`gs`] (shuffled Gauss-Seidel; plain `gs` is solver-core's),
 //!   [`colored`], [`jacobi`], [`chebyshev`], [`gauss_newton`] (`gauss-newton-gs`, `gauss-newton-jacobi`,
-//!   `gauss-newton-direct`).
+//!   `gauss-newton-direct`), and [`newton`], Newton's method with the geometric stiffness in
+//!   `f64`: the converged reference ([`SolverKind::REFERENCE`]) the convergence claims measure
+//!   against.
 //! - [`Averaging`]: how the Jacobi family scales its constraints' updates.
 //! - [`bodies`]: several bodies stepped at once, one body per thread of a shared [`Pool`].
 //!
@@ -37,6 +39,7 @@ pub mod gs;
 pub mod incidence;
 pub mod jacobi;
 pub mod kind;
+pub mod newton;
 pub mod ordering;
 mod parallel;
 mod wavefront;
@@ -49,6 +52,7 @@ pub use gauss_newton::{GaussNewton, InnerSolve};
 pub use gs::ShuffledGaussSeidel;
 pub use incidence::{CsrPattern, Incidence};
 pub use jacobi::Jacobi;
+pub use newton::{Newton, NewtonOptions, NewtonReport};
 pub use kind::{
     ChebyshevOptions, ColoredOptions, GaussNewtonOptions, JacobiOptions, SolverKind,
     SOLVER_ALIASES, SOLVER_NAMES,

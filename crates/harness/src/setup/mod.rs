@@ -252,6 +252,7 @@ impl Tuning {
                     ..o
                 },
             ),
+            SolverKind::Newton(o) => SolverKind::Newton(o),
         }
     }
 

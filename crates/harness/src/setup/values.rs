@@ -139,11 +139,15 @@ value_enum! {
         GaussNewtonDirect = "gauss-newton-direct",
         /// Gauss-Seidel in a random order fixed at prepare (seeded).
         GsShuffled = "gs-shuffled",
+        /// Newton's method in f64 with the geometric stiffness: the converged reference
+        /// (distance, tether and tetrahedron-volume constraints only).
+        Newton = "newton",
     }
 }
 
-/// Every solver, comma-separated in [`SolverArg`]'s order (the compared ones first): the
-/// default of every `--solvers` list, written out so that `--help` shows it as it is typed.
+/// Every solver but the `newton` reference, comma-separated in [`SolverArg`]'s order (the
+/// compared ones first): the default of every `--solvers` list, written out so that `--help`
+/// shows it as it is typed.
 pub const ALL_SOLVERS: &str =
     "gs,colored,jacobi,chebyshev,gauss-newton-gs,gauss-newton-jacobi,gauss-newton-direct,gs-shuffled";
 
@@ -161,6 +165,7 @@ impl SolverArg {
             SolverArg::GaussNewtonJacobi => gauss_newton(InnerSolve::Jacobi),
             SolverArg::GaussNewtonDirect => gauss_newton(InnerSolve::Direct),
             SolverArg::GsShuffled => SolverKind::GsShuffled { seed: 1 },
+            SolverArg::Newton => SolverKind::REFERENCE,
         }
     }
 
@@ -270,8 +275,10 @@ mod tests {
         let solvers: Vec<&str> = SolverArg::ALL.iter().map(|s| s.name()).collect();
         assert_eq!(solvers, sparse::SOLVER_NAMES);
         let kinds: Vec<SolverKind> = SolverArg::ALL.iter().map(|s| s.kind()).collect();
-        assert_eq!(kinds, SolverKind::ALL);
-        assert_eq!(ALL_SOLVERS, solvers.join(","));
+        let mut expected = SolverKind::ALL.to_vec();
+        expected.push(SolverKind::REFERENCE);
+        assert_eq!(kinds, expected);
+        assert_eq!(ALL_SOLVERS, solvers[..SolverKind::ALL.len()].join(","));
         for k in KernelArg::ALL {
             assert_eq!(k.kernel().name(), k.name());
         }

@@ -5,7 +5,7 @@ use crate::error::check_index;
 use crate::error::check_non_negative;
 use crate::error::{Result, WobbleError};
 use crate::geometry::packed::Packed4;
-use glam::Vec3;
+use glam::{DMat3, DVec3, Vec3};
 
 /// Distance constraints between particle pairs: indices, rest lengths, compliances.
 #[derive(Clone, Debug, Default)]
@@ -165,10 +165,53 @@ pub(crate) fn pair_distance_and_grad(
     len - rest
 }
 
+/// `C = |x_i - x_j| - rest` in `f64` with its gradient `±n` and Hessian `±(I - n nᵀ) / |d|`
+/// (`d = x_i - x_j`, `n = d / |d|`); all zero where the two particles coincide.
+pub(crate) fn pair_second_order(
+    x: &[DVec3],
+    [i, j]: [u32; 2],
+    rest: f32,
+    grad: &mut [DVec3; MAX_ARITY],
+    hess: &mut super::Hessian,
+) -> f64 {
+    let d = x[i as usize] - x[j as usize];
+    let len = d.length();
+    let (n, h) = if len > 0.0 {
+        let n = d / len;
+        (n, (DMat3::IDENTITY - outer(n, n)) / len)
+    } else {
+        (DVec3::ZERO, DMat3::ZERO)
+    };
+    grad[0] = n;
+    grad[1] = -n;
+    hess[0][0] = h;
+    hess[1][1] = h;
+    hess[0][1] = -h;
+    hess[1][0] = -h;
+    len - rest as f64
+}
+
+/// The outer product `a bᵀ`.
+pub(crate) fn outer(a: DVec3, b: DVec3) -> DMat3 {
+    DMat3::from_cols(a * b.x, a * b.y, a * b.z)
+}
+
 impl ConstraintKind for DistanceConstraints {
     index_table_accessors!("distance", pairs);
     fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
         pair_distance_and_grad(x, self.pairs[c], self.rest[c], grad)
+    }
+    fn has_second_order(&self) -> bool {
+        true
+    }
+    fn second_order(
+        &self,
+        c: usize,
+        x: &[DVec3],
+        grad: &mut [DVec3; MAX_ARITY],
+        hess: &mut super::Hessian,
+    ) -> Option<f64> {
+        Some(pair_second_order(x, self.pairs[c], self.rest[c], grad, hess))
     }
     fn scale(&self) -> f32 {
         self.mean_rest()

@@ -73,7 +73,7 @@ pub use volume::{project_tet_volumes, SurfaceVolume, TetVolume};
 
 use crate::error::Result;
 use crate::geometry::packed::Packed4;
-use glam::Vec3;
+use glam::{DMat3, DVec3, Vec3};
 use std::any::Any;
 use std::fmt::Debug;
 
@@ -88,6 +88,9 @@ pub(crate) fn mean_rest(rest: &[f32]) -> f32 {
 
 /// The largest number of particles one (non-global) constraint may involve.
 pub const MAX_ARITY: usize = 4;
+
+/// Second derivatives of one constraint: `hess[a][b] = ∂²C / ∂x_a ∂x_b` over its particles.
+pub type Hessian = [[DMat3; MAX_ARITY]; MAX_ARITY];
 
 /// What every kind gets for free from `Clone`: boxed copies and downcasts (implemented for
 /// every `ConstraintKind + Clone`, so no kind writes them).
@@ -137,6 +140,25 @@ pub trait ConstraintKind: KindObject + Send + Sync + Debug {
     /// True for inequality constraints `C(x) <= 0`, which act only while `C > 0`.
     fn unilateral(&self) -> bool {
         false
+    }
+    /// True when the kind has [`ConstraintKind::second_order`]: its value, gradient and
+    /// Hessian in `f64`, which the Newton solver needs.
+    fn has_second_order(&self) -> bool {
+        false
+    }
+    /// `C(x)` of constraint `c` in `f64` at positions `x`, with `∇_a C` in `grad[a]` and the
+    /// second derivatives `∂²C / ∂x_a ∂x_b` in `hess[a][b]` (`a`, `b` over the constraint's
+    /// particles, in [`ConstraintKind::particles`] order). `None` for a kind without
+    /// [`ConstraintKind::has_second_order`].
+    fn second_order(
+        &self,
+        c: usize,
+        x: &[DVec3],
+        grad: &mut [DVec3; MAX_ARITY],
+        hess: &mut Hessian,
+    ) -> Option<f64> {
+        let _ = (c, x, grad, hess);
+        None
     }
     /// Every particle index the table stores, as one slice (renumbering goes through it).
     fn particle_indices_mut(&mut self) -> &mut [u32];

@@ -22,7 +22,7 @@ use super::{check_compliance, xpbd_delta_lambda, ConstraintKind, MAX_ARITY};
 use crate::error::check_index;
 use crate::error::{Result, WobbleError};
 use crate::geometry::packed::Packed4;
-use glam::Vec3;
+use glam::{DVec3, Vec3};
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
@@ -183,6 +183,24 @@ impl ConstraintKind for Tethers {
     }
     fn unilateral(&self) -> bool {
         true
+    }
+    fn has_second_order(&self) -> bool {
+        true
+    }
+    fn second_order(
+        &self,
+        c: usize,
+        x: &[DVec3],
+        grad: &mut [DVec3; MAX_ARITY],
+        hess: &mut super::Hessian,
+    ) -> Option<f64> {
+        Some(super::distance::pair_second_order(
+            x,
+            self.pairs[c],
+            self.rest[c],
+            grad,
+            hess,
+        ))
     }
 }
 

@@ -24,7 +24,7 @@ use crate::error::check_positive;
 use crate::error::{Result, WobbleError};
 use crate::geometry::packed::Packed4;
 use crate::geometry::volume::signed_tet_volume;
-use glam::Vec3;
+use glam::{DMat3, DVec3, Vec3};
 use std::sync::Mutex;
 
 /// One volume constraint per tetrahedron.
@@ -94,6 +94,71 @@ impl ConstraintKind for TetVolume {
     fn scale(&self) -> f32 {
         self.mean_rest()
     }
+    fn has_second_order(&self) -> bool {
+        true
+    }
+    fn second_order(
+        &self,
+        c: usize,
+        x: &[DVec3],
+        grad: &mut [DVec3; MAX_ARITY],
+        hess: &mut super::Hessian,
+    ) -> Option<f64> {
+        Some(tet_second_order(x, self.tets[c], self.rest[c], grad, hess))
+    }
+}
+
+/// `C = V - rest` in `f64`, `V = e1 · (e2 × e3) / 6` with `e_k = x_k - x_0`, its gradient and
+/// Hessian. `V` is linear in each edge vector, so `∂²V/∂e_k²` = 0, and
+/// `∂²V/∂e_a ∂e_b = ε_abk [e_k]× / 6` over the third edge `k` (`[v]×` the cross-product
+/// matrix); `x_0` enters every edge with a minus sign.
+fn tet_second_order(
+    x: &[DVec3],
+    tet: [u32; 4],
+    rest: f32,
+    grad: &mut [DVec3; MAX_ARITY],
+    hess: &mut super::Hessian,
+) -> f64 {
+    let p0 = x[tet[0] as usize];
+    let e = [1, 2, 3].map(|k| x[tet[k] as usize] - p0);
+    let sixth = 1.0 / 6.0;
+    grad[1] = e[1].cross(e[2]) * sixth;
+    grad[2] = e[2].cross(e[0]) * sixth;
+    grad[3] = e[0].cross(e[1]) * sixth;
+    grad[0] = -(grad[1] + grad[2] + grad[3]);
+    let cross = |v: DVec3| DMat3::from_cols(DVec3::new(0.0, v.z, -v.y), DVec3::new(-v.z, 0.0, v.x), DVec3::new(v.y, -v.x, 0.0)) * sixth;
+    // he[a][b] = ∂²V / ∂e_a ∂e_b: ∂(e_b × e_k)/∂e_b = -[e_k]× for the cyclic (a, b, k).
+    let mut he = [[DMat3::ZERO; 3]; 3];
+    for a in 0..3 {
+        let (b, k) = ((a + 1) % 3, (a + 2) % 3);
+        he[a][b] = -cross(e[k]);
+        he[b][a] = cross(e[k]);
+    }
+    // x_a for a >= 1 is e_(a-1); x_0 is minus every edge.
+    let sign = |a: usize, i: usize| -> f64 {
+        if a == 0 {
+            -1.0
+        } else if a == i + 1 {
+            1.0
+        } else {
+            0.0
+        }
+    };
+    for (a, row) in hess.iter_mut().enumerate() {
+        for (b, out) in row.iter_mut().enumerate() {
+            let mut m = DMat3::ZERO;
+            for (i, he_i) in he.iter().enumerate() {
+                for (j, block) in he_i.iter().enumerate() {
+                    let s = sign(a, i) * sign(b, j);
+                    if s != 0.0 {
+                        m += *block * s;
+                    }
+                }
+            }
+            *out = m;
+        }
+    }
+    e[0].dot(grad[1]) - rest as f64
 }
 
 /// The specialised scalar projection of tetrahedron volume constraints `range` (no dynamic
