@@ -238,3 +238,35 @@ fn render_refuses_what_a_world_scene_cannot_take_and_names_the_scenes() {
     let err = common::refused(&["render", "--scene", "drape", "--n", "1"]);
     assert!(!err.contains("panicked") && err.contains("drape"), "{err}");
 }
+
+#[test]
+fn the_newton_reference_runs_every_scene_it_can_solve_and_refuses_the_others_by_name() {
+    // As a new user would try it: every scene, default sizes but the large ones cut down.
+    for (scene, n) in [
+        ("cloth", Some("8")),
+        ("rope", None),
+        ("flag", Some("8")),
+        ("jelly", Some("1")),
+        ("cube", Some("2")),
+        ("drape", Some("12")),
+        ("tunnel", None),
+        ("stack", None),
+    ] {
+        let mut args = vec!["step", "--scene", scene, "--solver", "newton", "--steps", "2"];
+        args.extend(["--warmup", "0", "--json"]);
+        if let Some(n) = n {
+            args.extend(["--n", n]);
+        }
+        let o = common::wobble(&args);
+        if scene == "flag" {
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(!o.status.success(), "{scene}: bending accepted");
+            assert!(err.contains("dihedral_bending") && err.contains("newton"), "{err}");
+            continue;
+        }
+        assert!(o.status.success(), "{scene}: {}", String::from_utf8_lossy(&o.stderr));
+        let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(r["solver"].as_str(), Some("newton"), "{r}");
+        assert_eq!(r["finite"].as_bool(), Some(true), "{scene}: {r}");
+    }
+}

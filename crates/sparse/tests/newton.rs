@@ -236,3 +236,4 @@ fn stepping_with_newton_converges_every_substep_and_stays_finite() {
     // The multipliers it leaves are those of the converged step.
     let _: &dyn Solver = &newton;
 }
+
