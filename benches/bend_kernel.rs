@@ -40,7 +40,7 @@ fn hung(mut body: Body) -> Body {
 
 /// The local ids of table `t` (in `extra`) per color of the body's greedy coloring.
 fn colors_of(body: &Body, t: usize) -> Vec<Vec<u32>> {
-    let inc = Incidence::new(&body.constraints(), body.len()).expect("incidence");
+    let inc = Incidence::new(body.constraints(), body.len()).expect("incidence");
     let coloring = Coloring::greedy(&inc);
     let offsets = body.constraints().offsets();
     let (lo, hi) = (offsets[t + 1] as u32, offsets[t + 2] as u32);

@@ -31,7 +31,7 @@ fn hanging_cloth(n: usize) -> (Vec<Packed4>, DistanceConstraints, Vec<EdgeBatch>
     }
     let d = body.constraints().distance.clone();
     let particles = body.particles.x.len();
-    let inc = Incidence::new(&body.constraints(), particles).expect("incidence");
+    let inc = Incidence::new(body.constraints(), particles).expect("incidence");
     let coloring = Coloring::greedy(&inc);
     let batches = (0..coloring.colors())
         .map(|k| EdgeBatch::new(&d, coloring.color(k), particles).expect("independent colors"))

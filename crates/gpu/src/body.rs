@@ -46,7 +46,7 @@ pub struct GpuBody {
 
 /// What [`GpuBody::new`] refuses, in words: the parts of a body the kernels do not run.
 fn unsupported(body: &Body) -> Option<String> {
-    if let Some(kind) = unsupported_kind(&body.constraints()) {
+    if let Some(kind) = unsupported_kind(body.constraints()) {
         return Some(format!(
             "constraint kind '{kind}' (the GPU kernels project distance constraints and tethers only)"
         ));
@@ -102,7 +102,7 @@ impl GpuBody {
         }
         let n = body.len();
         // Other kinds were refused above: distance constraints and tethers are every constraint.
-        let rows = constraint_rows(&body.constraints());
+        let rows = constraint_rows(body.constraints());
         let m = rows.len();
         let too_many = |what: &'static str, len: usize| WobbleError::BadCount {
             name: what,
@@ -208,7 +208,7 @@ impl GpuBody {
         let setup = Setup {
             gpu,
             shared: &shared,
-            constraints: &body.constraints(),
+            constraints: body.constraints(),
             rows: &rows,
             positions: &x,
             particles: n,

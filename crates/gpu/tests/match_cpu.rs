@@ -318,7 +318,7 @@ fn residuals_read_back_per_iteration_match_the_cpu_step_loop() {
         let mut traced = GpuBody::new(&gpu, &body, kind).unwrap();
         let mut residuals = Vec::new();
         let report = traced
-            .step_with_residuals(&params, &body.constraints(), &mut residuals)
+            .step_with_residuals(&params, body.constraints(), &mut residuals)
             .unwrap();
         assert_eq!(report.submissions, 1 + params.iterations, "{name}");
         assert_eq!(residuals.len(), cpu_residuals.len(), "{name}");
@@ -340,7 +340,7 @@ fn residuals_read_back_per_iteration_match_the_cpu_step_loop() {
         traced.write_state(&body).unwrap();
         let mut again = Vec::new();
         traced
-            .step_with_residuals(&params, &body.constraints(), &mut again)
+            .step_with_residuals(&params, body.constraints(), &mut again)
             .unwrap();
         if name != "chebyshev" {
             // Chebyshev's probe of ρ ran in the first step; the second extrapolates.

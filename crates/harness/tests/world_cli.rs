@@ -252,7 +252,9 @@ fn the_newton_reference_runs_every_scene_it_can_solve_and_refuses_the_others_by_
         ("tunnel", None),
         ("stack", None),
     ] {
-        let mut args = vec!["step", "--scene", scene, "--solver", "newton", "--steps", "2"];
+        let mut args = vec![
+            "step", "--scene", scene, "--solver", "newton", "--steps", "2",
+        ];
         args.extend(["--warmup", "0", "--json"]);
         if let Some(n) = n {
             args.extend(["--n", n]);
@@ -261,10 +263,17 @@ fn the_newton_reference_runs_every_scene_it_can_solve_and_refuses_the_others_by_
         if scene == "flag" {
             let err = String::from_utf8_lossy(&o.stderr);
             assert!(!o.status.success(), "{scene}: bending accepted");
-            assert!(err.contains("dihedral_bending") && err.contains("newton"), "{err}");
+            assert!(
+                err.contains("dihedral_bending") && err.contains("newton"),
+                "{err}"
+            );
             continue;
         }
-        assert!(o.status.success(), "{scene}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{scene}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(r["solver"].as_str(), Some("newton"), "{r}");
         assert_eq!(r["finite"].as_bool(), Some(true), "{scene}: {r}");

@@ -123,7 +123,7 @@ fn every_kind_keeps_its_values_when_particles_are_renumbered() {
         }
     }
     // The residual sees every kind, the global one included.
-    let r0 = figures::residual(&body.constraints(), &x);
+    let r0 = figures::residual(body.constraints(), &x);
     let r1 = figures::residual(&renumbered, &xr);
     assert!(r0.is_finite() && r0 > 0.0);
     assert!((r0 - r1).abs() <= 1e-5 * r0);

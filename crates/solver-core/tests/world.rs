@@ -64,12 +64,12 @@ fn drape_folds_without_intersecting_itself_and_rests_on_the_sphere() {
     );
     // Resting on the sphere: the cloth's highest point lies on the sphere's top (radius 0.3 at
     // y = 0.3), within the thickness, and the cloth has stopped.
-    let x = &world.bodies().nth(0).unwrap().body().particles.x;
+    let x = &world.bodies().next().unwrap().body().particles.x;
     let top = x.iter().map(|p| p.y).fold(f32::MIN, f32::max);
     assert!((top - 0.6).abs() < 0.03, "top of the cloth at {top}");
     let vmax = world
         .bodies()
-        .nth(0)
+        .next()
         .unwrap()
         .body()
         .particles
@@ -166,7 +166,7 @@ fn stack_of_three_jellies_comes_to_rest_on_each_other() {
     let start_centre = |i: usize| STACK_STAGGER * i as f32;
     for i in 0..3 {
         let (lo, hi, centre) = extent(&world, i);
-        let volume = volume_ratio(&world.bodies().nth(i).unwrap().body()).unwrap();
+        let volume = volume_ratio(world.bodies().nth(i).unwrap().body()).unwrap();
         println!(
             "  block {i}: y {lo:.4}..{hi:.4}, centre ({:.4}, {:.4}, {:.4}), volume ratio \
              {volume:.4}",
@@ -263,7 +263,7 @@ fn on_obj_floor(mu: f32) -> (f32, f32) {
     for _ in 0..120 {
         world.step(&params).unwrap();
     }
-    let p = &world.bodies().nth(0).unwrap().body().particles;
+    let p = &world.bodies().next().unwrap().body().particles;
     let lowest = p.x.iter().map(|p| p.y).fold(f32::MAX, f32::min);
     let vx = p.v.iter().map(|v| v.x).sum::<f32>() / p.len() as f32;
     (lowest, vx)

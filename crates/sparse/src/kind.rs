@@ -4,7 +4,9 @@
 //! for tests that loop over every solver.
 
 use crate::{chebyshev, colored, Averaging, ColoringMethod, SolverOptions};
-use crate::{Chebyshev, Colored, GaussNewton, InnerSolve, Jacobi, Newton, NewtonOptions, ShuffledGaussSeidel};
+use crate::{
+    Chebyshev, Colored, GaussNewton, InnerSolve, Jacobi, Newton, NewtonOptions, ShuffledGaussSeidel,
+};
 use solver_core::error::check_count;
 use solver_core::{GaussSeidel, Solver, WobbleError};
 use std::str::FromStr;

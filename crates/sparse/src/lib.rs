@@ -52,11 +52,11 @@ pub use gauss_newton::{GaussNewton, InnerSolve};
 pub use gs::ShuffledGaussSeidel;
 pub use incidence::{CsrPattern, Incidence};
 pub use jacobi::Jacobi;
-pub use newton::{Newton, NewtonOptions, NewtonReport};
 pub use kind::{
     ChebyshevOptions, ColoredOptions, GaussNewtonOptions, JacobiOptions, SolverKind,
     SOLVER_ALIASES, SOLVER_NAMES,
 };
+pub use newton::{Newton, NewtonOptions, NewtonReport};
 pub use ordering::{apply_ordering, Ordering};
 pub use parallel::{Pool, MAX_THREADS};
 

@@ -71,6 +71,9 @@
 //! derivatives ([`solver_core::ConstraintKind::has_second_order`]: the bending kinds,
 //! Neo-Hookean tetrahedra) are refused at prepare.
 
+// Particle, block and row indices run side by side over several arrays, as in the matrix.
+#![allow(clippy::needless_range_loop)]
+
 use crate::jacobi::kind_at;
 use crate::ordering::{invert, reverse_cuthill_mckee};
 use nalgebra::DVector;
@@ -724,7 +727,9 @@ fn psd_part(term: &Hessian, k: usize) -> Hessian {
 
 /// True when both hold the same position bits.
 fn same(a: &Packed4, b: &Packed4) -> bool {
-    a.x.to_bits() == b.x.to_bits() && a.y.to_bits() == b.y.to_bits() && a.z.to_bits() == b.z.to_bits()
+    a.x.to_bits() == b.x.to_bits()
+        && a.y.to_bits() == b.y.to_bits()
+        && a.z.to_bits() == b.z.to_bits()
 }
 
 impl Solver for Newton {
@@ -780,8 +785,11 @@ impl Solver for Newton {
         for &p in &order {
             let start = self.nbr.len();
             self.nbr.push(self.block_of[p as usize]);
-            self.nbr
-                .extend(adjacency[p as usize].iter().map(|&q| self.block_of[q as usize]));
+            self.nbr.extend(
+                adjacency[p as usize]
+                    .iter()
+                    .map(|&q| self.block_of[q as usize]),
+            );
             self.nbr[start..].sort_unstable();
             let blocks = &self.nbr[start..];
             for _ in 0..3 {
@@ -932,14 +940,15 @@ impl Solver for Newton {
         if self.solve() {
             slope = self.slope();
         }
-        if !(slope < 0.0) {
+        let descends = |slope: f64| slope < 0.0;
+        if !descends(slope) {
             self.assemble(s, true);
             self.report.projected += 1;
             if self.solve() {
                 slope = self.slope();
             }
         }
-        let mut stalled = !(slope < 0.0);
+        let mut stalled = !descends(slope);
         if !stalled {
             let mut t = 1.0;
             stalled = true;

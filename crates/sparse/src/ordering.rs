@@ -106,7 +106,7 @@ pub fn apply_ordering(body: &mut Body, ordering: Ordering) -> Result<Vec<u32>, W
         Ordering::Natural => return Ok((0..n as u32).collect()),
         Ordering::Shuffled { seed } => shuffled(n, seed),
         Ordering::ReverseCuthillMcKee => {
-            let graph = particle_graph(&Incidence::without_entries(&body.constraints(), n)?);
+            let graph = particle_graph(&Incidence::without_entries(body.constraints(), n)?);
             invert(&reverse_cuthill_mckee(&graph.0, &graph.1))
         }
         Ordering::Morton => morton(body),

@@ -57,7 +57,11 @@ fn residual_from_outside(body: &Body, newton: &Newton, x_pred: &[DVec3], inv_dt2
 }
 
 fn prediction(body: &Body) -> Vec<DVec3> {
-    body.particles.x.iter().map(|q| q.xyz().as_dvec3()).collect()
+    body.particles
+        .x
+        .iter()
+        .map(|q| q.xyz().as_dvec3())
+        .collect()
 }
 
 /// The contraction factors of the iterations after the residual first fell below
@@ -83,8 +87,14 @@ fn compliant_cloth(n: usize, compliance: f32) -> Body {
 fn newton_converges_quadratically_near_the_solution_on_the_rope_and_the_cloth() {
     for (name, body) in [
         ("rigid rope", predicted(scenes::rope(32).unwrap(), 5)),
-        ("cloth, compliance 1e-6", predicted(compliant_cloth(23, 1e-6), 10)),
-        ("cloth, compliance 1e-7", predicted(compliant_cloth(23, 1e-7), 10)),
+        (
+            "cloth, compliance 1e-6",
+            predicted(compliant_cloth(23, 1e-6), 10),
+        ),
+        (
+            "cloth, compliance 1e-7",
+            predicted(compliant_cloth(23, 1e-7), 10),
+        ),
     ] {
         let (newton, _) = newton_on(&body, 150);
         let report = newton.report();
@@ -93,7 +103,10 @@ fn newton_converges_quadratically_near_the_solution_on_the_rope_and_the_cloth() 
         // below 0.1 by the third iteration, the last below 1e-2.
         let factors = near_solution_factors(report, 1e-3);
         assert!(!factors.is_empty(), "{name}: {factors:?} ({report:?})");
-        assert!(factors.iter().take(3).any(|&f| f < 0.1), "{name}: {factors:?}");
+        assert!(
+            factors.iter().take(3).any(|&f| f < 0.1),
+            "{name}: {factors:?}"
+        );
         assert!(factors.last().unwrap() < &1e-2, "{name}: {factors:?}");
     }
 }
@@ -103,12 +116,18 @@ fn the_reference_is_converged_to_its_stated_tolerance() {
     for (name, body) in [
         ("rigid rope", predicted(scenes::rope(32).unwrap(), 5)),
         ("compliant cloth", predicted(compliant_cloth(23, 1e-6), 10)),
-        ("compliant cloth, hanging still", predicted(compliant_cloth(16, 1e-6), 200)),
+        (
+            "compliant cloth, hanging still",
+            predicted(compliant_cloth(16, 1e-6), 200),
+        ),
     ] {
         let (newton, inv_dt2) = newton_on(&body, 150);
         let report = newton.report();
         let tol = NewtonOptions::default().tolerance;
-        assert!(report.converged && !report.at_floor, "{name}: not converged: {report:?}");
+        assert!(
+            report.converged && !report.at_floor,
+            "{name}: not converged: {report:?}"
+        );
         assert!(report.reduction() <= tol, "{name}: {report:?}");
         let outside = residual_from_outside(&body, &newton, &prediction(&body), inv_dt2);
         let r0 = report.residuals[0];
@@ -128,8 +147,15 @@ fn on_a_degenerate_rigid_cloth_the_report_says_it_did_not_converge() {
     let tol = NewtonOptions::default().tolerance;
     let outside = residual_from_outside(&body, &newton, &prediction(&body), inv_dt2);
     let r0 = report.residuals[0];
-    assert_eq!(report.converged, outside <= 2.0 * tol * r0, "{report:?}, outside {outside:e}");
-    assert!(report.converged || report.at_floor || report.residuals.len() == 151, "{report:?}");
+    assert_eq!(
+        report.converged,
+        outside <= 2.0 * tol * r0,
+        "{report:?}, outside {outside:e}"
+    );
+    assert!(
+        report.converged || report.at_floor || report.residuals.len() == 151,
+        "{report:?}"
+    );
     assert!(newton.positions_f64().iter().all(|p| p.is_finite()));
 }
 
@@ -137,7 +163,11 @@ fn on_a_degenerate_rigid_cloth_the_report_says_it_did_not_converge() {
 fn a_free_cloth_keeps_its_momentum_through_the_solve() {
     // Every constraint is translation invariant, so Σ m (x - x̃) = Σ Jᵀ λ sums to zero.
     let mut free = scenes::analytic::free_cloth(12).unwrap();
-    free.constraints_mut().distance.compliance.iter_mut().for_each(|a| *a = 1e-6);
+    free.constraints_mut()
+        .distance
+        .compliance
+        .iter_mut()
+        .for_each(|a| *a = 1e-6);
     let body = predicted(free, 3);
     let (newton, _) = newton_on(&body, 100);
     // It barely moves (r₀ ~ 5e-8 m): the floor of f64 comes before 1e-10 of r₀.
@@ -153,7 +183,10 @@ fn a_free_cloth_keeps_its_momentum_through_the_solve() {
         scale += d.length();
     }
     assert!(scale > 0.0, "the solve moved nothing");
-    assert!(moved.length() <= 1e-9 * scale, "Σ m Δx = {moved} against Σ |m Δx| = {scale}");
+    assert!(
+        moved.length() <= 1e-9 * scale,
+        "Σ m Δx = {moved} against Σ |m Δx| = {scale}"
+    );
 }
 
 #[test]
@@ -193,7 +226,8 @@ fn second_derivatives_match_finite_differences_of_the_gradient() {
                         let fd = (gp[a] - gm[a]) / (2.0 * eps);
                         let exact = hess[a][b].col(axis);
                         assert!(
-                            (fd - exact).abs().max_element() < 1e-5 * (1.0 + exact.abs().max_element()),
+                            (fd - exact).abs().max_element()
+                                < 1e-5 * (1.0 + exact.abs().max_element()),
                             "{} {c}: ∂²C/∂x{a}∂x{b}[{axis}] = {exact} against {fd}",
                             kind.name()
                         );
@@ -209,23 +243,34 @@ fn second_derivatives_match_finite_differences_of_the_gradient() {
 #[test]
 fn newton_refuses_kinds_without_second_derivatives_and_bad_options() {
     let mut flag = scenes::flag(8).unwrap();
-    let mut solver = SolverKind::REFERENCE.build(&SolverOptions::default()).unwrap();
+    let mut solver = SolverKind::REFERENCE
+        .build(&SolverOptions::default())
+        .unwrap();
     let err = step(&mut flag, &StepParams::default(), solver.as_mut(), None).unwrap_err();
     match &err {
         WobbleError::Unsupported(msg) => assert!(msg.contains("bending"), "{msg}"),
         other => panic!("expected Unsupported, got {other:?}"),
     }
     for tolerance in [0.0, 1.0, f64::NAN, -1e-3] {
-        assert!(Newton::new(NewtonOptions { tolerance }).is_err(), "{tolerance}");
+        assert!(
+            Newton::new(NewtonOptions { tolerance }).is_err(),
+            "{tolerance}"
+        );
     }
-    assert_eq!("newton".parse::<SolverKind>().unwrap(), SolverKind::REFERENCE);
+    assert_eq!(
+        "newton".parse::<SolverKind>().unwrap(),
+        SolverKind::REFERENCE
+    );
 }
 
 #[test]
 fn stepping_with_newton_converges_every_substep_and_stays_finite() {
     let mut body = compliant_cloth(10, 1e-6);
     let mut newton = Newton::new(NewtonOptions::default()).unwrap();
-    let params = StepParams { iterations: 100, ..Default::default() };
+    let params = StepParams {
+        iterations: 100,
+        ..Default::default()
+    };
     for k in 0..10 {
         step(&mut body, &params, &mut newton, None).unwrap();
         let report = newton.report();
@@ -236,4 +281,3 @@ fn stepping_with_newton_converges_every_substep_and_stays_finite() {
     // The multipliers it leaves are those of the converged step.
     let _: &dyn Solver = &newton;
 }
-

@@ -59,8 +59,8 @@ fn every_ordering_is_a_permutation_that_keeps_the_rest_state_figures() {
             "{name}"
         );
         assert_eq!(
-            figures::residual(&body.constraints(), &body.particles.x),
-            figures::residual(&original.constraints(), &original.particles.x),
+            figures::residual(body.constraints(), &body.particles.x),
+            figures::residual(original.constraints(), &original.particles.x),
             "{name}"
         );
         // Every reference moved with its particle.
@@ -210,7 +210,7 @@ fn rcm_handles_disconnected_graphs_and_isolated_particles() {
     assert_eq!(new_index[1].abs_diff(new_index[2]), 1);
     assert_eq!(new_index[4].abs_diff(new_index[5]), 1);
     let body = scenes::rope(6).unwrap();
-    let (off, nb) = particle_graph(&Incidence::new(&body.constraints(), body.len()).unwrap());
+    let (off, nb) = particle_graph(&Incidence::new(body.constraints(), body.len()).unwrap());
     assert_eq!(off, vec![0, 1, 3, 5, 7, 9, 10]);
     assert_eq!(&nb[..3], &[1, 0, 2]);
 }

@@ -56,7 +56,7 @@ fn newton_prepare_panicked_on_the_empty_row_of_a_global_kind() {
         let global = body.constraints().kinds().filter(|k| k.is_global()).count();
         assert_eq!(global, 1, "the jelly has one global volume constraint");
         let mut newton = GaussNewton::new(method, Default::default()).unwrap();
-        newton.prepare(&body.constraints(), body.len()).unwrap();
+        newton.prepare(body.constraints(), body.len()).unwrap();
         // Every row holds its diagonal, and the distance rows their neighbours too.
         assert!(newton.nnz() > rows, "{method:?}: nnz {}", newton.nnz());
         let (rise, stretch) = run(&mut body, &mut newton, 1.0 / 60.0, 240);

@@ -267,7 +267,7 @@ fn colored_reports_six_colors_on_the_cloth_and_matches_serial_gs_per_color() {
     // One colored iteration equals Gauss-Seidel in color order (constraints of a color are
     // independent, so their order inside the color does not matter).
     let mut order = Vec::new();
-    let inc = sparse::Incidence::new(&body.constraints(), body.len()).unwrap();
+    let inc = sparse::Incidence::new(body.constraints(), body.len()).unwrap();
     let coloring = sparse::Coloring::greedy(&inc);
     for k in 0..coloring.colors() {
         order.extend_from_slice(coloring.color(k));
@@ -327,7 +327,7 @@ fn colored_writes_the_multipliers_back_after_the_last_iteration() {
 #[test]
 fn colored_leaves_the_last_substeps_multipliers_after_a_substepped_step() {
     let body = scenes::cloth(12).unwrap();
-    let inc = sparse::Incidence::new(&body.constraints(), body.len()).unwrap();
+    let inc = sparse::Incidence::new(body.constraints(), body.len()).unwrap();
     let coloring = sparse::Coloring::greedy(&inc);
     let order = (0..coloring.colors())
         .flat_map(|k| coloring.color(k).to_vec())

@@ -18,7 +18,7 @@ fn tuples(n: usize, ids: Vec<Vec<u32>>) -> (Constraints, usize) {
 #[test]
 fn incidence_rows_follow_constraint_slots_and_transpose_matches_nalgebra() {
     let body = cloth_with_extra_kinds(6);
-    let inc = Incidence::new(&body.constraints(), body.len()).unwrap();
+    let inc = Incidence::new(body.constraints(), body.len()).unwrap();
     assert_eq!(inc.constraints(), body.constraints().len());
     assert_eq!(inc.particles(), body.len());
     let mut g = 0;
@@ -62,7 +62,7 @@ fn incidence_rejects_out_of_range_particles() {
 fn cloth_colors_greedily_in_six_balanced_colors() {
     for n in [4, 16, 33] {
         let body = scenes::cloth(n).unwrap();
-        let inc = Incidence::new(&body.constraints(), body.len()).unwrap();
+        let inc = Incidence::new(body.constraints(), body.len()).unwrap();
         let coloring = Coloring::greedy(&inc);
         coloring.check(&inc).unwrap();
         assert_eq!(coloring.colors(), 6, "n = {n}");
@@ -86,7 +86,7 @@ fn cloth_colors_greedily_in_six_balanced_colors() {
 #[test]
 fn rope_colors_in_two() {
     let body = scenes::rope(50).unwrap();
-    let inc = Incidence::new(&body.constraints(), body.len()).unwrap();
+    let inc = Incidence::new(body.constraints(), body.len()).unwrap();
     let greedy = Coloring::greedy(&inc);
     greedy.check(&inc).unwrap();
     assert_eq!(greedy.colors(), 2);
@@ -98,7 +98,7 @@ fn rope_colors_in_two() {
 #[test]
 fn arity_three_and_one_constraints_are_colored_with_the_distance_ones() {
     let body = cloth_with_extra_kinds(8);
-    let inc = Incidence::new(&body.constraints(), body.len()).unwrap();
+    let inc = Incidence::new(body.constraints(), body.len()).unwrap();
     for coloring in [
         Coloring::greedy(&inc),
         Coloring::randomized(&inc, 7, 2.0).unwrap(),
@@ -139,7 +139,7 @@ fn checker_catches_a_conflict() {
 #[test]
 fn randomized_coloring_is_seeded_and_rejects_bad_shrink() {
     let body = scenes::cloth(12).unwrap();
-    let inc = Incidence::new(&body.constraints(), body.len()).unwrap();
+    let inc = Incidence::new(body.constraints(), body.len()).unwrap();
     let a = Coloring::randomized(&inc, 5, 2.0).unwrap();
     let b = Coloring::randomized(&inc, 5, 2.0).unwrap();
     assert_eq!(a, b);
@@ -212,8 +212,8 @@ proptest! {
 #[test]
 fn incidence_without_entries_matches_the_full_one() {
     let body = cloth_with_extra_kinds(7);
-    let full = Incidence::new(&body.constraints(), body.len()).unwrap();
-    let lean = Incidence::without_entries(&body.constraints(), body.len()).unwrap();
+    let full = Incidence::new(body.constraints(), body.len()).unwrap();
+    let lean = Incidence::without_entries(body.constraints(), body.len()).unwrap();
     assert_eq!(full.constraint_particles, lean.constraint_particles);
     assert_eq!(full.particle_constraints, lean.particle_constraints);
     assert!(lean.particle_entries.is_empty());

@@ -42,7 +42,7 @@ fn tiled(tile: usize, threads: usize) -> Colored {
 /// all lie in the tile; then per seam tile (tiles shifted by half a tile) its colors' other
 /// constraints that lie in it; then per color every other constraint (long edges, other kinds).
 fn tile_order(body: &Body, tile: usize) -> Vec<u32> {
-    let inc = Incidence::new(&body.constraints(), body.len()).unwrap();
+    let inc = Incidence::new(body.constraints(), body.len()).unwrap();
     let coloring = Coloring::greedy(&inc);
     let nd = body.constraints().distance.len();
     let tile_of = |g: u32, shift: usize| {
@@ -183,18 +183,18 @@ fn bodies_without_locality_or_too_small_are_swept_whole() {
     apply_ordering(&mut shuffled, Ordering::Shuffled { seed: 7 }).unwrap();
     let mut colored = tiled(64, 1);
     colored
-        .prepare(&shuffled.constraints(), shuffled.len())
+        .prepare(shuffled.constraints(), shuffled.len())
         .unwrap();
     assert_eq!(colored.tile_report().tiles, 0);
     // Fewer than four tiles' worth of particles (225 < 4 x 64).
     let small = scenes::cloth(15).unwrap();
-    colored.prepare(&small.constraints(), small.len()).unwrap();
+    colored.prepare(small.constraints(), small.len()).unwrap();
     assert_eq!(colored.tile_report().tiles, 0);
     // The natural numbering of the same cloth is tiled; every distance constraint is either in
     // a tile or in the whole-body sweep, and the multipliers cover them all.
     let natural = scenes::cloth(32).unwrap();
     colored
-        .prepare(&natural.constraints(), natural.len())
+        .prepare(natural.constraints(), natural.len())
         .unwrap();
     let report = colored.tile_report();
     assert_eq!(report.tiles, 16);

@@ -76,7 +76,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
         solvers: a.solvers.clone(),
         iters: if q { 20 } else { 50 },
         warm: 10,
-        reps: if q { 3 } else { 5 },
+        reps: 3,
         stretch_iters: by_mode("1,4,16", "1,2,4,8,16,32"),
         stretch_steps: if q { 60 } else { 120 },
         threads: 1,
@@ -104,12 +104,12 @@ pub fn plan(a: &ReportArgs) -> Plan {
             }
         } else {
             Budget {
-                steps: 100,
+                steps: 60,
                 min_steps: 5,
-                warmup: 20,
-                target_s: 0.5,
+                warmup: 10,
+                target_s: 0.25,
                 timeout_s: 60.0,
-                budget_s: 180.0,
+                budget_s: 90.0,
             }
         },
         common: common.clone(),
@@ -130,14 +130,14 @@ pub fn plan(a: &ReportArgs) -> Plan {
         solvers: vec![SolverArg::Gs, SolverArg::Colored, SolverArg::Jacobi],
         iters: 8,
         cachegrind_sizes: by_mode("23", "23,32,128"),
-        cachegrind_steps: by_mode("3,10", "10,60"),
+        cachegrind_steps: by_mode("3,10", "10,30"),
         cachegrind_bin: None,
         build_cachegrind_bin: !q && !a.no_build,
         no_cachegrind: false,
         // The scale sweep's steps and timeouts, aiming at shorter timings in less time.
         budget: Budget {
-            target_s: if q { 0.05 } else { 0.3 },
-            budget_s: if q { 10.0 } else { 150.0 },
+            target_s: if q { 0.05 } else { 0.15 },
+            budget_s: if q { 10.0 } else { 75.0 },
             ..scale.budget.clone()
         },
         common: common.clone(),

@@ -211,7 +211,13 @@ impl ConstraintKind for DistanceConstraints {
         grad: &mut [DVec3; MAX_ARITY],
         hess: &mut super::Hessian,
     ) -> Option<f64> {
-        Some(pair_second_order(x, self.pairs[c], self.rest[c], grad, hess))
+        Some(pair_second_order(
+            x,
+            self.pairs[c],
+            self.rest[c],
+            grad,
+            hess,
+        ))
     }
     fn scale(&self) -> f32 {
         self.mean_rest()

@@ -126,9 +126,16 @@ fn tet_second_order(
     grad[2] = e[2].cross(e[0]) * sixth;
     grad[3] = e[0].cross(e[1]) * sixth;
     grad[0] = -(grad[1] + grad[2] + grad[3]);
-    let cross = |v: DVec3| DMat3::from_cols(DVec3::new(0.0, v.z, -v.y), DVec3::new(-v.z, 0.0, v.x), DVec3::new(v.y, -v.x, 0.0)) * sixth;
+    let cross = |v: DVec3| {
+        DMat3::from_cols(
+            DVec3::new(0.0, v.z, -v.y),
+            DVec3::new(-v.z, 0.0, v.x),
+            DVec3::new(v.y, -v.x, 0.0),
+        ) * sixth
+    };
     // he[a][b] = ∂²V / ∂e_a ∂e_b: ∂(e_b × e_k)/∂e_b = -[e_k]× for the cyclic (a, b, k).
     let mut he = [[DMat3::ZERO; 3]; 3];
+    #[allow(clippy::needless_range_loop)]
     for a in 0..3 {
         let (b, k) = ((a + 1) % 3, (a + 2) % 3);
         he[a][b] = -cross(e[k]);

@@ -180,7 +180,7 @@ impl Scale {
                 conv_n: 23,
                 conv_iters: 400,
                 stretch_n: 32,
-                energy_steps: 3_000,
+                energy_steps: 1_200,
                 parallel_n: 128,
                 target_s: 0.3,
                 jelly_n: 3,

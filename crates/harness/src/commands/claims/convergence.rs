@@ -300,15 +300,17 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
         SolverKind::GaussNewton(InnerSolve::Direct, Default::default()),
         1,
     ))? {
-        Ok(mut s) => {
-            or_note(crate::measure::residuals::residual_curve(&base, s.as_mut(), 12))?.ok()
-        }
+        Ok(mut s) => or_note(crate::measure::residuals::residual_curve(
+            &base,
+            s.as_mut(),
+            12,
+        ))?
+        .ok(),
         Err(_) => None,
     };
     let nd_factors = nd.as_ref().map(|c| contractions(c, 8)).unwrap_or_default();
-    let nd_geo = (nd_factors.iter().map(|x| x.ln()).sum::<f64>()
-        / nd_factors.len().max(1) as f64)
-        .exp();
+    let nd_geo =
+        (nd_factors.iter().map(|x| x.ln()).sum::<f64>() / nd_factors.len().max(1) as f64).exp();
     let newton_factors = ref_report.contractions();
     let tail: Vec<f64> = newton_factors.iter().rev().take(3).rev().copied().collect();
     let newton_quadratic = tail.last().is_some_and(|&f| f < 1e-2);

@@ -54,7 +54,7 @@ fn curves(
 ) -> Result<(Vec<f64>, Vec<f64>), Error> {
     let mut body = upload(gpu, a, base, name)?;
     let mut r = Vec::with_capacity(a.iters);
-    body.step_with_residuals(&params(a.iters), &base.constraints(), &mut r)
+    body.step_with_residuals(&params(a.iters), base.constraints(), &mut r)
         .map_err(gpu_error)?;
     let curve: Vec<f64> = std::iter::once(r0)
         .chain(r.into_iter().map(f64::from))
