@@ -75,8 +75,9 @@ pub enum Averaging {
     /// constraint count, the positions following the multiplier: converges to the true XPBD
     /// equilibrium and conserves momentum (the default).
     Constraint,
-    /// Macklin et al. 2014: each particle's summed correction divided by its count of active
-    /// constraints and relaxed by ω, the multipliers unscaled. It converges to a different,
+    /// A hybrid: Macklin et al. 2014's (PBD) averaging, each particle's summed correction
+    /// divided by its count of active constraints and relaxed by ω, with XPBD multipliers left
+    /// unscaled. It converges to a different,
     /// softer equilibrium and does not conserve a free body's momentum (`wobble claims` C13 and
     /// C14 give the figures); kept to measure it.
     Particle,

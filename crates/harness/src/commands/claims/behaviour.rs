@@ -608,7 +608,7 @@ pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
         source: src,
         text,
         measured: format!(
-            "dt = 1/120, 1/60, 1/30, 1/15, 8 iterations, no damping; {steps} steps per gs run (judged); {} per run of the other solvers at those dts ({C6_REPORTED_S} s simulated: reported, not judged, so an instability of theirs later than that would go unseen); the judged runs had their largest one-step rise by {:.1} s simulated at the latest (step {}); runs {}: largest rise above the start {:.2e} of |E(0)| ({}); largest rise in one step {:.2e} of |E(0)| ({}; the energy falls overall and rises in single steps as it sloshes between kinetic and gravitational, the velocity being the position change over the step); runs that rose above the start or diverged: {}{}",
+            "dt = 1/120, 1/60, 1/30, 1/15, 8 iterations, no damping; {steps} steps per gs run (judged); {} per run of the other solvers at those dts ({C6_REPORTED_S} s simulated: reported, not judged, so an instability of theirs later than that would go unseen); the judged runs had their largest one-step rise by {:.1} s simulated at the latest (step {}); runs {}: largest rise above the start {:.2e} of |E(0)| ({}); largest rise in one step {:.2e} of |E(0)| ({}); runs that rose above the start or diverged: {}{}",
             if any_reported {
                 format!(
                     "{} steps",

@@ -40,19 +40,19 @@ pub struct Variant {
 /// consistent form, plain Jacobi, Chebyshev on both averagings, and the reference gs.
 pub const VARIANTS: &[Variant] = &[
     Variant {
-        label: "jacobi, per-particle averaging (Macklin 2014), omega 1",
+        label: "jacobi, hybrid: per-particle averaging, XPBD multipliers, omega 1",
         solver: SolverArg::Jacobi,
         average: Averaging::Particle,
         omega: 1.0,
     },
     Variant {
-        label: "jacobi, per-particle averaging (Macklin 2014), omega 1.5",
+        label: "jacobi, hybrid: per-particle averaging, XPBD multipliers, omega 1.5",
         solver: SolverArg::Jacobi,
         average: Averaging::Particle,
         omega: 1.5,
     },
     Variant {
-        label: "chebyshev, per-particle averaging",
+        label: "chebyshev, hybrid: per-particle averaging, XPBD multipliers",
         solver: SolverArg::Chebyshev,
         average: Averaging::Particle,
         omega: 1.0,
@@ -205,10 +205,20 @@ fn show(f: &Result<f64, String>) -> String {
     }
 }
 
+/// The hybrid's closed-form stretch error on the hanging chain of `n` particles: at its fixed
+/// point segment k (k particles below it) is stretched `(2k - 1) / (ω k)` times the exact
+/// amount (each particle's two corrections are averaged while the multipliers are not), so
+/// the worst relative error is `max_k |(2k - 1) / (ω k) - 1|` over k = 1..n-1.
+pub fn hybrid_chain_error(omega: f64, n: usize) -> f64 {
+    (1..n)
+        .map(|k| ((2 * k - 1) as f64 / (omega * k as f64) - 1.0).abs())
+        .fold(0.0, f64::max)
+}
+
 /// C13: Jacobi with constraint averaging converges to the constraints' solution.
 pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
     let source = "Macklin, Müller, Chentanez, Kim 2014, \"Unified particle physics for real-time applications\", §4.2";
-    let text = "Jacobi iteration with constraint averaging (each particle's summed corrections divided by its number of constraints) and over-relaxation ω converges, to the same solution as Gauss-Seidel, only more slowly (paraphrase)";
+    let text = "a check of the project's hybrid, not of the source as it stands: Macklin et al. 2014 average each particle's summed corrections by its number of constraints, with over-relaxation ω, in plain PBD (the paper predates XPBD) and say the iteration converges, to the same solution as Gauss-Seidel, only more slowly (paraphrase); tested here is that averaging combined with unscaled XPBD multipliers (`Averaging::Particle`), whose fixed point has a closed form given beside each measurement";
     let params = |iterations| StepParams {
         iterations,
         damping: CHAIN_DAMPING,
@@ -269,8 +279,16 @@ pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
             color: Some(k),
             ..Series::xy(v.label, [few as f64, many as f64], &errors)
         });
+        let closed = if v.average == Averaging::Particle {
+            format!(
+                "; closed form {:.4e}",
+                hybrid_chain_error(v.omega as f64, CHAIN_N)
+            )
+        } else {
+            String::new()
+        };
         figures.push(format!(
-            "{}: {} after {many} iterations ({} after {few})",
+            "{}: {} after {many} iterations ({} after {few}){closed}",
             v.label,
             show(&at[1]),
             show(&at[0])
@@ -310,7 +328,7 @@ pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
 /// C14: internal constraints conserve momentum, with Jacobi's averaging too.
 pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
     let source = "Müller, Heidelberger, Hennix, Ratcliff 2007, \"Position based dynamics\", §3.3, with the Jacobi averaging of Macklin et al. 2014, §4.2";
-    let text = "projecting internal constraints conserves linear momentum (corrections weighted by inverse mass), also when a Jacobi solve averages them per particle (paraphrase)";
+    let text = "projecting internal constraints conserves linear momentum (corrections weighted by inverse mass) (Müller 2007, paraphrase); no source claims it for per-particle averaging, so the averaged variants are checks of the project's hybrid (Macklin 2014's per-particle averaging with unscaled XPBD multipliers), whose corrections are no longer weighted by inverse mass alone";
     let n = if ctx.quick { 12 } else { 16 };
     let params = StepParams::default();
     let path = ctx.path("c14.csv");
@@ -435,6 +453,37 @@ pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_hybrids_closed_form_gives_the_chain_errors_of_the_review() {
+        // 8/9 at ω = 1 (the top segment of a 10-particle chain), 1/3 at ω = 1.5 (the bottom).
+        assert!((hybrid_chain_error(1.0, 10) - 8.0 / 9.0).abs() < 1e-12);
+        assert!((hybrid_chain_error(1.5, 10) - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(hybrid_chain_error(1.0, 2), 0.0);
+    }
+
+    #[test]
+    fn the_measured_hybrid_chain_matches_its_closed_form() {
+        for omega in [1.0f32, 1.5] {
+            let kind = sparse::SolverKind::Jacobi(JacobiOptions {
+                omega,
+                average: Averaging::Particle,
+            });
+            let mut solver = kind.build(&sparse::SolverOptions::default()).unwrap();
+            let params = StepParams {
+                iterations: 200,
+                damping: CHAIN_DAMPING,
+                ..Default::default()
+            };
+            let f = hanging_chain(solver.as_mut(), &params).unwrap();
+            let closed = hybrid_chain_error(omega as f64, CHAIN_N);
+            assert!(
+                (f.worst - closed).abs() < 1e-3 * closed,
+                "ω {omega}: {} vs {closed}",
+                f.worst
+            );
+        }
+    }
 
     #[test]
     fn the_rule_confirms_when_every_literature_variant_is_within_the_limit_and_refutes_when_none_is(
