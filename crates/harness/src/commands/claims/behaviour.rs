@@ -168,7 +168,7 @@ pub fn enough_from(ks: &[usize], distance: &[f64], tol: f64) -> Option<usize> {
 /// C5's and C12's experiment on one body: how many iterations per step before its motion is
 /// indistinguishable from a converged solve's.
 struct ToConverged<'a> {
-    /// The CSV is `<stem>.csv`, the plot `<stem>`.
+    /// The CSV is `<stem>.csv`.
     stem: &'a str,
     /// The CSV's columns (each run's cells come from the claim).
     header: &'a [&'a str],
@@ -176,12 +176,6 @@ struct ToConverged<'a> {
     its: &'a [usize],
     /// Steps of every run, from rest.
     steps: usize,
-    /// The plot's title.
-    title: String,
-    /// The body as the tolerance's label names it.
-    body: &'a str,
-    /// The tolerance's decimals of mm in its label.
-    decimals: usize,
 }
 
 /// What a [`ToConverged`] experiment found.
@@ -190,11 +184,7 @@ struct Found {
     runs: Vec<Trace>,
     /// Each run's mean RMS distance to the converged run, in metres.
     dist: Vec<f64>,
-    /// 1% of the body's size, in metres.
-    tol: f64,
-    /// The fewest count from which on every tested count stays within `tol`.
-    enough: Option<usize>,
-    /// The CSV and the plot.
+    /// The CSV.
     files: Vec<PathBuf>,
 }
 
@@ -209,7 +199,6 @@ impl ToConverged<'_> {
         spec: impl Fn(usize) -> Spec,
         cells: impl Fn(usize, &Trace, f64) -> Vec<String>,
     ) -> Result<Result<Found, String>, Error> {
-        let tol = 0.01 * reference.size;
         let path = ctx.path(&format!("{}.csv", self.stem));
         let mut w = RowWriter::create(&path, self.header)?;
         let mut runs = Vec::with_capacity(self.its.len());
@@ -224,22 +213,8 @@ impl ToConverged<'_> {
             runs.push(t.trace);
             dist.push(d);
         }
-        let enough = enough_from(self.its, &dist, tol);
-        let tol_name = format!(
-            "tolerance {:.*} mm (1% of the {})",
-            self.decimals,
-            tol * 1e3,
-            self.body
-        );
-        let plot = distance_plot(self.title.clone(), self.its, &dist, tol, &tol_name);
-        let files = ctx.files(path, &[(&plot, self.stem)])?;
-        Ok(Ok(Found {
-            runs,
-            dist,
-            tol,
-            enough,
-            files,
-        }))
+        let files = vec![path];
+        Ok(Ok(Found { runs, dist, files }))
     }
 }
 
@@ -265,12 +240,19 @@ pub fn fmt(v: &[f64]) -> String {
         .join(", ")
 }
 
-/// The plot of C5 and C12: gs's distance to the converged run against iterations, the
-/// tolerance, and where the curve first crosses it.
-fn distance_plot(title: String, its: &[usize], dist: &[f64], tol: f64, tol_name: &str) -> Plot {
+/// The plot of C5 and C12: the judged figure against iterations, its tolerance, and where
+/// the curve first crosses it.
+fn judged_plot(
+    title: String,
+    y_label: &str,
+    its: &[usize],
+    value: &[f64],
+    tol: f64,
+    tol_name: &str,
+) -> Plot {
     let max_it = its.last().map_or(1.0, |&k| k as f64);
     let mut series = vec![
-        Series::xy("gs", its.iter().map(|&i| i as f64), dist),
+        Series::xy("gs", its.iter().map(|&i| i as f64), value),
         level(
             tol_name,
             (its.first().map_or(1.0, |&k| k as f64), max_it),
@@ -285,15 +267,52 @@ fn distance_plot(title: String, its: &[usize], dist: &[f64], tol: f64, tol_name:
             0,
         ));
     }
-    Plot::new(
-        title,
-        "iterations per step",
-        "mean RMS distance to the converged run (m)",
-        series,
-    )
-    .log_x()
-    .log_y()
+    Plot::new(title, "iterations per step", y_label, series)
+        .log_x()
+        .log_y()
 }
+
+/// The verdict at each tolerance of a sweep (`k` from [`enough_from`]), written to
+/// `<stem>_sweep.csv`; returns the file and the sweep in words.
+fn tolerance_sweep(
+    ctx: &Ctx,
+    stem: &str,
+    its: &[usize],
+    excess: &[f64],
+    tols: &[f64],
+    verdict: impl Fn(Option<usize>) -> super::claim::Verdict,
+    unit: impl Fn(f64) -> String,
+) -> Result<(PathBuf, String), Error> {
+    let path = ctx.path(&format!("{stem}_sweep.csv"));
+    let mut w = RowWriter::create(&path, &["tolerance", "enough_from", "verdict"])?;
+    let mut words = Vec::new();
+    for &tol in tols {
+        let k = enough_from(its, excess, tol);
+        let v = verdict(k);
+        w.record(&[
+            tol.to_string(),
+            k.map_or("none".into(), |k| k.to_string()),
+            v.word().to_string(),
+        ])?;
+        words.push(format!(
+            "{}: {} ({})",
+            unit(tol),
+            k.map_or("none tested".into(), |k| format!("k = {k}")),
+            v.word()
+        ));
+    }
+    Ok((path, words.join(", ")))
+}
+
+/// C5's tolerance on the mean stretch above the converged run's (fraction of rest length),
+/// and the sweep shown beside it.
+pub const C5_TOLERANCE: f64 = 0.05;
+const C5_SWEEP: [f64; 5] = [0.01, 0.02, 0.05, 0.1, 0.2];
+
+/// C12's tolerance on the mean volume deficit above the converged run's (fraction of the rest
+/// volume), and the sweep shown beside it.
+pub const C12_TOLERANCE: f64 = 0.005;
+const C12_SWEEP: [f64; 5] = [0.001, 0.002, 0.005, 0.01, 0.02];
 
 /// C5: cloth needs ten-odd iterations before it stops looking like rubber bands.
 pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
@@ -326,9 +345,6 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
         ],
         its: &its,
         steps,
-        title: format!("C5: distance to a converged run ({reference_its} iterations), gs, cloth n={n}, {steps} steps"),
-        body: "cloth",
-        decimals: 0,
     };
     let cells = |it: usize, t: &Trace, d: f64| {
         vec![
@@ -343,9 +359,29 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
         Ok(found) => found,
         Err(note) => return Ok(Claim::untestable("C5", GODOT, text, note)),
     };
-    let (dist, tol, k) = (&found.dist, found.tol, found.enough);
+    let dist = &found.dist;
     let stretch: Vec<f64> = found.runs.iter().map(Trace::stretch_mean_avg).collect();
+    // In the claim's terms: a rubber-band cloth is a stretched one. The excess of the run's
+    // mean stretch over the converged run's decides, over a sweep of the tolerance.
+    let reference_stretch = reference.trace.stretch_mean_avg();
+    let excess: Vec<f64> = stretch.iter().map(|s| s - reference_stretch).collect();
+    let k = enough_from(&its, &excess, C5_TOLERANCE);
     let verdict = rules::c5(k);
+    let (sweep_csv, sweep) =
+        tolerance_sweep(ctx, "c5", &its, &excess, &C5_SWEEP, rules::c5, |t| {
+            format!("{:.0}%", 100.0 * t)
+        })?;
+    let mut files = found.files;
+    files.push(sweep_csv);
+    let plot = judged_plot(
+        format!("C5: mean stretch above the converged run's ({reference_its} iterations), gs, cloth n={n}, {steps} steps"),
+        "mean stretch above the converged run's (fraction of rest length)",
+        &its,
+        &excess,
+        C5_TOLERANCE,
+        &format!("tolerance {:.0}%", 100.0 * C5_TOLERANCE),
+    );
+    files.extend(plot.save(&ctx.path("c5"))?);
     let max_it = *its.last().unwrap_or(&1) as f64;
     Ok(Claim {
         id: "C5",
@@ -357,14 +393,14 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
             100.0 * reference.trace.stretch_mean_avg(),
             its.iter().zip(dist).map(|(k, d)| format!("{k} it {:.1} mm", d * 1e3)).collect::<Vec<_>>().join(", "),
             its.iter().zip(&stretch).map(|(k, s)| format!("{k} it {:.2}%", 100.0 * s)).collect::<Vec<_>>().join(", "),
-        ),
-        rule: format!("a count is enough when the run stays within {:.0} mm (1% of the cloth's size) of the converged run, averaged over the run, at it and every higher tested count; k = the fewest such. 十几 (ten-odd) is 10-19: confirmed if 10 <= k <= 19, partly if 8 <= k <= 24 otherwise, refuted if k < 8, k > 24 or never", tol * 1e3),
+        ) + &format!(". The verdict over the tolerance on the stretch above the converged run's (c5_sweep.csv): {sweep}"),
+        rule: format!("a count is enough when the run's mean stretch (averaged over the run) is at most {:.0}% of the rest length above the converged run's, at it and every higher tested count; k = the fewest such (the distances are reported, not judged). 十几 (ten-odd) is 10-19: confirmed if 10 <= k <= 19, partly if 8 <= k <= 24 otherwise, refuted if k < 8, k > 24 or never", 100.0 * C5_TOLERANCE),
         verdict,
         decision: Decision::exact(
             format!("enough from {} iterations", k.map_or(format!("none up to {}", max_it as usize), |k| k.to_string())),
             "10-19",
         ),
-        files: found.files,
+        files,
     })
 }
 
@@ -933,9 +969,6 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
         header: &header,
         its: &its,
         steps,
-        title: format!("C12: jelly (subdivision {n}), distance to a converged run ({reference_its} iterations)"),
-        body: "jelly",
-        decimals: 1,
     };
     let volume = |t: &Trace| (!t.volume.is_empty()).then(|| mean(&t.volume));
     let cells = |it: usize, t: &Trace, d: f64| {
@@ -955,7 +988,32 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
         Ok(found) => found,
         Err(note) => return Ok(Claim::untestable("C12", UNITY, text, note)),
     };
-    let (dist, tol, k) = (&found.dist, found.tol, found.enough);
+    let dist = &found.dist;
+    // In the claim's terms: volume. The excess of the run's mean volume deficit over the
+    // converged run's decides, over a sweep of the tolerance.
+    let deficit = |t: &Trace| volume(t).map_or(f64::NAN, |v| (1.0 - v).abs());
+    let reference_deficit = deficit(&reference.trace);
+    let excess: Vec<f64> = found
+        .runs
+        .iter()
+        .map(|t| deficit(t) - reference_deficit)
+        .collect();
+    let k = enough_from(&its, &excess, C12_TOLERANCE);
+    let (sweep_csv, sweep) =
+        tolerance_sweep(ctx, "c12", &its, &excess, &C12_SWEEP, rules::c12, |t| {
+            format!("{:.1}%", 100.0 * t)
+        })?;
+    let mut files = found.files;
+    files.push(sweep_csv);
+    let plot = judged_plot(
+        format!("C12: jelly (subdivision {n}), mean volume deficit above the converged run's ({reference_its} iterations)"),
+        "mean |1 - V/V0| above the converged run's",
+        &its,
+        &excess,
+        C12_TOLERANCE,
+        &format!("tolerance {:.1}%", 100.0 * C12_TOLERANCE),
+    );
+    files.extend(plot.save(&ctx.path("c12"))?);
     let rows: Vec<(usize, f64, Option<f64>)> = its
         .iter()
         .zip(&found.runs)
@@ -972,14 +1030,14 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
                 .map(|(r, d)| format!("{} it: distance {:.2} mm, stretch {:.4}{}", r.0, d * 1e3, r.1, r.2.map_or(String::new(), |v| format!(", volume {v:.3}"))))
                 .collect::<Vec<_>>()
                 .join("; "),
-        ),
-        rule: format!("a count is enough when the run stays within {:.1} mm (1% of the jelly's size) of the converged run, averaged over the run, at it and every higher tested count; k = the fewest such: confirmed if k <= 5, partly if k <= 8, refuted otherwise (or never)", tol * 1e3),
+        ) + &format!(". Converged run's volume deficit {:.4}%. The verdict over the tolerance on the volume deficit above the converged run's (c12_sweep.csv): {sweep}", 100.0 * reference_deficit),
+        rule: format!("a count is enough when the run's mean volume deficit |1 - V/V0| (averaged over the run) is at most {:.1}% of the rest volume above the converged run's, at it and every higher tested count; k = the fewest such (the distances are reported, not judged): confirmed if k <= 5, partly if k <= 8, refuted otherwise (or never)", 100.0 * C12_TOLERANCE),
         verdict: rules::c12(k),
         decision: Decision::exact(
             format!("enough from {} iterations", k.map_or("none tested".to_string(), |k| k.to_string())),
             "<= 5",
         ),
-        files: found.files,
+        files,
     })
 }
 
