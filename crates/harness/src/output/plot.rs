@@ -401,19 +401,36 @@ impl Plot {
                 .map_err(|e| s(&e))?;
         }
         let mut labelled = false;
+        // A line identical to an earlier one would hide under it: it is drawn dashed over it
+        // and its legend entry says which it equals.
+        let same_as: Vec<Option<usize>> = (0..self.series.len())
+            .map(|i| {
+                let mine = self.drawable(i);
+                (mine.len() >= 2)
+                    .then(|| (0..i).find(|&j| self.drawable(j) == mine))
+                    .flatten()
+            })
+            .collect();
         for (i, series) in self.series.iter().enumerate() {
             let pts: Vec<(f64, f64)> = self
                 .drawable(i)
                 .into_iter()
                 .map(|(x, y)| (xa.to(x), ya.to(y)))
                 .collect();
+            let (dashed, name) = match same_as[i] {
+                Some(j) => (
+                    true,
+                    format!("{} (same as {})", series.name, self.series[j].name),
+                ),
+                None => (series.dashed, series.name.clone()),
+            };
             let color = PALETTE[series.color.unwrap_or(i) % PALETTE.len()];
             let style = ShapeStyle {
                 color: color.to_rgba(),
                 filled: false,
                 stroke_width: 2,
             };
-            let anno = if series.dashed {
+            let anno = if dashed {
                 chart.draw_series(DashedLineSeries::new(pts.clone(), 7, 5, style))
             } else {
                 chart.draw_series(LineSeries::new(pts.clone(), style))
@@ -421,8 +438,7 @@ impl Plot {
             .map_err(|e| s(&e))?;
             if !series.name.is_empty() {
                 labelled = true;
-                let dashed = series.dashed;
-                anno.label(series.name.clone()).legend(move |(x, y)| {
+                anno.label(name).legend(move |(x, y)| {
                     if dashed {
                         PathElement::new(vec![(x, y), (x + 8, y)], style)
                     } else {
@@ -639,6 +655,43 @@ mod tests {
             ..Default::default()
         };
         empty.save(&dir.path().join("empty")).unwrap();
+    }
+
+    #[test]
+    fn a_series_identical_to_an_earlier_one_says_so_in_the_legend() {
+        register_font().unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let pts = vec![(1.0, 1.0), (2.0, 3.0), (3.0, 2.0)];
+        let p = Plot {
+            series: vec![
+                Series {
+                    name: "first".into(),
+                    points: pts.clone(),
+                    ..Default::default()
+                },
+                Series {
+                    name: "second".into(),
+                    points: pts,
+                    ..Default::default()
+                },
+                Series {
+                    name: "other".into(),
+                    points: vec![(1.0, 2.0), (3.0, 1.0)],
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let files = p.save(&dir.path().join("same")).unwrap();
+        let svg = std::fs::read_to_string(
+            files
+                .iter()
+                .find(|f| f.extension().unwrap() == "svg")
+                .unwrap(),
+        )
+        .unwrap();
+        assert!(svg.contains("second (same as first)"), "{svg}");
+        assert!(!svg.contains("other (same as"));
     }
 
     #[test]
