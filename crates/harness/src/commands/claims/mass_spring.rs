@@ -60,23 +60,25 @@ pub fn c7(ctx: &Ctx) -> Result<Claim, Error> {
         format!("C7: largest stable spring stiffness per integrator, cloth n={n}, dt 1/60"),
         "integrator (1 explicit Euler, 2 semi-implicit Euler, 3 Verlet, 4 RK4)",
         "largest stable stiffness (N/m)",
-        vec![
-            Series {
-                name: "k_max".into(),
-                points: [ex, si, ve, rk]
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &k)| (i as f64 + 1.0, k as f64))
-                    .collect(),
-                ..Default::default()
-            },
-            Series {
+        // Four categories, not a sequence: one dot each, no line between them.
+        [ex, si, ve, rk]
+            .iter()
+            .zip(Integrator::ALL)
+            .enumerate()
+            .map(|(i, (&k, integrator))| {
+                crate::output::plot::dot(
+                    &format!("{}: {k:.3e} N/m", integrator.name()),
+                    (i as f64 + 1.0, k as f64),
+                    i,
+                )
+            })
+            .chain([Series {
                 name: "10 x explicit Euler (the claim's order of magnitude)".into(),
                 points: vec![(1.0, 10.0 * ex as f64), (4.0, 10.0 * ex as f64)],
                 dashed: true,
-                color: Some(3),
-            },
-        ],
+                color: Some(4),
+            }])
+            .collect(),
     )
     .log_y();
     let files = ctx.files(path, &[(&plot, "c7")])?;
