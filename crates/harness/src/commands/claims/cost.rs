@@ -126,23 +126,37 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
     };
     let size_ratio = 1024.0 / 529.0;
     let slope = |s: &str| rules::slope_of_ratio(&m.ratio(idx(s, 32), idx(s, 23), 0.95), size_ratio);
+    let mut series: Vec<Series> = solvers
+        .iter()
+        .map(|s| Series {
+            name: s.to_string(),
+            points: configs
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.solver == *s)
+                .map(|(k, _)| (vertices[k] as f64, m.median(k, 0.95).median))
+                .collect(),
+            ..Default::default()
+        })
+        .collect();
+    // Slope guides through the first solver's smallest point: linear (1), the rule's
+    // threshold (1.5) and the claim's (about 2).
+    if let Some(&(x0, y0)) = series.first().and_then(|s| s.points.first()) {
+        let x1 = 1024.0;
+        for (k, slope) in [1.0f64, 1.5, 2.0].into_iter().enumerate() {
+            series.push(Series {
+                name: format!("slope {slope}"),
+                points: vec![(x0, y0), (x1, y0 * (x1 / x0).powf(slope))],
+                dashed: true,
+                color: Some(solvers.len() + k),
+            });
+        }
+    }
     let plot = Plot::new(
         "C3: step time against vertices (cloth, 8 iterations; medians of interleaved turns)",
         "vertices",
         "step time, ms (median)",
-        solvers
-            .iter()
-            .map(|s| Series {
-                name: s.to_string(),
-                points: configs
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| c.solver == *s)
-                    .map(|(k, _)| (vertices[k] as f64, m.median(k, 0.95).median))
-                    .collect(),
-                ..Default::default()
-            })
-            .collect(),
+        series,
     )
     .log_x()
     .log_y();
