@@ -104,9 +104,11 @@ pub fn plan(a: &ReportArgs) -> Plan {
             }
         } else {
             Budget {
-                steps: 60,
+                // docs/SCENES.md's 100 steps after 20 warm-up steps, as many as fit in
+                // target_s per point.
+                steps: 100,
                 min_steps: 5,
-                warmup: 10,
+                warmup: 20,
                 target_s: 0.25,
                 timeout_s: 60.0,
                 budget_s: 90.0,
