@@ -299,7 +299,7 @@ fn mesh_floor() -> MeshCollider {
 
 /// One way of stepping a body.
 enum Sim {
-    Step(Body, Box<dyn Solver>),
+    Step(Box<Body>, Box<dyn Solver>),
     World(World, BodyHandle),
     #[cfg(feature = "rapier")]
     Rapier(Box<wobble::RapierCoupling>),
@@ -313,7 +313,7 @@ impl Sim {
         };
         let solver = || kind.build(&options).expect("the solver builds");
         match way {
-            "step" => Sim::Step(body, solver()),
+            "step" => Sim::Step(Box::new(body), solver()),
             "world" => {
                 let mut world = World::new();
                 let h = world.add_body(body, Some(solver())).unwrap();

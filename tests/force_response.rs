@@ -65,9 +65,9 @@ fn push(config: &common::Config, substeps: usize) -> Result<(f64, f64), String> 
     let mut world = vec![DVec3::ZERO; body.len()];
     body.positions_f64_into(&mut world)
         .map_err(|e| e.to_string())?;
-    for i in 0..body.len() {
+    for (i, &p) in world.iter().enumerate() {
         let m = body.particles.mass[i] as f64;
-        x += world[i] * m;
+        x += p * m;
         v += body.particles.velocity(i).as_dvec3() * m;
     }
     let (x, v) = (x / total, v / total);

@@ -96,12 +96,13 @@
 //! in `B`; their row of `A` holds only its diagonal, is `Δλ = 0`, and they are projected whole
 //! after the step, as in every solver.
 
+use crate::cholesky::factor_for;
 use crate::incidence::Incidence;
 use crate::jacobi::kind_at;
 use crate::ordering::{invert, reverse_cuthill_mckee};
 use crate::GaussNewtonOptions;
 use nalgebra::DVector;
-use nalgebra_sparse::factorization::{CscCholesky, CscSymbolicCholesky};
+use nalgebra_sparse::factorization::CscCholesky;
 use nalgebra_sparse::ops::serial::spmm_csr_pattern;
 use nalgebra_sparse::pattern::SparsityPattern;
 use nalgebra_sparse::CsrMatrix;
@@ -722,16 +723,11 @@ impl Solver for GaussNewton {
         self.fill_start.push(self.fill.len() as u32);
         self.cholesky = None;
         if self.method == InnerSolve::Direct {
-            // Numeric storage for L, sized by the symbolic factorization, made with the identity.
-            let mut ones = vec![0.0; pattern.nnz()];
-            self.diag.iter().for_each(|&d| ones[d as usize] = 1.0);
-            let symbolic = CscSymbolicCholesky::factor(pattern.clone());
-            self.cholesky = Some(CscCholesky::factor_numerical(symbolic, &ones).map_err(|e| {
-                WobbleError::LinearSolve {
-                    what: "setting up the Cholesky factor",
-                    detail: format!("{e:?}"),
-                }
-            })?);
+            self.cholesky = Some(factor_for(
+                pattern.clone(),
+                self.diag.iter().map(|&d| d as usize),
+                "setting up the Cholesky factor",
+            )?);
         }
         let nnz = pattern.nnz();
         self.a = CsrMatrix::try_from_pattern_and_values(pattern, vec![0.0; nnz]).map_err(|e| {

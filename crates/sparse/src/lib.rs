@@ -32,6 +32,7 @@
 
 pub mod bodies;
 pub mod chebyshev;
+mod cholesky;
 pub mod colored;
 pub mod coloring;
 pub mod gauss_newton;

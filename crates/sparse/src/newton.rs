@@ -74,14 +74,17 @@
 // Particle, block and row indices run side by side over several arrays, as in the matrix.
 #![allow(clippy::needless_range_loop)]
 
+use crate::cholesky::factor_for;
 use crate::jacobi::kind_at;
 use crate::ordering::{invert, reverse_cuthill_mckee};
 use nalgebra::DVector;
-use nalgebra_sparse::factorization::{CscCholesky, CscSymbolicCholesky};
+use nalgebra_sparse::factorization::CscCholesky;
 use nalgebra_sparse::pattern::SparsityPattern;
 use solver_core::constraints::{Hessian, MAX_ARITY};
 use solver_core::glam::{DMat3, DVec3};
-use solver_core::{Constraints, Packed4, Preparation, SolveState, Solver, WobbleError};
+use solver_core::{
+    ConstraintKind, Constraints, Packed4, Preparation, SolveState, Solver, WobbleError,
+};
 
 /// The energy phase hands over to the polish once a step cut the residual tenfold to below
 /// this fraction of the start (or it stalls).
@@ -227,8 +230,9 @@ pub struct Newton {
     mult: Vec<f64>,
     mult_trial: Vec<f64>,
     dmult: Vec<f64>,
-    /// `Σ_c λ_c ∇C_c` per particle.
+    /// `Σ_c λ_c ∇C_c` per particle at `x`, and the buffer a trial's sum is formed in.
     force: Vec<DVec3>,
+    force_trial: Vec<DVec3>,
     /// `-∇Φ` per particle, as assembled (zero for pinned particles).
     descent: Vec<DVec3>,
     done: bool,
@@ -280,6 +284,7 @@ impl Newton {
             mult_trial: Vec::new(),
             dmult: Vec::new(),
             force: Vec::new(),
+            force_trial: Vec::new(),
             descent: Vec::new(),
             done: false,
             report: NewtonReport::default(),
@@ -325,19 +330,17 @@ impl Newton {
     /// Evaluates every row at `x_trial` (`trial`) or `x`; at `x` it also keeps C, ∇C, ∇²C,
     /// activity and `λ = -C / D` per row, and the forces.
     fn evaluate(&mut self, s: &SolveState, trial: bool) -> Evaluation {
+        let mut force = std::mem::take(&mut self.force_trial);
+        force.iter_mut().for_each(|f| *f = DVec3::ZERO);
         let x = if trial { &self.x_trial } else { &self.x };
-        let mut force = vec![DVec3::ZERO; self.particles];
         let (mut energy, mut sum_h) = (0.0, 0.0);
         let mut grad = [DVec3::ZERO; MAX_ARITY];
         let mut hess: Hessian = [[DMat3::ZERO; MAX_ARITY]; MAX_ARITY];
         for (r, row) in self.rows.iter().enumerate() {
             let kind = kind_at(s.constraints, row.table as usize);
             let c = row.local as usize;
-            let v = kind
-                .second_order(c, x, &mut grad, &mut hess)
-                .expect("prepare refused kinds without second derivatives");
             let d = self.denom[r];
-            let active = d > 0.0 && !(kind.unilateral() && v <= 0.0);
+            let (v, active) = row_at(kind, c, x, d, &mut grad, &mut hess);
             let lambda = if active { -v / d } else { 0.0 };
             if active {
                 energy += v * v / (2.0 * d);
@@ -364,8 +367,9 @@ impl Newton {
             }
         }
         if !trial {
-            self.force = force;
+            std::mem::swap(&mut self.force, &mut force);
         }
+        self.force_trial = force;
         Evaluation {
             energy,
             residual2: sum_g,
@@ -373,21 +377,52 @@ impl Newton {
         }
     }
 
-    /// Fills `H` (each row's term made positive semidefinite) and `-∇Φ` at `x`, after
-    /// `evaluate(s, false)`.
-    fn assemble(&mut self, s: &SolveState, project: bool) {
+    /// Zeroes `H` and puts the mass blocks `I / w` on its diagonal (the identity for pinned
+    /// particles); `descent` becomes `-(M (x - x̃) - Σ λ ∇C)` with the forces as evaluated.
+    fn assemble_mass(&mut self, s: &SolveState) {
         self.values.iter_mut().for_each(|v| *v = 0.0);
-        let mut rhs = vec![DVec3::ZERO; self.particles];
         for p in 0..self.particles {
             let w = s.x[p].w as f64;
             let b = self.block_of[p] as usize;
             if w > 0.0 {
                 self.add_block(b, b as u32, &(DMat3::IDENTITY / w));
-                rhs[p] = -((self.x[p] - self.x_pred[p]) / w - self.force[p]);
+                self.descent[p] = -((self.x[p] - self.x_pred[p]) / w - self.force[p]);
             } else {
                 self.add_block(b, b as u32, &DMat3::IDENTITY);
+                self.descent[p] = DVec3::ZERO;
             }
         }
+    }
+
+    /// Adds one row's blocks `term[a][b]` between its particles `ps` that can move.
+    fn add_row(&mut self, s: &SolveState, ps: &[u32], term: &Hessian) {
+        for (a, &pa) in ps.iter().enumerate() {
+            if s.x[pa as usize].w == 0.0 {
+                continue;
+            }
+            let ba = self.block_of[pa as usize] as usize;
+            for (b, &pb) in ps.iter().enumerate() {
+                if s.x[pb as usize].w != 0.0 {
+                    self.add_block(ba, self.block_of[pb as usize], &term[a][b]);
+                }
+            }
+        }
+    }
+
+    /// Copies `descent` into the right-hand side in block order.
+    fn store_rhs(&mut self) {
+        for p in 0..self.particles {
+            let b = self.block_of[p] as usize;
+            for i in 0..3 {
+                self.rhs[3 * b + i] = self.descent[p][i];
+            }
+        }
+    }
+
+    /// Fills `H` (each row's term made positive semidefinite) and `-∇Φ` at `x`, after
+    /// `evaluate(s, false)`.
+    fn assemble(&mut self, s: &SolveState, project: bool) {
+        self.assemble_mass(s);
         for r in 0..self.rows.len() {
             if !self.active[r] {
                 continue;
@@ -406,28 +441,9 @@ impl Newton {
             if project {
                 term = psd_part(&term, ps.len());
             }
-            for a in 0..ps.len() {
-                let pa = ps[a] as usize;
-                if s.x[pa].w == 0.0 {
-                    continue;
-                }
-                let ba = self.block_of[pa] as usize;
-                for b in 0..ps.len() {
-                    let pb = ps[b] as usize;
-                    if s.x[pb].w != 0.0 {
-                        let bb = self.block_of[pb];
-                        self.add_block(ba, bb, &term[a][b]);
-                    }
-                }
-            }
+            self.add_row(s, ps, &term);
         }
-        for p in 0..self.particles {
-            let b = self.block_of[p] as usize;
-            for i in 0..3 {
-                self.rhs[3 * b + i] = rhs[p][i];
-            }
-        }
-        self.descent = rhs;
+        self.store_rhs();
     }
 
     /// `Σ_k w_k |∇_k C_c|²` of every row at the prediction, and α̃.
@@ -514,17 +530,15 @@ impl Newton {
         } else {
             (&self.x, &mut self.mult)
         };
-        let mut force = vec![DVec3::ZERO; self.particles];
+        let mut force = std::mem::take(&mut self.force_trial);
+        force.iter_mut().for_each(|f| *f = DVec3::ZERO);
         let mut sum_h = 0.0;
         let mut grad = [DVec3::ZERO; MAX_ARITY];
         let mut hess: Hessian = [[DMat3::ZERO; MAX_ARITY]; MAX_ARITY];
         for (r, row) in self.rows.iter().enumerate() {
             let kind = kind_at(s.constraints, row.table as usize);
             let c = row.local as usize;
-            let v = kind
-                .second_order(c, x, &mut grad, &mut hess)
-                .expect("prepare refused kinds without second derivatives");
-            let active = self.denom[r] > 0.0 && !(kind.unilateral() && v <= 0.0);
+            let (v, active) = row_at(kind, c, x, self.denom[r], &mut grad, &mut hess);
             if !active {
                 mult[r] = 0.0;
             } else {
@@ -549,8 +563,9 @@ impl Newton {
             }
         }
         if !trial {
-            self.force = force;
+            std::mem::swap(&mut self.force, &mut force);
         }
+        self.force_trial = force;
         sum_g + sum_h
     }
 
@@ -558,18 +573,7 @@ impl Newton {
     /// `-λ ∇²C` terms made positive semidefinite when `project`; rigid rows get `D = σ Σ w
     /// |∇C|²`.
     fn assemble_polish(&mut self, s: &SolveState, sigma: f64, project: bool) {
-        self.values.iter_mut().for_each(|v| *v = 0.0);
-        let mut rhs = vec![DVec3::ZERO; self.particles];
-        for p in 0..self.particles {
-            let w = s.x[p].w as f64;
-            let b = self.block_of[p] as usize;
-            if w > 0.0 {
-                self.add_block(b, b as u32, &(DMat3::IDENTITY / w));
-                rhs[p] = -((self.x[p] - self.x_pred[p]) / w - self.force[p]);
-            } else {
-                self.add_block(b, b as u32, &DMat3::IDENTITY);
-            }
-        }
+        self.assemble_mass(s);
         for r in 0..self.rows.len() {
             self.dmult[r] = 0.0;
             if !self.active[r] {
@@ -585,40 +589,28 @@ impl Newton {
             };
             let h = self.value[r] + self.alpha[r] * self.mult[r];
             let grad = self.grad[r];
-            let mut curvature: Hessian = [[DMat3::ZERO; MAX_ARITY]; MAX_ARITY];
+            let mut term: Hessian = [[DMat3::ZERO; MAX_ARITY]; MAX_ARITY];
             for a in 0..ps.len() {
                 for b in 0..ps.len() {
-                    curvature[a][b] = self.hess[r][a][b] * -self.mult[r];
+                    term[a][b] = self.hess[r][a][b] * -self.mult[r];
                 }
             }
             if project {
-                curvature = psd_part(&curvature, ps.len());
+                term = psd_part(&term, ps.len());
             }
             for a in 0..ps.len() {
-                let pa = ps[a] as usize;
-                if s.x[pa].w == 0.0 {
-                    continue;
+                if s.x[ps[a] as usize].w != 0.0 {
+                    self.descent[ps[a] as usize] -= grad[a] * (h / d);
                 }
-                rhs[pa] -= grad[a] * (h / d);
-                let ba = self.block_of[pa] as usize;
                 for b in 0..ps.len() {
-                    let pb = ps[b] as usize;
-                    if s.x[pb].w != 0.0 {
-                        let m = outer(grad[a], grad[b]) / d + curvature[a][b];
-                        self.add_block(ba, self.block_of[pb], &m);
-                    }
+                    term[a][b] += outer(grad[a], grad[b]) / d;
                 }
             }
+            self.add_row(s, ps, &term);
             // D kept for Δλ = -(h + J Δx) / D.
             self.dmult[r] = d;
         }
-        for p in 0..self.particles {
-            let b = self.block_of[p] as usize;
-            for i in 0..3 {
-                self.rhs[3 * b + i] = rhs[p][i];
-            }
-        }
-        self.descent = rhs;
+        self.store_rhs();
     }
 
     /// One polish iteration from `x` (after `evaluate_polish(s, false)` gave `r2`); returns
@@ -672,6 +664,22 @@ impl Newton {
         self.report.halvings += MAX_HALVINGS;
         None
     }
+}
+
+/// C, ∇C and ∇²C of constraint `c` of `kind` at `x`, and whether the row is active: it has a
+/// compliance `d` and is not a unilateral constraint already satisfied.
+fn row_at(
+    kind: &dyn ConstraintKind,
+    c: usize,
+    x: &[DVec3],
+    d: f64,
+    grad: &mut [DVec3; MAX_ARITY],
+    hess: &mut Hessian,
+) -> (f64, bool) {
+    let v = kind
+        .second_order(c, x, grad, hess)
+        .expect("prepare refused kinds without second derivatives");
+    (v, d > 0.0 && !(kind.unilateral() && v <= 0.0))
 }
 
 /// The outer product `a bᵀ`.
@@ -808,21 +816,15 @@ impl Solver for Newton {
                 what: "newton system pattern",
                 detail: e.to_string(),
             })?;
-        // Numeric storage for L, sized by the symbolic factorization, made with the identity.
-        let mut ones = vec![0.0; nnz];
-        for b in 0..particles {
-            for i in 0..3 {
-                let e = self.entry(b, b as u32, i, i);
-                ones[e] = 1.0;
-            }
-        }
-        let symbolic = CscSymbolicCholesky::factor(pattern);
-        self.cholesky = Some(CscCholesky::factor_numerical(symbolic, &ones).map_err(|e| {
-            WobbleError::LinearSolve {
-                what: "setting up the Newton system's Cholesky factor",
-                detail: format!("{e:?}"),
-            }
-        })?);
+        let diagonal: Vec<usize> = (0..particles)
+            .flat_map(|b| (0..3).map(move |i| (b, i)))
+            .map(|(b, i)| self.entry(b, b as u32, i, i))
+            .collect();
+        self.cholesky = Some(factor_for(
+            pattern,
+            diagonal,
+            "setting up the Newton system's Cholesky factor",
+        )?);
         let m = self.rows.len();
         self.values = vec![0.0; nnz];
         self.rhs = DVector::zeros(n);
@@ -843,6 +845,7 @@ impl Solver for Newton {
         self.mult_trial = vec![0.0; m];
         self.dmult = vec![0.0; m];
         self.force = vec![DVec3::ZERO; particles];
+        self.force_trial = vec![DVec3::ZERO; particles];
         self.descent = vec![DVec3::ZERO; particles];
         self.particles = particles;
         Ok(())

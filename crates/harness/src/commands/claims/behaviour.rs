@@ -240,68 +240,90 @@ pub fn fmt(v: &[f64]) -> String {
         .join(", ")
 }
 
-/// The plot of C5 and C12: the judged figure against iterations, its tolerance, and where
-/// the curve first crosses it.
-fn judged_plot(
-    title: String,
-    y_label: &str,
-    its: &[usize],
-    value: &[f64],
-    tol: f64,
-    tol_name: &str,
-) -> Plot {
-    let max_it = its.last().map_or(1.0, |&k| k as f64);
-    let mut series = vec![
-        Series::xy("gs", its.iter().map(|&i| i as f64), value),
-        level(
-            tol_name,
-            (its.first().map_or(1.0, |&k| k as f64), max_it),
-            tol,
-            3,
-        ),
-    ];
-    if let Some(at) = crossing(&series[0].points, tol, true, true) {
-        series.push(dot(
-            &format!("crosses the tolerance at {:.1} iterations", at.0),
-            at,
-            0,
-        ));
-    }
-    Plot::new(title, "iterations per step", y_label, series)
-        .log_x()
-        .log_y()
+/// How C5 and C12 judge a figure in excess of the converged run's, per iteration count.
+struct Excess<'a> {
+    /// File stem of the claim's sweep CSV and plot.
+    stem: &'static str,
+    its: &'a [usize],
+    excess: &'a [f64],
+    tolerance: f64,
+    /// The tolerances of the sweep shown beside the verdict.
+    sweep: &'a [f64],
+    rule: fn(Option<usize>) -> super::claim::Verdict,
+    /// Decimals of a tolerance written as a percentage.
+    decimals: usize,
 }
 
-/// The verdict at each tolerance of a sweep (`k` from [`enough_from`]), written to
-/// `<stem>_sweep.csv`; returns the file and the sweep in words.
-fn tolerance_sweep(
-    ctx: &Ctx,
-    stem: &str,
-    its: &[usize],
-    excess: &[f64],
-    tols: &[f64],
-    verdict: impl Fn(Option<usize>) -> super::claim::Verdict,
-    unit: impl Fn(f64) -> String,
-) -> Result<(PathBuf, String), Error> {
-    let path = ctx.path(&format!("{stem}_sweep.csv"));
-    let mut w = RowWriter::create(&path, &["tolerance", "enough_from", "verdict"])?;
-    let mut words = Vec::new();
-    for &tol in tols {
-        let k = enough_from(its, excess, tol);
-        let v = verdict(k);
-        w.record(&[
-            tol.to_string(),
-            k.map_or("none".into(), |k| k.to_string()),
-            v.word().to_string(),
-        ])?;
-        words.push(format!(
-            "{}: {} ({})",
-            unit(tol),
-            k.map_or("none tested".into(), |k| format!("k = {k}")),
-            v.word()
-        ));
+/// What [`Excess::judge`] decided and wrote.
+struct Judgement {
+    /// The fewest count enough at the tolerance ([`enough_from`]).
+    k: Option<usize>,
+    verdict: super::claim::Verdict,
+    /// The verdict at each tolerance of the sweep, in words.
+    sweep: String,
+    /// `<stem>_sweep.csv` and the plot's files.
+    files: Vec<PathBuf>,
+}
+
+impl Excess<'_> {
+    /// The verdict at the tolerance and over the sweep (written to `<stem>_sweep.csv`), and
+    /// the plot of the judged figure against iterations with its tolerance and where the
+    /// curve first crosses it.
+    fn judge(&self, ctx: &Ctx, title: String, y_label: &str) -> Result<Judgement, Error> {
+        let k = enough_from(self.its, self.excess, self.tolerance);
+        let path = ctx.path(&format!("{}_sweep.csv", self.stem));
+        let mut w = RowWriter::create(&path, &["tolerance", "enough_from", "verdict"])?;
+        let mut words = Vec::new();
+        for &tol in self.sweep {
+            let k = enough_from(self.its, self.excess, tol);
+            let v = (self.rule)(k);
+            w.record(&[
+                tol.to_string(),
+                k.map_or("none".into(), |k| k.to_string()),
+                v.word().to_string(),
+            ])?;
+            words.push(format!(
+                "{}: {} ({})",
+                self.percent(tol),
+                k.map_or("none tested".into(), |k| format!("k = {k}")),
+                v.word()
+            ));
+        }
+        let mut files = vec![path];
+        let first = self.its.first().map_or(1.0, |&k| k as f64);
+        let max_it = self.its.last().map_or(1.0, |&k| k as f64);
+        let mut series = vec![
+            Series::xy("gs", self.its.iter().map(|&i| i as f64), self.excess),
+            level(
+                &format!("tolerance {}", self.percent(self.tolerance)),
+                (first, max_it),
+                self.tolerance,
+                3,
+            ),
+        ];
+        if let Some(at) = crossing(&series[0].points, self.tolerance, true, true) {
+            series.push(dot(
+                &format!("crosses the tolerance at {:.1} iterations", at.0),
+                at,
+                0,
+            ));
+        }
+        let plot = Plot::new(title, "iterations per step", y_label, series)
+            .log_x()
+            .log_y();
+        files.extend(plot.save(&ctx.path(self.stem))?);
+        Ok(Judgement {
+            k,
+            verdict: (self.rule)(k),
+            sweep: words.join(", "),
+            files,
+        })
     }
-    Ok((path, words.join(", ")))
+
+    /// `tol` as a percentage with the sweep's decimals.
+    fn percent(&self, tol: f64) -> String {
+        format!("{:.*}%", self.decimals, 100.0 * tol)
+    }
 }
 
 /// C5's tolerance on the mean stretch above the converged run's (fraction of rest length),
@@ -365,23 +387,27 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
     // mean stretch over the converged run's decides, over a sweep of the tolerance.
     let reference_stretch = reference.trace.stretch_mean_avg();
     let excess: Vec<f64> = stretch.iter().map(|s| s - reference_stretch).collect();
-    let k = enough_from(&its, &excess, C5_TOLERANCE);
-    let verdict = rules::c5(k);
-    let (sweep_csv, sweep) =
-        tolerance_sweep(ctx, "c5", &its, &excess, &C5_SWEEP, rules::c5, |t| {
-            format!("{:.0}%", 100.0 * t)
-        })?;
-    let mut files = found.files;
-    files.push(sweep_csv);
-    let plot = judged_plot(
+    let Judgement {
+        k,
+        verdict,
+        sweep,
+        files: judged,
+    } = Excess {
+        stem: "c5",
+        its: &its,
+        excess: &excess,
+        tolerance: C5_TOLERANCE,
+        sweep: &C5_SWEEP,
+        rule: rules::c5,
+        decimals: 0,
+    }
+    .judge(
+        ctx,
         format!("C5: mean stretch above the converged run's ({reference_its} iterations), gs, cloth n={n}, {steps} steps"),
         "mean stretch above the converged run's (fraction of rest length)",
-        &its,
-        &excess,
-        C5_TOLERANCE,
-        &format!("tolerance {:.0}%", 100.0 * C5_TOLERANCE),
-    );
-    files.extend(plot.save(&ctx.path("c5"))?);
+    )?;
+    let mut files = found.files;
+    files.extend(judged);
     let max_it = *its.last().unwrap_or(&1) as f64;
     Ok(Claim {
         id: "C5",
@@ -998,22 +1024,27 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
         .iter()
         .map(|t| deficit(t) - reference_deficit)
         .collect();
-    let k = enough_from(&its, &excess, C12_TOLERANCE);
-    let (sweep_csv, sweep) =
-        tolerance_sweep(ctx, "c12", &its, &excess, &C12_SWEEP, rules::c12, |t| {
-            format!("{:.1}%", 100.0 * t)
-        })?;
-    let mut files = found.files;
-    files.push(sweep_csv);
-    let plot = judged_plot(
+    let Judgement {
+        k,
+        verdict,
+        sweep,
+        files: judged,
+    } = Excess {
+        stem: "c12",
+        its: &its,
+        excess: &excess,
+        tolerance: C12_TOLERANCE,
+        sweep: &C12_SWEEP,
+        rule: rules::c12,
+        decimals: 1,
+    }
+    .judge(
+        ctx,
         format!("C12: jelly (subdivision {n}), mean volume deficit above the converged run's ({reference_its} iterations)"),
         "mean |1 - V/V0| above the converged run's",
-        &its,
-        &excess,
-        C12_TOLERANCE,
-        &format!("tolerance {:.1}%", 100.0 * C12_TOLERANCE),
-    );
-    files.extend(plot.save(&ctx.path("c12"))?);
+    )?;
+    let mut files = found.files;
+    files.extend(judged);
     let rows: Vec<(usize, f64, Option<f64>)> = its
         .iter()
         .zip(&found.runs)
@@ -1032,7 +1063,7 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
                 .join("; "),
         ) + &format!(". Converged run's volume deficit {:.4}%. The verdict over the tolerance on the volume deficit above the converged run's (c12_sweep.csv): {sweep}", 100.0 * reference_deficit),
         rule: format!("a count is enough when the run's mean volume deficit |1 - V/V0| (averaged over the run) is at most {:.1}% of the rest volume above the converged run's, at it and every higher tested count; k = the fewest such (the distances are reported, not judged): confirmed if k <= 5, partly if k <= 8, refuted otherwise (or never)", 100.0 * C12_TOLERANCE),
-        verdict: rules::c12(k),
+        verdict,
         decision: Decision::exact(
             format!("enough from {} iterations", k.map_or("none tested".to_string(), |k| k.to_string())),
             "<= 5",

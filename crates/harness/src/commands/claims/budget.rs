@@ -177,7 +177,7 @@ pub fn c19(ctx: &Ctx) -> Result<Claim, Error> {
                         v.label,
                         if o.status != "ok" {
                             format!("diverged after {} steps", o.steps)
-                        } else if !(o.stretch_growth <= STRETCH_GROWTH) {
+                        } else if o.stretch_growth > STRETCH_GROWTH || o.stretch_growth.is_nan() {
                             format!(
                                 "largest stretch {:.0}% in the second half, {:.2}x the first half's",
                                 100.0 * o.stretch_max,
