@@ -188,9 +188,28 @@ fn young_holds_exactly_for_the_linearized_chain() {
     for (k, p) in rope.particles.x.iter_mut().enumerate() {
         p.y -= 0.05 * (k as f32).powi(2) / 49.0;
     }
-    let (rj, rgs) = harness::commands::claims::classic::linearized_radii(&rope);
+    use harness::commands::claims::classic::linearized;
+    let h = 1.0 / 60.0;
+    let rigid = linearized(&rope, h);
+    let (rj, rgs) = (rigid.rho_j, rigid.rho_gs);
     assert!(rj > 0.0 && rj < 1.0, "{rj}");
     assert!((rgs - rj * rj).abs() < 1e-9, "{rgs} vs {}", rj * rj);
+    assert!(rigid.lambda_min > 0.0, "{rigid:?}");
+    // Compliance adds α̃ = α / h² to A's diagonal: every eigenvalue moves up by it, the
+    // iterations contract faster, and the path stays consistently ordered.
+    let alpha = 1e-3f32;
+    rope.constraints_mut().distance.set_compliance(alpha);
+    let soft = linearized(&rope, h);
+    let shift = alpha as f64 / (h * h);
+    assert!(
+        (soft.lambda_min - rigid.lambda_min - shift).abs() < 1e-4 * shift,
+        "{soft:?} {rigid:?}"
+    );
+    assert!(soft.rho_gs < rgs, "{soft:?} {rigid:?}");
+    assert!(
+        (soft.rho_gs - soft.rho_j * soft.rho_j).abs() < 1e-9,
+        "{soft:?}"
+    );
 }
 
 #[test]

@@ -1,5 +1,5 @@
 //! Residual curves inside one step from a common state, shared by `wobble converge` and the
-//! convergence claims (C1, C2, C9, C11, C13, C15).
+//! convergence claims (C1, C2, C9, C11, C13).
 //!
 //! The body is warmed by a few steps of the reference Gauss-Seidel (docs/SCENES.md defaults)
 //! and cloned; every solver then runs one step from its own copy of that clone, so every
