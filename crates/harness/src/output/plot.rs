@@ -5,7 +5,9 @@
 //! [`register_font`]), so no system font or fontconfig is needed.
 
 use crate::setup::{io_error, Error};
-use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::ranged1d::{
+    AsRangedCoord, BoldPoints, DefaultFormatting, KeyPointHint, LightPoints, Ranged, ValueFormatter,
+};
 use plotters::coord::{CoordTranslate, Shift};
 use plotters::prelude::*;
 use std::path::{Path, PathBuf};
@@ -18,6 +20,12 @@ pub fn register_font() -> Result<(), Error> {
     plotters::style::register_font("sans-serif", FontStyle::Normal, FONT)
         .map_err(|_| Error::Io("the shipped font assets/DejaVuSans.ttf is not a valid font".into()))
 }
+
+/// Tick labels asked of plotters on the x axis.
+const X_LABELS: usize = 9;
+
+/// The most measured x values a log x axis labels one by one (see [`Plot::x_ticks`]).
+pub const MAX_MEASURED_TICKS: usize = 12;
 
 /// Size of every plot in pixels.
 pub const SIZE: (u32, u32) = (900, 560);
@@ -287,13 +295,33 @@ impl Plot {
         let ya = Axis::pick(self.y_log, y0, y1);
         let (tx0, tx1) = (xa.to(x0), xa.to(x1));
         let (ty0, ty1) = (ya.to(y0), ya.to(y1));
-        let r = (legend, xa, ya, tx0, tx1, ty0, ty1);
+        let x_ticks = self
+            .x_ticks()
+            .map(|t| t.iter().map(|&v| xa.to(v)).collect());
+        let r = (legend, xa, ya, tx0, tx1, ty0, ty1, x_ticks);
         match (xa == Axis::Log, ya == Axis::Log) {
             (false, false) => self.draw_in(root, tx0..tx1, ty0..ty1, r),
             (true, false) => self.draw_in(root, (tx0..tx1).log_scale(), ty0..ty1, r),
             (false, true) => self.draw_in(root, tx0..tx1, (ty0..ty1).log_scale(), r),
             (true, true) => self.draw_in(root, (tx0..tx1).log_scale(), (ty0..ty1).log_scale(), r),
         }
+    }
+
+    /// The x ticks of a log x axis over a few measured values (at most [`MAX_MEASURED_TICKS`]
+    /// distinct x among the drawable points): those values, so that every tick label names a
+    /// measured setting (iterations 4, 8, 16, 32) rather than a power of ten or its even
+    /// subdivision between them; `None` leaves plotters' ticks.
+    fn x_ticks(&self) -> Option<Vec<f64>> {
+        if !self.x_log {
+            return None;
+        }
+        let mut xs: Vec<f64> = (0..self.series.len())
+            .flat_map(|i| self.drawable(i))
+            .map(|p| p.0)
+            .collect();
+        xs.sort_by(f64::total_cmp);
+        xs.dedup_by(|a, b| (*a - *b).abs() <= 1e-9 * b.abs());
+        (xs.len() >= 2 && xs.len() <= MAX_MEASURED_TICKS).then_some(xs)
     }
 
     /// Where the legend goes, and the top of the y range: an explicit position as given; for
@@ -335,6 +363,20 @@ impl Plot {
                 }
             }
         }
+        // A marker's label is drawn along the top edge, rightwards from its line: the legend
+        // must not cover it either.
+        let (label_w, label_h) = (7.0 / area.0, 18.0 / area.1);
+        for m in &self.markers {
+            let mx = unit(m.x, self.x_log, x0, x1);
+            if !(0.0..=1.0).contains(&mx) {
+                continue;
+            }
+            let len = m.label.chars().count() as f64 * label_w;
+            for k in 0..=24 {
+                let x = mx + len * k as f64 / 24.0;
+                samples.extend([(x, 1.0), (x, 1.0 - label_h)]);
+            }
+        }
         let (corner, covered) = emptiest_corner(&samples, w, h);
         if covered == 0 {
             return (corner, y1);
@@ -358,16 +400,35 @@ impl Plot {
         root: &DrawingArea<DB, Shift>,
         xr: X,
         yr: Y,
-        (legend, xa, ya, x0, x1, y0, y1): (Legend, Axis, Axis, f64, f64, f64, f64),
+        (legend, xa, ya, x0, x1, y0, y1, x_ticks): (
+            Legend,
+            Axis,
+            Axis,
+            f64,
+            f64,
+            f64,
+            f64,
+            Option<Vec<f64>>,
+        ),
     ) -> Result<(), String>
     where
         DB: DrawingBackend,
         X: AsRangedCoord<Value = f64>,
         Y: AsRangedCoord<Value = f64>,
-        X::CoordDescType: ValueFormatter<f64>,
+        X::CoordDescType: Ranged<ValueType = f64>,
         Y::CoordDescType: ValueFormatter<f64>,
     {
         let s = |e: &dyn std::fmt::Display| e.to_string();
+        // The x ticks are bound to the coordinate: the measured values where given, plotters'
+        // own otherwise (the light grid lines are plotters' in both cases).
+        let xc: X::CoordDescType = xr.into();
+        let light = xc.key_points(LightPoints::new(X_LABELS, X_LABELS * 10));
+        let bold = x_ticks.unwrap_or_else(|| xc.key_points(BoldPoints(X_LABELS)));
+        let xr = Ticked {
+            inner: xc,
+            bold,
+            light,
+        };
         let mut chart = ChartBuilder::on(root)
             .caption(&self.title, ("sans-serif", 22))
             .margin(14)
@@ -497,7 +558,7 @@ where
         .configure_mesh()
         .x_desc(x_label)
         .y_desc(y_label)
-        .x_labels(9)
+        .x_labels(X_LABELS)
         .y_labels(9)
         .x_label_formatter(xf)
         .y_label_formatter(yf)
@@ -548,6 +609,41 @@ pub fn save_svg_png(fig: &impl Figure, stem: &Path) -> Result<Vec<PathBuf>, Erro
         root.present().map_err(|e| io_error(&png, e))?;
     }
     Ok(vec![svg, png])
+}
+
+/// A coordinate with its tick positions fixed: plotters' `WithKeyPoints` keeps its inner
+/// coordinate's formatting option, which on a linear f64 axis leaves it without the
+/// `ValueFormatter` the mesh asks for; the labels are formatted by [`draw_mesh`]'s formatter
+/// anyway.
+struct Ticked<R> {
+    inner: R,
+    bold: Vec<f64>,
+    light: Vec<f64>,
+}
+
+impl<R: Ranged<ValueType = f64>> Ranged for Ticked<R> {
+    type ValueType = f64;
+    type FormatOption = DefaultFormatting;
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.inner.range()
+    }
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.inner.map(value, limit)
+    }
+
+    fn key_points<H: KeyPointHint>(&self, hint: H) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            self.light.clone()
+        } else {
+            self.bold.clone()
+        }
+    }
+
+    fn axis_pixel_range(&self, limit: (i32, i32)) -> std::ops::Range<i32> {
+        self.inner.axis_pixel_range(limit)
+    }
 }
 
 /// How an axis maps values.
@@ -718,6 +814,48 @@ mod tests {
         let (legend, top) = p.place_legend((0.0, 1.5), (0.0, 1.0));
         assert_eq!(legend, Legend::UpperRight);
         assert!(top > 1.05, "{top}");
+    }
+
+    #[test]
+    fn legend_leaves_a_marker_label_uncovered() {
+        // Data along the bottom: without a marker the legend takes the upper right.
+        let mut p = Plot {
+            series: vec![Series {
+                name: "a".into(),
+                points: vec![(0.0, 0.0), (10.0, 0.1), (20.0, 0.0)],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let (lo, hi) = ((0.0, 20.0), (0.0, 1.0));
+        assert_eq!(p.place_legend(lo, hi).0, Legend::UpperRight);
+        // A marker near the right edge labels the top right: the legend moves off it.
+        p.markers.push(Marker {
+            x: 17.0,
+            label: "gs after 17 iterations".into(),
+        });
+        assert_eq!(p.place_legend(lo, hi).0, Legend::UpperLeft);
+    }
+
+    #[test]
+    fn a_log_x_axis_over_few_settings_ticks_at_them() {
+        let p = Plot {
+            x_log: true,
+            series: vec![
+                Series::xy("a", [4.0, 8.0, 16.0, 32.0], &[1.0, 2.0, 3.0, 4.0]),
+                level("limit", (4.0, 32.0), 2.5, 1),
+            ],
+            ..Default::default()
+        };
+        assert_eq!(p.x_ticks(), Some(vec![4.0, 8.0, 16.0, 32.0]));
+        // Many settings, or a linear axis: plotters' own ticks.
+        let many = Plot {
+            x_log: true,
+            series: vec![Series::curve("c", &[1.0; 40], usize::MAX)],
+            ..Default::default()
+        };
+        assert_eq!(many.x_ticks(), None);
+        assert_eq!(Plot { x_log: false, ..p }.x_ticks(), None);
     }
 
     #[test]
