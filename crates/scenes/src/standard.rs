@@ -289,6 +289,31 @@ fn lift_to_half_height(lo: Vec3, hi: Vec3) -> f32 {
     0.5 * (hi.y - lo.y) - lo.y
 }
 
+/// The OBJ surface of the `mesh FILE` scene, repaired (or refused) by `options` and moved so
+/// that its lowest point is half its height above y = 0.
+pub(crate) fn load_placed_obj(
+    path: &std::path::Path,
+    options: &MeshOptions,
+) -> Result<(TriMesh, RepairReport)> {
+    let (mut mesh, report) = load_obj_repaired(path, options)?;
+    let (lo, hi) = mesh.bounds();
+    let lift = lift_to_half_height(lo, hi);
+    mesh.positions.iter_mut().for_each(|p| p.y += lift);
+    Ok((mesh, report))
+}
+
+/// The body of one part of a mesh (or of a whole one-part mesh) of `total_mass`: a closed
+/// surface as [`closed_surface_body`] builds it, an open one with distance constraints on its
+/// edges; either on the ground plane (friction 0.5).
+pub(crate) fn surface_body(mesh: &TriMesh, total_mass: f32) -> Result<Body> {
+    if mesh.edge_adjacency().is_closed() {
+        return closed_surface_body(mesh, total_mass);
+    }
+    let mut body = body_from_trimesh(mesh, total_mass, 0.0)?;
+    body.add_collider(Collider::ground(0.5, 0.0));
+    Ok(body)
+}
+
 /// The `mesh FILE` scene with default repair (obvious defects repaired; see
 /// [`mesh_scene_with`]).
 pub fn mesh_scene(path: &std::path::Path) -> Result<Body> {
@@ -333,14 +358,6 @@ pub fn mesh_scene_with(
         };
         return Ok((body, report));
     }
-    let (mut mesh, report) = load_obj_repaired(path, options)?;
-    let (lo, hi) = mesh.bounds();
-    let lift = lift_to_half_height(lo, hi);
-    mesh.positions.iter_mut().for_each(|p| p.y += lift);
-    if mesh.edge_adjacency().is_closed() {
-        return Ok((closed_surface_body(&mesh, 1.0)?, report));
-    }
-    let mut body = body_from_trimesh(&mesh, 1.0, 0.0)?;
-    body.add_collider(Collider::ground(0.5, 0.0));
-    Ok((body, report))
+    let (mesh, report) = load_placed_obj(path, options)?;
+    Ok((surface_body(&mesh, 1.0)?, report))
 }

@@ -1,12 +1,54 @@
 //! The world scenes of docs/SCENES.md: several bodies, or one body against colliders and
 //! itself, stepped by a [`World`].
 
-use crate::standard::{check_n, closed_surface_body, grid_body};
+use crate::standard::{check_n, closed_surface_body, grid_body, load_placed_obj, surface_body};
 use glam::Vec3;
 use solver_core::build::body_from_tetmesh;
+use solver_core::mesh::parts::parts;
+use solver_core::mesh::repair::{MeshOptions, RepairReport};
 use solver_core::mesh::shapes::{cube_tets, icosphere};
 use solver_core::mesh::TriMesh;
 use solver_core::{Collider, MeshCollider, Particles, Result, World};
+
+/// The `mesh FILE` scene of an OBJ surface of several parts (connected components), as a
+/// world: one body per part, built as the one-part scene builds its body (placed as a whole so
+/// that the lowest point is half the mesh's height above the ground, closed parts with their
+/// own volume constraint), the 1 kg shared by vertex count so every particle keeps the mass it
+/// has in the one-body scene; the world's contacts between bodies keep the parts apart, and
+/// the particles inside another part at load are pushed out of it ([`World::find_tangles`]).
+/// `None` for a TetGen mesh or a surface of one part, which stay one body
+/// ([`crate::mesh_scene_with`]).
+pub fn mesh_parts_world(
+    path: &std::path::Path,
+    options: &MeshOptions,
+) -> Result<Option<(World, RepairReport)>> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if ext == "node" || ext == "ele" {
+        return Ok(None);
+    }
+    let (mesh, report) = load_placed_obj(path, options)?;
+    Ok(parts_world(&mesh)?.map(|w| (w, report)))
+}
+
+/// The world of [`mesh_parts_world`] for a mesh already placed; `None` for one part.
+pub fn parts_world(mesh: &TriMesh) -> Result<Option<World>> {
+    let parts = parts(mesh);
+    if parts.len() < 2 {
+        return Ok(None);
+    }
+    let vertices: usize = parts.iter().map(|p| p.positions.len()).sum();
+    let mut world = World::new();
+    for part in &parts {
+        let mass = part.positions.len() as f32 / vertices as f32;
+        world.add_body(surface_body(part, mass)?, None)?;
+    }
+    world.find_tangles()?;
+    Ok(Some(world))
+}
 
 /// Side of a `stack` block (m).
 pub const STACK_BLOCK: f32 = 0.5;

@@ -4,7 +4,7 @@ use crate::body::Body;
 use crate::constraints::{Constraints, MAX_ARITY};
 use crate::geometry::bvh::TriangleBvh;
 use crate::geometry::packed::Packed4;
-use crate::geometry::queries::segment_triangle;
+use crate::geometry::queries::{segment_triangle, triangles_intersect};
 pub use crate::geometry::volume::{enclosed_volume, tet_volume, winding_number};
 use glam::Vec3;
 
@@ -162,6 +162,46 @@ pub fn self_intersections(surfaces: &[Surface]) -> crate::error::Result<u64> {
                     }
                     let [u, v, w] = t.map(|k| xb[k as usize].xyz());
                     if segment_triangle(p, q, u, v, w).is_some() {
+                        count += 1;
+                    }
+                });
+            }
+        }
+    }
+    Ok(count)
+}
+
+/// Number of intersecting triangle pairs over `surfaces`: within a surface the pairs that
+/// share no vertex, between two surfaces every pair, each unordered pair once, each decided
+/// by [`triangles_intersect`] for the pairs whose boxes overlap (a BVH per surface, nothing
+/// sampled). 0 for surfaces that neither pass through themselves nor each other; a mesh of
+/// parts that intersect at load has a positive count, which the contact response should not
+/// grow (docs/SCENES.md, `mesh FILE`).
+pub fn intersecting_triangle_pairs(surfaces: &[Surface]) -> crate::error::Result<u64> {
+    let bvhs: Vec<Option<TriangleBvh>> = surfaces
+        .iter()
+        .map(|(t, x)| {
+            if t.is_empty() {
+                Ok(None)
+            } else {
+                TriangleBvh::build(t, x).map(Some)
+            }
+        })
+        .collect::<crate::error::Result<_>>()?;
+    let mut count = 0u64;
+    for (a, (tris_a, xa)) in surfaces.iter().enumerate() {
+        for (ta, tri_a) in tris_a.iter().enumerate() {
+            let pa = tri_a.map(|k| xa[k as usize].xyz());
+            let lo = pa[0].min(pa[1]).min(pa[2]);
+            let hi = pa[0].max(pa[1]).max(pa[2]);
+            for (b, (_, xb)) in surfaces.iter().enumerate().skip(a) {
+                let Some(bvh) = &bvhs[b] else { continue };
+                bvh.for_each_overlapping(lo, hi, |tb, tri_b| {
+                    if a == b && (tb as usize <= ta || tri_b.iter().any(|v| tri_a.contains(v))) {
+                        return;
+                    }
+                    let pb = tri_b.map(|k| xb[k as usize].xyz());
+                    if triangles_intersect(pa, pb) {
                         count += 1;
                     }
                 });

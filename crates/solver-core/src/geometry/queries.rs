@@ -70,3 +70,47 @@ pub fn closest_point_on_triangle(p: Vec3, a: Vec3, b: Vec3, c: Vec3) -> (Vec3, V
     let (v, w) = (vb * denom, vc * denom);
     (a + ab * v + ac * w, Vec3::new(1.0 - v - w, v, w))
 }
+
+/// Whether triangles `s` and `t` intersect: some edge of one crosses the other
+/// ([`segment_triangle`], in f64). Two triangles that are not coplanar meet along a segment
+/// whose ends lie on edges of one or the other, so this test decides them exactly up to the
+/// f64 rounding of the crossing; coplanar triangles (no edge crosses the other's plane
+/// transversally) count as apart.
+pub fn triangles_intersect(s: [Vec3; 3], t: [Vec3; 3]) -> bool {
+    let crosses = |a: &[Vec3; 3], b: &[Vec3; 3]| {
+        (0..3).any(|k| segment_triangle(a[k], a[(k + 1) % 3], b[0], b[1], b[2]).is_some())
+    };
+    crosses(&s, &t) || crosses(&t, &s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tri(a: [f32; 3], b: [f32; 3], c: [f32; 3]) -> [Vec3; 3] {
+        [Vec3::from(a), Vec3::from(b), Vec3::from(c)]
+    }
+
+    /// A triangle through the middle of another intersects it; lifted above it, or beside its
+    /// edge, it does not; two triangles that cross like links of a chain (each edge misses
+    /// the other's interior on one side, the other's edge pierces it) intersect.
+    #[test]
+    fn triangles_intersect_decides_piercing_apart_and_chained_triangles() {
+        let floor = tri([-1.0, 0.0, -1.0], [1.0, 0.0, -1.0], [0.0, 0.0, 1.0]);
+        let through = tri([0.0, -1.0, 0.0], [0.0, 1.0, 0.1], [0.1, 1.0, -0.1]);
+        assert!(triangles_intersect(floor, through));
+        assert!(triangles_intersect(through, floor));
+        let above = through.map(|p| p + Vec3::Y * 1.5);
+        assert!(!triangles_intersect(floor, above));
+        let beside = through.map(|p| p + Vec3::X * 3.0);
+        assert!(!triangles_intersect(floor, beside));
+        // Only an edge of the second pierces the first: the first's edges pass beside it.
+        let wide = tri([-5.0, 0.0, -5.0], [5.0, 0.0, -5.0], [0.0, 0.0, 5.0]);
+        let small = tri([0.0, -0.1, 0.0], [0.0, 0.2, 0.0], [0.1, 0.2, 0.0]);
+        assert!(triangles_intersect(wide, small));
+        assert!(triangles_intersect(small, wide));
+        // Coplanar, overlapping: counted apart (documented).
+        let shifted = floor.map(|p| p + Vec3::X * 0.1);
+        assert!(!triangles_intersect(floor, shifted));
+    }
+}

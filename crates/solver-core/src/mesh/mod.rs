@@ -8,6 +8,7 @@
 //! [`load_obj_raw`] stops there, so that [`crate::mesh::repair`] can run before validation;
 //! [`load_obj`] refuses every defect (it is strict loading).
 
+pub mod parts;
 pub mod repair;
 pub mod shapes;
 pub mod tetgen;

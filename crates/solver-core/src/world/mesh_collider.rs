@@ -179,6 +179,11 @@ impl MeshCollider {
         self.bvh.boxes().next().unwrap_or((Vec3::ZERO, Vec3::ZERO))
     }
 
+    /// Calls `f` with every triangle whose BVH leaf overlaps `lo..=hi`.
+    pub(crate) fn bvh_overlapping(&self, lo: Vec3, hi: Vec3, mut f: impl FnMut([u32; 3])) {
+        self.bvh.for_each_overlapping(lo, hi, |_, t| f(t));
+    }
+
     /// The contact of a particle moving from `from` to `to` this substep (module doc), or
     /// `None` when it neither crosses nor comes within the thickness plus `margin` of any
     /// triangle.

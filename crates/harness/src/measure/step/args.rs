@@ -104,6 +104,10 @@ pub struct StepArgs {
     /// World scenes: turn the self-collision of `drape` and `bodies` off.
     #[arg(long)]
     pub no_self_collision: bool,
+    /// The mesh scene: step a mesh of several parts as one body whose parts get no contacts
+    /// with each other (what the scene did before parts were split), to compare.
+    #[arg(long)]
+    pub no_part_contacts: bool,
 }
 
 impl StepArgs {
@@ -190,6 +194,17 @@ pub struct StepReport {
     /// single-body scene without `--intersections`.
     #[serde(default)]
     pub self_intersections: Option<u64>,
+    /// Intersecting triangle pairs of every surface with itself (pairs sharing no vertex) and
+    /// the others before the first step (`solver_core::figures::intersecting_triangle_pairs`);
+    /// `null` for a scene other than `mesh` and the worlds without `--intersections`.
+    #[serde(default)]
+    pub intersecting_pairs_at_load: Option<u64>,
+    /// The same after the last step.
+    #[serde(default)]
+    pub intersecting_pairs: Option<u64>,
+    /// Bodies stepped: 1, or a world's (the parts of a mesh of several parts).
+    #[serde(default)]
+    pub bodies: Option<usize>,
     /// With `--repeat` above 1: every run's ns per projection, in the order run (the report's
     /// other figures are those of the median run).
     #[serde(default, skip_serializing_if = "Option::is_none")]

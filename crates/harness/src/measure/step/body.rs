@@ -2,7 +2,7 @@
 //! or the GPU) or by the force-based mass-spring model.
 
 use super::args::{mesh_options, single_mesh, solver_kind, solver_options, StepArgs, StepReport};
-use super::surfaces::{dump_obj, intersections};
+use super::surfaces::{dump_obj, intersections, triangle_pairs};
 use crate::measure::stats::quantile;
 #[cfg(feature = "gpu")]
 use crate::setup::gpu_error;
@@ -70,6 +70,10 @@ pub fn measure_body(args: &StepArgs) -> Result<StepReport, Error> {
         &mesh_options(args),
     )?;
     apply_switches(&mut body, args)?;
+    let at_load = {
+        let surfaces = [(&body.topology().triangles[..], &body.particles.x[..])];
+        triangle_pairs(args, false, &surfaces)?
+    };
     let params = StepParams {
         dt: args.dt,
         substeps: args.passes.substeps,
@@ -141,7 +145,9 @@ pub fn measure_body(args: &StepArgs) -> Result<StepReport, Error> {
             adapter: None,
         },
     };
-    report(args, &body, ordering, params, substeps, &timed, facts)
+    let mut r = report(args, &body, ordering, params, substeps, &timed, facts)?;
+    r.intersecting_pairs_at_load = at_load;
+    Ok(r)
 }
 
 /// The report of a run of `args` on `body` that ended in its last state.
@@ -166,12 +172,16 @@ fn report(
         .sum();
     let surfaces = [(&body.topology().triangles[..], &body.particles.x[..])];
     let self_intersections = intersections(args, &surfaces)?;
+    let intersecting_pairs = triangle_pairs(args, false, &surfaces)?;
     if let Some(path) = &args.dump_obj {
         dump_obj(path, &[body])?;
     }
     Ok(StepReport {
         contacts: body.contacts().len(),
         self_intersections,
+        intersecting_pairs_at_load: None,
+        intersecting_pairs,
+        bodies: Some(1),
         runs_ns_per_projection: None,
         scene: args.scene.name().to_string(),
         n: args.n(),

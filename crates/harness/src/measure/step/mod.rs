@@ -17,6 +17,17 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
     if args.steps == 0 {
         return Err(Error::Arg("--steps must be at least 1".into()));
     }
+    let parts = args.scene == crate::setup::StepSceneArg::Mesh
+        && !args.no_part_contacts
+        && args.backend == BackendArg::Cpu
+        && args.model == crate::setup::ModelArg::Pbd;
+    if parts {
+        if let Some(path) = args::single_mesh(args)? {
+            if let Some(report) = world::measure_mesh_parts(args, &path)? {
+                return Ok(report);
+            }
+        }
+    }
     if args.scene.body().is_some() {
         return body::measure_body(args);
     }

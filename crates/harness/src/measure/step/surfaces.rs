@@ -1,5 +1,5 @@
 //! The figures and files every `wobble step` run may add, one body or a world:
-//! `self_intersections` and `--dump-obj`.
+//! `self_intersections`, `intersecting_pairs` and `--dump-obj`.
 
 use super::args::StepArgs;
 use crate::setup::{io_error, Error};
@@ -14,6 +14,19 @@ pub fn intersections(args: &StepArgs, surfaces: &[Surface]) -> Result<Option<u64
         return Ok(None);
     }
     Ok(Some(figures::self_intersections(surfaces)?))
+}
+
+/// `intersecting_pairs` of `surfaces`: counted for the mesh scene, the worlds and with
+/// `--intersections`, else `None`.
+pub fn triangle_pairs(
+    args: &StepArgs,
+    world: bool,
+    surfaces: &[Surface],
+) -> Result<Option<u64>, Error> {
+    if !(world || args.intersections || args.scene == crate::setup::StepSceneArg::Mesh) {
+        return Ok(None);
+    }
+    Ok(Some(figures::intersecting_triangle_pairs(surfaces)?))
 }
 
 /// Writes the positions of `bodies` to `path` as OBJ, one object (`o body<k>`) per body with

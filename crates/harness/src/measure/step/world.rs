@@ -1,8 +1,9 @@
 //! `wobble step` on a world of several bodies (the `drape`, `tunnel`, `stack` and `bodies`
-//! scenes of docs/SCENES.md).
+//! scenes of docs/SCENES.md, and the `mesh` scene of a mesh of several parts, one body per
+//! part).
 
 use super::args::{mesh_options, solver_kind, solver_options, StepArgs, StepReport};
-use super::surfaces::dump_obj;
+use super::surfaces::{dump_obj, triangle_pairs};
 use crate::measure::stats::quantile;
 use crate::setup::{build_body_with, build_solver, Error, StepSceneArg};
 use solver_core::figures::{self, Surface};
@@ -10,7 +11,7 @@ use solver_core::glam::Vec3;
 use solver_core::mesh::repair::MeshOptions;
 use solver_core::{Body, StepParams, World};
 use sparse::{SolverKind, SolverOptions};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Vertical gap between the bodies of the `bodies` world as they are stacked (m).
@@ -126,8 +127,47 @@ pub fn measure_world(args: &StepArgs) -> Result<StepReport, Error> {
         mesh_options: mesh_options(args),
         self_collision: !args.no_self_collision,
     };
-    let mut world = build_world(&spec, solver_kind(args), &solver_options(args))?;
-    let gravity = world_gravity(args.scene);
+    let world = build_world(&spec, solver_kind(args), &solver_options(args))?;
+    run_world(args, world, world_gravity(args.scene))
+}
+
+/// The `mesh FILE` scene of a mesh of several parts: one body per part
+/// ([`scenes::mesh_parts_world`]), each stepped by a fresh solver of `args`; `None` for a
+/// mesh of one part (or a TetGen mesh), which [`super::body`] steps.
+pub fn measure_mesh_parts(args: &StepArgs, path: &Path) -> Result<Option<StepReport>, Error> {
+    let Some((mut world, report)) = scenes::mesh_parts_world(path, &mesh_options(args))? else {
+        return Ok(None);
+    };
+    if !report.is_clean() {
+        eprintln!("wobble: warning: {}: {report}", path.display());
+    }
+    if args.layout.ordering.name() != "natural" {
+        return Err(Error::Arg(format!(
+            "--ordering {}: a mesh of several parts is stepped as one body per part in file \
+             order (natural); use --no-part-contacts to renumber it as one body",
+            args.layout.ordering.name()
+        )));
+    }
+    for b in world.bodies_mut() {
+        b.set_solver(build_solver(solver_kind(args), &solver_options(args))?);
+    }
+    run_world(args, world, StepParams::default().gravity).map(Some)
+}
+
+/// Steps `world` as `wobble step` steps a body and reports the sums over its bodies.
+fn run_world(args: &StepArgs, mut world: World, gravity: Vec3) -> Result<StepReport, Error> {
+    let at_load = {
+        let surfaces: Vec<Surface> = world
+            .bodies()
+            .map(|b| {
+                (
+                    &b.body().topology().triangles[..],
+                    &b.body().particles.x[..],
+                )
+            })
+            .collect();
+        triangle_pairs(args, true, &surfaces)?
+    };
     let params = StepParams {
         dt: args.dt,
         substeps: args.passes.substeps,
@@ -155,6 +195,7 @@ pub fn measure_world(args: &StepArgs) -> Result<StepReport, Error> {
         .map(|b| (&b.topology().triangles[..], &b.particles.x[..]))
         .collect();
     let self_intersections = Some(figures::self_intersections(&surfaces)?);
+    let intersecting_pairs = triangle_pairs(args, true, &surfaces)?;
     if let Some(path) = &args.dump_obj {
         dump_obj(path, &bodies)?;
     }
@@ -202,6 +243,9 @@ pub fn measure_world(args: &StepArgs) -> Result<StepReport, Error> {
         adapter: None,
         contacts: report.contacts,
         self_intersections,
+        intersecting_pairs_at_load: at_load,
+        intersecting_pairs,
+        bodies: Some(bodies.len()),
         runs_ns_per_projection: None,
     })
 }
