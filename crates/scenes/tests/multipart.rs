@@ -122,7 +122,10 @@ fn stacked_boxes() -> TriMesh {
 }
 
 /// The three test meshes by name, as OBJ files under `tests/data/`.
-const MESHES: [(&str, fn() -> TriMesh); 3] = [
+/// A test mesh's name and its generator.
+type Named = (&'static str, fn() -> TriMesh);
+
+const MESHES: [Named; 3] = [
     ("teapot_parts", teapot),
     ("overlapping_spheres", overlapping_spheres),
     ("stacked_boxes", stacked_boxes),

@@ -694,7 +694,7 @@ fn exit_along(c: &MeshCollider, from: Vec3, direction: Vec3) -> Option<(Vec3, f3
     hits.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     // Relative to the ray's length: well below any feature of a mesh it crosses.
     hits.dedup_by(|b, a| b.0 - a.0 <= 1e-6);
-    if hits.len() % 2 == 0 {
+    if hits.len().is_multiple_of(2) {
         return None;
     }
     let (t, w) = hits[0];
