@@ -180,6 +180,21 @@ impl MeshCollider {
     }
 
     /// Calls `f` with every triangle whose BVH leaf overlaps `lo..=hi`.
+    /// The displacement over the substep of the point at `bary` on triangle `tri` (zero for
+    /// a static surface).
+    pub(crate) fn motion_at(&self, tri: [u32; 3], bary: Vec3) -> Vec3 {
+        if self.motion.is_empty() {
+            return Vec3::ZERO;
+        }
+        let m = |k: usize| self.motion[tri[k] as usize];
+        m(0) * bary.x + m(1) * bary.y + m(2) * bary.z
+    }
+
+    /// The displacement of vertex `v` over the substep (zero for a static surface).
+    pub(crate) fn vertex_motion(&self, v: usize) -> Vec3 {
+        self.motion.get(v).copied().unwrap_or(Vec3::ZERO)
+    }
+
     pub(crate) fn bvh_overlapping(&self, lo: Vec3, hi: Vec3, mut f: impl FnMut([u32; 3])) {
         self.bvh.for_each_overlapping(lo, hi, |_, t| f(t));
     }
@@ -247,12 +262,7 @@ impl MeshCollider {
             return None;
         }
         let offset = n.dot(a) + self.thickness;
-        let motion = if self.motion.is_empty() {
-            Vec3::ZERO
-        } else {
-            let m = |k: usize| self.motion[tri[k] as usize];
-            m(0) * bary.x + m(1) * bary.y + m(2) * bary.z
-        };
+        let motion = self.motion_at(tri, bary);
         Some(PlaneHit {
             normal: n,
             offset,

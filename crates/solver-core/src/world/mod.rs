@@ -47,7 +47,7 @@
 //! crosses `S_B` an odd number of times (the particle is still inside), its contacts with `B`
 //! are replaced by the one unilateral contact
 //! `d · x >= min(d · e + r, d · x₀ + v_max h)`, `e` the ray's first crossing, `r` the
-//! world's thickness, `x₀` the substep's start and `v_max` [`World::untangle_speed`]; `B`'s
+//! world's thickness, `x₀` the substep's start and `v_max` [`World::depenetration_speed`]; `B`'s
 //! vertices tangled in `A` likewise get no triangle contact with `A`'s faces. The nearest-face
 //! contact is wrong for a particle past the middle of `B` (its nearest face is the far one,
 //! and the contact carries it through `B`, spreading the intersection); along `d` every
@@ -253,10 +253,13 @@ pub struct World {
     /// particles off the path the prediction estimates (a jelly's volume constraint pushes
     /// its surface out by centimetres after an impact), and a contact not found is not held.
     pub search_distance: f32,
-    /// The most a tangled particle ([`World::find_tangles`]) is pushed out per second (m/s),
-    /// so that an intersection present at load is undone over several substeps rather than
-    /// in one jump that would become a velocity.
-    pub untangle_speed: f32,
+    /// The most a contact pushes a particle out of a penetration it already had at the start
+    /// of a substep, per second (m/s), beyond following the surface's own motion: a tangled
+    /// particle ([`World::find_tangles`]) and one found within the thickness of a surface.
+    /// Position-based contacts turn a correction of `δ` in one substep into a velocity
+    /// `δ / h`: a centimetre of overlap undone in one of 8 substeps at 60 Hz would launch the
+    /// body at 4.8 m/s. Contacts of a particle arriving from outside are not limited.
+    pub depenetration_speed: f32,
 }
 
 impl Default for World {
@@ -275,7 +278,7 @@ impl World {
             thickness: 0.01,
             friction: 0.5,
             search_distance: 0.02,
-            untangle_speed: 0.5,
+            depenetration_speed: 0.5,
         }
     }
 
@@ -490,7 +493,7 @@ impl World {
             ["world thickness", "world friction", "world search_distance"],
             [self.thickness, self.friction, self.search_distance],
         )?;
-        check_non_negative("world untangle_speed", self.untangle_speed)?;
+        check_non_negative("world depenetration_speed", self.depenetration_speed)?;
         let sub = plan.one_substep();
         for b in &mut self.bodies {
             b.refresh(self.thickness, self.friction)?;
@@ -558,7 +561,7 @@ impl World {
         }
         let levels = solve_levels(&boxes);
         let tangles = TangleView::of(&self.bodies);
-        let untangle = self.untangle_speed * h;
+        let depenetrate = self.depenetration_speed * h;
         let margin = sub.contact_margin.max(self.search_distance);
         let k = sub.correction_scale();
         let mut total = 0;
@@ -575,7 +578,7 @@ impl World {
                 .filter(|(index, _)| levels[*index] == level)
                 .map(|(index, b)| {
                     let r = step_one(
-                        b, index, &meshes, &surfaces, &tangles, untangle, sub, margin, k, &predict,
+                        b, index, &meshes, &surfaces, &tangles, depenetrate, sub, margin, k, &predict,
                     );
                     (index, r)
                 })
@@ -673,22 +676,22 @@ impl TangleView {
 }
 
 /// Where the ray `from + s direction` (s > 0) leaves the closed surface `c`: the nearest
-/// crossing, with the surface's inverse mass there, when it crosses `c` an odd number of
-/// times (`from` is inside); `None` when it crosses an even number (outside). Crossings at
-/// the same parameter (the ray through an edge or a vertex, which every triangle around it
-/// reports) count once.
-fn exit_along(c: &MeshCollider, from: Vec3, direction: Vec3) -> Option<(Vec3, f32)> {
+/// crossing, with the surface's inverse mass and motion over the substep there, when it
+/// crosses `c` an odd number of times (`from` is inside); `None` when it crosses an even
+/// number (outside). Crossings at the same parameter (the ray through an edge or a vertex,
+/// which every triangle around it reports) count once.
+fn exit_along(c: &MeshCollider, from: Vec3, direction: Vec3) -> Option<(Vec3, f32, Vec3)> {
     let (lo, hi) = c.bounds();
     let far = from + direction * (2.0 * (hi - lo).length() + (from - lo).length());
     let x = c.vertices();
-    let mut hits: Vec<(f32, f32)> = Vec::new();
+    let mut hits: Vec<(f32, f32, Vec3)> = Vec::new();
     c.bvh_overlapping(from.min(far), from.max(far), |tri| {
         let [a, b, cc] = tri.map(|v| x[v as usize].xyz());
         if let Some((t, bary)) = crate::geometry::queries::segment_triangle(from, far, a, b, cc) {
             let w = bary.x * x[tri[0] as usize].w
                 + bary.y * x[tri[1] as usize].w
                 + bary.z * x[tri[2] as usize].w;
-            hits.push((t, w));
+            hits.push((t, w, c.motion_at(tri, bary)));
         }
     });
     hits.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
@@ -697,8 +700,8 @@ fn exit_along(c: &MeshCollider, from: Vec3, direction: Vec3) -> Option<(Vec3, f3
     if hits.len().is_multiple_of(2) {
         return None;
     }
-    let (t, w) = hits[0];
-    Some((from + (far - from) * t, w))
+    let (t, w, motion) = hits[0];
+    Some((from + (far - from) * t, w, motion))
 }
 
 /// Step 3 of a substep (module doc) for body `index`; returns its contact count.
@@ -709,7 +712,7 @@ fn step_one(
     meshes: &[&MeshCollider],
     surfaces: &[Option<MeshCollider>],
     tangles: &TangleView,
-    untangle: f32,
+    depenetrate: f32,
     sub: &StepParams,
     margin: f32,
     k: f32,
@@ -747,7 +750,8 @@ fn step_one(
         .map(|(c, o)| (c, (origin - c.origin).as_vec3(), o))
         .collect();
     // Tangled particles: pushed out of the body they are inside along their direction, at
-    // most `untangle` per substep; released once found outside.
+    // most `depenetrate` per substep beyond the motion of the surface they leave by (so that
+    // two parts falling together still come apart); released once found outside.
     if !own_tangles.is_empty() {
         let mut released = Vec::new();
         for (t, tangle) in own_tangles.iter().enumerate() {
@@ -767,8 +771,9 @@ fn step_one(
             let n = tangle.direction;
             match exit_along(c, x.xyz() + d, n) {
                 None => released.push(t),
-                Some((exit, surface_w)) => {
-                    let offset = (n.dot(exit - d) + c.thickness).min(n.dot(x.xyz()) + untangle);
+                Some((exit, surface_w, motion)) => {
+                    let offset = (n.dot(exit - d) + c.thickness)
+                        .min(n.dot(x.xyz() + motion) + depenetrate);
                     let alpha = if c.solved { 0.0 } else { surface_w * h2 };
                     table.push_plane(i as u32, n, offset, 0.0, Vec3::ZERO, alpha);
                 }
@@ -797,8 +802,13 @@ fn step_one(
                 if let Some(hit) = c.contact(from, to, margin) {
                     let alpha = if c.solved { 0.0 } else { hit.surface_w * h2 };
                     // `n · (x + d) >= offset` in the collider's frame is
-                    // `n · x >= offset - n · d` in this body's.
-                    let offset = hit.offset - hit.normal.dot(d);
+                    // `n · x >= offset - n · d` in this body's. A particle that starts the
+                    // substep inside the thickness follows the surface's motion and leaves
+                    // at most `depenetrate` further (`World::depenetration_speed`); one
+                    // arriving from outside gets the whole offset.
+                    let n = hit.normal;
+                    let offset = (hit.offset - n.dot(d))
+                        .min(n.dot(x.xyz()) + n.dot(hit.motion) + depenetrate);
                     table.push_plane(i as u32, hit.normal, offset, c.friction, hit.motion, alpha);
                 }
             }
@@ -830,7 +840,16 @@ fn step_one(
                     continue;
                 }
                 if let Some(hit) = own.contact(point, point, margin) {
-                    let offset = hit.normal.dot(point) - own.thickness;
+                    // `n · t <= n · q - thickness` for the triangle's point `t` and the
+                    // vertex `q`. A triangle already closer than the thickness at the start
+                    // of the substep follows the vertex's motion and leaves at most
+                    // `depenetrate` further (`World::depenetration_speed`); `hit.offset -
+                    // thickness` is `n · t` on the predicted surface, `hit.motion` what `t`
+                    // moved to get there.
+                    let n = hit.normal;
+                    let start = hit.offset - own.thickness - n.dot(hit.motion);
+                    let offset = (n.dot(point) - own.thickness)
+                        .max(start + n.dot(solved.vertex_motion(v)) - depenetrate);
                     table.push_triangle(hit.triangle, hit.bary, hit.normal, offset);
                 }
             }
