@@ -279,3 +279,35 @@ fn the_newton_reference_runs_every_scene_it_can_solve_and_refuses_the_others_by_
         assert_eq!(r["finite"].as_bool(), Some(true), "{scene}: {r}");
     }
 }
+
+/// A teapot of three parts steps as a world of three bodies whose intersections at load are
+/// gone after 4 s; stepped as one body (`--no-part-contacts`, or a command that cannot step a
+/// world) it warns that the parts pass through each other.
+#[test]
+fn a_mesh_of_parts_is_a_world_and_one_stepped_as_one_body_warns() {
+    let teapot = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../scenes/tests/data/teapot_parts.obj"
+    );
+    let r = step(&["--scene", "mesh", "--mesh", teapot, "--steps", "240"]);
+    assert_eq!(r["bodies"].as_u64(), Some(3), "{r}");
+    assert!(r["intersecting_pairs_at_load"].as_u64().unwrap() > 0, "{r}");
+    assert_eq!(r["intersecting_pairs"].as_u64(), Some(0), "{r}");
+    let out = common::ok(&[
+        "step",
+        "--scene",
+        "mesh",
+        "--mesh",
+        teapot,
+        "--no-part-contacts",
+        "--steps",
+        "1",
+        "--warmup",
+        "0",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("a mesh of 3 parts stepped as one body"),
+        "{err}"
+    );
+}

@@ -317,12 +317,42 @@ pub fn build_body_with(
             if !report.is_clean() {
                 eprintln!("wobble: warning: {}: {report}", path.display());
             }
+            let parts = part_count(&body);
+            if parts > 1 && first_warning_for(path) {
+                eprintln!(
+                    "wobble: warning: {}: a mesh of {parts} parts stepped as one body, whose parts \
+                     pass through each other (only `wobble step` on the CPU with the pbd model \
+                     steps one body per part)",
+                    path.display()
+                );
+            }
             body
         }
         _ => Scene::parse(scene, n, mesh)?.build()?,
     };
     apply_ordering(&mut body, ordering)?;
     Ok((body, ordering))
+}
+
+/// True the first time this process asks about `path`: a command that builds the body of one
+/// mesh many times (`advise`, the sweeps) warns about it once.
+fn first_warning_for(path: &Path) -> bool {
+    static WARNED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut warned = WARNED.lock().unwrap_or_else(|e| e.into_inner());
+    if warned.iter().any(|p| p == path) {
+        return false;
+    }
+    warned.push(path.to_path_buf());
+    true
+}
+
+/// The connected parts of `body`'s surface (0 for a body without triangles).
+fn part_count(body: &Body) -> usize {
+    let surface = solver_core::mesh::TriMesh {
+        positions: body.particles.x.iter().map(|x| x.xyz()).collect(),
+        triangles: body.topology().triangles.clone(),
+    };
+    solver_core::mesh::parts::parts(&surface).len()
 }
 
 /// `kind` with `jacobi` as its Jacobi step (`jacobi`, `chebyshev`; the other kinds as they are).

@@ -55,18 +55,24 @@
 //! bound turns a centimetre of overlap into a few substeps of motion instead of a velocity
 //! spike. A particle found outside is released for good and gets the ordinary contacts.
 //!
+//! Depenetration. Position-based contacts turn a correction of `δ` in one substep into a
+//! velocity `δ / h`, so an overlap present at a substep's start (a tangle, or a particle left
+//! inside a surface's thickness by the last substep) would be undone as a launch. Such a
+//! contact instead follows the other surface's motion over the substep and undoes at most
+//! `v_max h` of the overlap beyond it: for a particle against a surface
+//! `n · x >= min(n · p + r, n · x₀ + n · m + v_max h)`, `p` the surface point, `m` its motion
+//! over the substep; for a solved vertex of another body against this body's own triangle the
+//! same bound seen from the triangle, which follows that vertex's solved motion; for a tangled
+//! particle the motion is that of the ray's exit point. A particle
+//! arriving from outside gets the whole offset, so the sweep against tunnelling is unchanged.
+//!
 //! Remaining failures of the untangling: an open surface has no inside, so intersections with
 //! it are not found (its contacts keep a particle on the side it starts on, which keeps the
 //! tangle as it is); two triangles can cross with no vertex of either inside the other (an
 //! edge through a thin part), which the winding number does not see; a body entirely inside
 //! another, or two with the same centroid, gets no direction; the direction is fixed at load,
 //! so a part that turns over while still tangled is pushed the old way; and the untangled
-//! bodies are still subject to the world's other failures below. The `stacked_boxes` test
-//! mesh (`crates/scenes/tests/multipart.rs`, three 12-triangle boxes each sunk 1 cm into the
-//! one below) at 8 substeps is thrown up by metres once the lowest box lands and ends with
-//! the top box inside the lowest (`cargo test --release -p scenes --test multipart --
-//! --ignored` shows where the centres end); the cause is not found yet. At 1 substep the
-//! teapot's lid sinks into the pot after the drop (the world's thickness per substep, below).
+//! bodies are still subject to the world's other failures below.
 //!
 //! Remaining failures: a body is solved against the prediction of the bodies after it, so two
 //! bodies closing faster than their thickness per substep may overlap by what they moved in
@@ -578,7 +584,16 @@ impl World {
                 .filter(|(index, _)| levels[*index] == level)
                 .map(|(index, b)| {
                     let r = step_one(
-                        b, index, &meshes, &surfaces, &tangles, depenetrate, sub, margin, k, &predict,
+                        b,
+                        index,
+                        &meshes,
+                        &surfaces,
+                        &tangles,
+                        depenetrate,
+                        sub,
+                        margin,
+                        k,
+                        &predict,
                     );
                     (index, r)
                 })
@@ -772,8 +787,8 @@ fn step_one(
             match exit_along(c, x.xyz() + d, n) {
                 None => released.push(t),
                 Some((exit, surface_w, motion)) => {
-                    let offset = (n.dot(exit - d) + c.thickness)
-                        .min(n.dot(x.xyz() + motion) + depenetrate);
+                    let offset =
+                        (n.dot(exit - d) + c.thickness).min(n.dot(x.xyz() + motion) + depenetrate);
                     let alpha = if c.solved { 0.0 } else { surface_w * h2 };
                     table.push_plane(i as u32, n, offset, 0.0, Vec3::ZERO, alpha);
                 }
