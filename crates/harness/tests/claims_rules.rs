@@ -108,6 +108,7 @@ fn each_rule_gives_the_verdict_of_its_cases() {
         case!(rules::c6(false, false) => Confirmed),
         case!(rules::c6(true, false) => Refuted),
         case!(rules::c6(false, true) => Partly),
+        case!(rules::c6(true, true) => Refuted),
         case!(rules::c7(1.0, 20.0, 2.0) => Confirmed),
         case!(rules::c7(1.0, 2.0, 0.5) => Refuted),
         case!(rules::c7(1.0, 20.0, 0.5) => Partly),

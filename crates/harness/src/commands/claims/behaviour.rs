@@ -1,6 +1,7 @@
 //! Behaviour claims C5, C6, C8, C10, C12: stretch against iterations, energy over long runs,
 //! substeps against iterations, stiffness against iterations and dt, and the jelly. Every run
-//! is in-process (`sim`), from rest, at docs/SCENES.md settings unless the claim varies one.
+//! is in-process (`sim`) at docs/SCENES.md settings unless the claim varies one, from rest
+//! except C6's, which start from a settled body given a kick.
 
 use super::claim::{Claim, Ctx, Decision};
 use super::rules;
@@ -10,7 +11,7 @@ use crate::output::csv::RowWriter;
 use crate::output::plot::{crossing, dot, level, Plot, Series};
 use crate::setup::{or_note, Error};
 use solver_core::glam::Vec3;
-use solver_core::{StepParams, Stiffness};
+use solver_core::{figures, StepParams, Stiffness};
 use std::path::PathBuf;
 
 const GODOT: &str = "Godot SoftBody3D article";
@@ -430,23 +431,38 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
     })
 }
 
-/// How a C6 run starts.
+/// How a C6 run starts. Every start is a body settled at rest and then kicked, so that the
+/// energy the kick puts in is small beside the body's potential energy: a solver that pumps
+/// energy in shows it as a rise above the kicked start, which a start at the largest potential
+/// energy (a cloth released flat) would hide under the energy the fall gives away.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Start {
-    /// The scene as built, at rest.
-    Rest,
-    /// Every free particle moving at 2 m/s sideways and 1 m/s up.
-    Moving,
-    /// Half the particles (the far rows) 100 times heavier, at rest.
+    /// The cloth hanging at rest from its pins, set swinging as a rigid pendulum about the
+    /// line through its pins (the fastest particle at 1 m/s): a velocity every constraint
+    /// already allows, so no projection has to take a shock out of it.
+    Swinging,
+    /// The same with the far half of the particles 100 times heavier.
     MassRatio,
+    /// The jelly at rest on the ground, kicked at (1, -2, 0) m/s, into the ground (contacts).
+    Bouncing,
 }
 
 impl Start {
+    /// Every start, in the order C6 runs them.
+    pub const ALL: [Start; 3] = [Start::Swinging, Start::MassRatio, Start::Bouncing];
+
     fn name(self) -> &'static str {
         match self {
-            Start::Rest => "rest",
-            Start::Moving => "moving",
+            Start::Swinging => "swinging",
             Start::MassRatio => "mass-ratio-100",
+            Start::Bouncing => "bouncing",
+        }
+    }
+
+    fn scene(self) -> &'static str {
+        match self {
+            Start::Swinging | Start::MassRatio => "cloth",
+            Start::Bouncing => "jelly",
         }
     }
 }
@@ -455,7 +471,12 @@ impl Start {
 /// both over |E(0)|.
 pub fn energy_rises(energy: &[f64]) -> (f64, f64) {
     let e0 = energy.first().copied().unwrap_or(f64::NAN);
-    let scale = e0.abs().max(1e-12);
+    energy_rises_over(energy, e0.abs().max(1e-12))
+}
+
+/// The largest rise above E(0) and the largest rise in one step, both over `scale`.
+pub fn energy_rises_over(energy: &[f64], scale: f64) -> (f64, f64) {
+    let e0 = energy.first().copied().unwrap_or(f64::NAN);
     let max = energy.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let step = energy
         .windows(2)
@@ -464,42 +485,180 @@ pub fn energy_rises(energy: &[f64]) -> (f64, f64) {
     ((max - e0) / scale, step.max(0.0) / scale)
 }
 
-/// The step (1-based) with the largest energy rise of the run (0 when it has no step).
-pub fn largest_step_rise_at(energy: &[f64]) -> usize {
-    energy
-        .windows(2)
-        .enumerate()
-        .fold((0, f64::NEG_INFINITY), |(at, best), (k, w)| {
-            let d = w[1] - w[0];
-            if d > best {
-                (k + 1, d)
-            } else {
-                (at, best)
-            }
-        })
-        .0
+/// The largest of `energy - floor` over the second half of the run over the largest over its
+/// first half (NaN for a run of fewer than 2 records): above 1, the run gained energy on net.
+pub fn energy_growth(energy: &[f64], floor: f64) -> f64 {
+    let peak = |s: &[f64]| {
+        s.iter()
+            .map(|e| e - floor)
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    let half = energy.len() / 2;
+    if half == 0 {
+        f64::NAN
+    } else {
+        peak(&energy[half..]) / peak(&energy[..half])
+    }
 }
 
-/// Simulated seconds of each C6 run of a solver other than gs (reported, not judged).
-const C6_REPORTED_S: f64 = 5.0;
-
-/// Steps of a C6 run at `dt`: all `steps` for the judged gs runs; for the others
-/// [`C6_REPORTED_S`] of simulated time, at most `steps`.
-fn c6_steps(judged: bool, steps: usize, dt: f32) -> usize {
-    if judged {
-        steps
+/// `fraction` as a percentage with two significant figures or more.
+fn percent(fraction: f64) -> String {
+    let p = 100.0 * fraction;
+    if p.abs() >= 10.0 || p == 0.0 || !p.is_finite() {
+        format!("{p:.0}%")
     } else {
-        ((C6_REPORTED_S / dt as f64).round() as usize).clamp(1, steps)
+        format!("{p:.*}%", (1.0 - p.abs().log10().floor()) as usize)
     }
+}
+
+/// Simulated seconds of the settling run before a C6 kick (2 in --quick).
+const C6_SETTLE_S: f64 = 3.0;
+/// Subdivision of C6's jelly: 162 vertices, beside the 16 x 16 cloth's 256.
+const C6_JELLY_N: usize = 2;
+/// Velocity damping (1/s) of the settling run: the pendulum and bounce modes of both bodies
+/// are overdamped at it, so 3 s leaves them at rest.
+const C6_SETTLE_DAMPING: f32 = 5.0;
+/// Most the largest edge stretch of a run's second half may exceed its first half's, as a
+/// factor, for the run to count as bounded (C6, C19): a run that stays finite but keeps
+/// stretching is coming apart; one that settles at a large stretch is soft, not unstable.
+pub const STRETCH_GROWTH: f64 = 1.1;
+
+/// The largest of `stretch_max` over the second half of the run over the largest over its
+/// first half (NaN for a run of fewer than 2 steps).
+pub fn stretch_growth(stretch_max: &[f64]) -> f64 {
+    let peak = |s: &[f64]| s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let half = stretch_max.len() / 2;
+    if half == 0 {
+        f64::NAN
+    } else {
+        peak(&stretch_max[half..]) / peak(&stretch_max[..half])
+    }
+}
+
+/// Steps of `seconds` simulated at `dt` (at least 1).
+fn steps_of(seconds: f64, dt: f32) -> usize {
+    ((seconds / dt as f64).round() as usize).max(1)
+}
+
+/// Runs `sim` for `seconds` with [`C6_SETTLE_DAMPING`] (its own solver and dt), then zeroes
+/// every velocity and restores its damping; returns the settled energy, or why it could not
+/// settle.
+fn settle(sim: &mut Sim, seconds: f64) -> Result<f64, String> {
+    let damping = sim.params.damping;
+    sim.params.damping = C6_SETTLE_DAMPING;
+    let t = sim.run(steps_of(seconds, sim.params.dt));
+    sim.params.damping = damping;
+    if let Some(d) = t.diverged {
+        return Err(format!("diverged while settling: {d}"));
+    }
+    for v in sim.body.particles.v.iter_mut() {
+        v.set_xyz(Vec3::ZERO);
+    }
+    Ok(figures::energy(&sim.body, sim.params.gravity))
+}
+
+/// Sets the velocity of every free particle of a `start`: for the cloths a rotation about
+/// the line through the two pinned particles farthest apart (a uniform 1 m/s along z without
+/// two pins), scaled so that the fastest particle moves at 1 m/s; for the jelly (1, -2, 0) m/s.
+fn kick(sim: &mut Sim, start: Start) {
+    let p = &mut sim.body.particles;
+    let pinned: Vec<Vec3> = p.x.iter().filter(|x| x.w == 0.0).map(|x| x.xyz()).collect();
+    let axis = pinned
+        .iter()
+        .flat_map(|a| pinned.iter().map(move |b| (*a, *b)))
+        .max_by(|u, v| (u.1 - u.0).length().total_cmp(&(v.1 - v.0).length()))
+        .filter(|(a, b)| (*b - *a).length() > 0.0);
+    let field = |x: Vec3| match (start, axis) {
+        (Start::Bouncing, _) => Vec3::new(1.0, -2.0, 0.0),
+        (_, Some((a, b))) => (b - a).normalize().cross(x - a),
+        (_, None) => Vec3::Z,
+    };
+    let fastest =
+        p.x.iter()
+            .filter(|x| x.w > 0.0)
+            .map(|x| field(x.xyz()).length())
+            .fold(0.0f32, f32::max);
+    let scale = if start == Start::Bouncing || fastest == 0.0 {
+        1.0
+    } else {
+        1.0 / fastest
+    };
+    for (x, v) in p.x.iter().zip(p.v.iter_mut()) {
+        if x.w > 0.0 {
+            v.set_xyz(scale * field(x.xyz()));
+        }
+    }
+}
+
+/// What one C6 run measured, energies over the kick's energy E(0) - E_settled.
+struct EnergyRun {
+    label: String,
+    gs: bool,
+    /// Why it stopped early (settling or the run diverged), if it did.
+    stopped: Option<String>,
+    /// Largest rise above the kicked start.
+    rise: f64,
+    /// The second half's peak above the settled state over the first half's.
+    growth: f64,
+}
+
+/// C6's default bound on a run's rise above its kicked start, in kick energies, and the sweep
+/// shown beside it.
+const C6_RISE_BOUND: f64 = 2.0;
+const C6_SWEEP: [f64; 8] = [0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 100.0, 1000.0];
+
+impl EnergyRun {
+    /// Why the run fails C6 with rises above the start bounded by `bound` kick energies.
+    fn failure(&self, tol: f64, bound: f64) -> Option<String> {
+        if let Some(why) = &self.stopped {
+            Some(why.clone())
+        } else if self.growth.is_nan() || self.growth > 1.0 + tol {
+            Some(format!(
+                "energy above the settled state peaked {:.3}x higher in the second half than in the first",
+                self.growth
+            ))
+        } else if self.rise.is_nan() || self.rise > bound {
+            Some(format!(
+                "energy rose {:.2} kick energies above the start",
+                self.rise
+            ))
+        } else {
+            None
+        }
+    }
+}
+
+/// C6's verdict over `runs` with rises bounded by `bound`, and the failed runs.
+fn c6_verdict(runs: &[EnergyRun], tol: f64, bound: f64) -> (super::claim::Verdict, Vec<String>) {
+    let failed: Vec<(&EnergyRun, String)> = runs
+        .iter()
+        .filter_map(|r| r.failure(tol, bound).map(|why| (r, why)))
+        .collect();
+    let verdict = rules::c6(
+        failed.iter().any(|(r, _)| r.gs),
+        failed.iter().any(|(r, _)| !r.gs),
+    );
+    let words = failed
+        .into_iter()
+        .map(|(r, why)| format!("{} ({why})", r.label))
+        .collect();
+    (verdict, words)
 }
 
 /// C6: PBD is unconditionally stable; projection never pumps energy in.
 pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
     let src = "Godot SoftBody3D article and a Unity tutorial";
-    let text = "no run gains energy (kinetic + gravitational) above its start, in total or in any one step, or diverges: the 16 x 16 cloth from rest for every solver, and with gs also from a moving start, with a mass ratio of 100, and the jelly bouncing on the ground (contacts); dt from 1/120 to 1/15, no damping; the gs runs long, the other solvers' shorter (reported, not judged)";
+    let text = "no run pumps energy (kinetic + gravitational) in or diverges: every solver, from a settled body given a kick (the 16 x 16 cloth swinging from its pins, the same with a mass ratio of 100, the jelly bouncing on the ground), dt from 1/120 to 1/15 (1/60 and 1/15 in --quick) in one substep, no damping";
     let n = 16;
-    let steps = ctx.scale.energy_steps;
-    let dts = [1.0 / 120.0, 1.0 / 60.0, 1.0 / 30.0, 1.0 / 15.0];
+    let run_s = ctx.scale.energy_s;
+    // --quick keeps the two ends of the range at a shorter settling: gauss-newton-direct's
+    // factorization per iteration is most of the claim's time.
+    let dts: &[f32] = if ctx.quick {
+        &[1.0 / 60.0, 1.0 / 15.0]
+    } else {
+        &[1.0 / 120.0, 1.0 / 60.0, 1.0 / 30.0, 1.0 / 15.0]
+    };
+    let settle_s = if ctx.quick { 2.0 } else { C6_SETTLE_S };
     const TOL: f64 = 1e-3;
     let path = ctx.path("c6.csv");
     let mut w = RowWriter::create(
@@ -510,69 +669,53 @@ pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
             "solver",
             "dt",
             "steps",
+            "energy_settled",
             "energy_start",
             "energy_max",
             "energy_final",
-            "rise_over_start",
-            "largest_step_rise_over_start",
+            "rise_over_kick",
+            "largest_step_rise_over_kick",
+            "kick_left_at_end",
+            "energy_growth",
+            "stretch_max",
+            "stretch_growth",
             "status",
         ],
     )?;
     let mut series = Vec::new();
-    let mut bad = Vec::new();
+    let mut runs = Vec::new();
     let mut missing = Vec::new();
-    let mut gs_state: Option<bool> = None;
-    let mut gs_step_rises = false;
     let mut worst = (String::new(), f64::NEG_INFINITY);
-    let mut worst_total = (String::new(), f64::NEG_INFINITY);
+    // The other solvers' swinging run that rose most: drawn beside gs's on the same scale.
+    let mut worst_swing = (String::new(), f64::NEG_INFINITY, Vec::new());
+    let mut worst_step = (String::new(), f64::NEG_INFINITY);
+    let mut distorted = Vec::new();
     let mut tested = Vec::new();
-    // Of the judged (gs) runs: the latest step, with its simulated time, at which a run had
-    // its largest one-step rise: whether the shorter reported runs span that part of the motion.
-    let mut latest_peak = (0usize, 0.0f64);
-    let mut any_reported = false;
-    let mut runs: Vec<(&str, Start, String)> = ctx
-        .solvers
-        .iter()
-        .map(|s| ("cloth", Start::Rest, s.clone()))
-        .collect();
-    runs.push(("cloth", Start::Moving, "gs".into()));
-    runs.push(("cloth", Start::MassRatio, "gs".into()));
-    runs.push(("jelly", Start::Rest, "gs".into()));
-    for (scene, start, solver) in &runs {
-        let judged = solver == "gs";
-        let size = if *scene == "jelly" {
-            ctx.scale.jelly_n
-        } else {
-            n
-        };
-        for (di, &dt) in dts.iter().enumerate() {
-            let mut spec = Spec::new(scene, size, solver);
-            spec.params.dt = dt;
-            spec.tuning = ctx.tuning.clone();
-            let mut sim = match or_note(Sim::new(&spec))? {
-                Ok(s) => s,
-                Err(note) => {
-                    missing.push(format!("{solver}: {note}"));
-                    break;
-                }
+    'solvers: for solver in &ctx.solvers {
+        let gs = solver == "gs";
+        for start in Start::ALL {
+            let size = if start == Start::Bouncing {
+                C6_JELLY_N
+            } else {
+                n
             };
-            let count = sim.body.len();
-            match start {
-                Start::Rest => {}
-                Start::Moving => {
-                    for (x, v) in sim
-                        .body
-                        .particles
-                        .x
-                        .iter()
-                        .zip(sim.body.particles.v.iter_mut())
-                    {
-                        if x.w > 0.0 {
-                            v.set_xyz(Vec3::new(2.0, 1.0, 0.0));
-                        }
+            for (di, &dt) in dts.iter().enumerate() {
+                let mut spec = Spec::new(start.scene(), size, solver);
+                spec.params.dt = dt;
+                spec.params.damping = 0.0;
+                // One substep of dt at every dt: the default split of frames above 1/30 s would
+                // run dt = 1/15 as two substeps of 1/30, the run at 1/30 twice over.
+                spec.params.max_substep = dt;
+                spec.tuning = ctx.tuning.clone();
+                let mut sim = match or_note(Sim::new(&spec))? {
+                    Ok(s) => s,
+                    Err(note) => {
+                        missing.push(format!("{solver}: {note}"));
+                        continue 'solvers;
                     }
-                }
-                Start::MassRatio => {
+                };
+                if start == Start::MassRatio {
+                    let count = sim.body.len();
                     for i in count / 2..count {
                         let m = sim.body.particles.mass[i];
                         if m.is_finite() && m > 0.0 {
@@ -580,128 +723,180 @@ pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
                         }
                     }
                 }
-            }
-            let run_steps = c6_steps(judged, steps, dt);
-            any_reported |= !judged;
-            let t = sim.run(run_steps);
-            let (rise, step_rise) = energy_rises(&t.energy);
-            if judged {
-                let at = largest_step_rise_at(&t.energy);
-                let at_s = at as f64 * dt as f64;
-                if at_s > latest_peak.1 {
-                    latest_peak = (at, at_s);
+                let label = format!(
+                    "{} {} {solver} dt=1/{:.0}",
+                    start.scene(),
+                    start.name(),
+                    1.0 / dt
+                );
+                let (settled, t, stopped) = match settle(&mut sim, settle_s) {
+                    Err(why) => (f64::NAN, Trace::default(), Some(why)),
+                    Ok(settled) => {
+                        kick(&mut sim, start);
+                        let t = sim.run(steps_of(run_s, dt));
+                        let stopped = t.diverged.clone();
+                        (settled, t, stopped)
+                    }
+                };
+                let e0 = t.energy.first().copied().unwrap_or(f64::NAN);
+                let scale = e0 - settled;
+                let (rise, step_rise) = energy_rises_over(&t.energy, scale);
+                let stretch = t.stretch_max.iter().copied().fold(0.0, f64::max);
+                let growth = stretch_growth(&t.stretch_max);
+                let run = EnergyRun {
+                    label: label.clone(),
+                    gs,
+                    stopped,
+                    rise,
+                    growth: energy_growth(&t.energy, settled),
+                };
+                let curve: Vec<(f64, f64)> = t
+                    .energy
+                    .iter()
+                    .enumerate()
+                    .step_by((t.energy.len() / 400).max(1))
+                    .map(|(k, e)| (k as f64 * dt as f64, (e - settled) / scale))
+                    .collect();
+                if rise > worst.1 {
+                    worst = (label.clone(), rise);
                 }
-            }
-            let e0 = t.energy[0];
-            let emax = t.energy.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-            let ok = t.finished() && rise <= TOL;
-            let label = format!("{scene} {} {solver} dt=1/{:.0}", start.name(), 1.0 / dt);
-            if step_rise > worst.1 {
-                worst = (label.clone(), step_rise);
-            }
-            if rise > worst_total.1 {
-                worst_total = (label.clone(), rise);
-            }
-            if !ok {
-                bad.push(format!(
-                    "{label} ({})",
-                    t.diverged.clone().unwrap_or_else(|| format!(
-                        "energy rose {:.2}% above the start, {:.2}% in one step",
-                        100.0 * rise,
-                        100.0 * step_rise
-                    ))
-                ));
-            }
-            if judged {
-                gs_state = Some(gs_state.unwrap_or(true) && ok);
-                gs_step_rises |= step_rise > TOL;
-                if *scene == "cloth" && *start == Start::Rest {
-                    let stride = (t.energy.len() / 400).max(1);
+                if !gs && start == Start::Swinging && rise > worst_swing.1 {
+                    worst_swing = (label.clone(), rise, curve.clone());
+                }
+                if step_rise > worst_step.1 {
+                    worst_step = (label.clone(), step_rise);
+                }
+                if growth > STRETCH_GROWTH {
+                    distorted.push(format!("{label} ({}, {growth:.2}x)", percent(stretch)));
+                }
+                if gs && start == Start::Swinging {
                     series.push(Series {
                         name: format!("gs dt=1/{:.0}", 1.0 / dt),
-                        points: t
-                            .energy
-                            .iter()
-                            .enumerate()
-                            .step_by(stride)
-                            .map(|(k, e)| (k as f64 * dt as f64, e / e0))
-                            .collect(),
+                        points: curve,
                         color: Some(di),
                         ..Default::default()
                     });
                 }
-            }
-            w.record(&[
-                scene.to_string(),
-                start.name().into(),
-                solver.clone(),
-                dt.to_string(),
-                t.steps().to_string(),
-                e0.to_string(),
-                emax.to_string(),
-                t.energy.last().copied().unwrap_or(f64::NAN).to_string(),
-                rise.to_string(),
-                step_rise.to_string(),
-                t.diverged.clone().unwrap_or_else(|| "ok".into()),
-            ])?;
-            if di == 0 {
-                tested.push(format!("{scene}/{}/{solver}", start.name()));
+                w.record(&[
+                    start.scene().to_string(),
+                    start.name().into(),
+                    solver.clone(),
+                    dt.to_string(),
+                    t.steps().to_string(),
+                    settled.to_string(),
+                    e0.to_string(),
+                    t.energy
+                        .iter()
+                        .copied()
+                        .fold(f64::NEG_INFINITY, f64::max)
+                        .to_string(),
+                    t.energy.last().copied().unwrap_or(f64::NAN).to_string(),
+                    rise.to_string(),
+                    step_rise.to_string(),
+                    ((t.energy.last().copied().unwrap_or(f64::NAN) - settled) / scale).to_string(),
+                    run.growth.to_string(),
+                    stretch.to_string(),
+                    growth.to_string(),
+                    run.failure(TOL, C6_RISE_BOUND)
+                        .unwrap_or_else(|| "ok".into()),
+                ])?;
+                runs.push(run);
             }
         }
+        tested.push(solver.clone());
     }
-    let Some(gs_ok) = gs_state else {
+    if !runs.iter().any(|r| r.gs) {
         return Ok(Claim::untestable(
             "C6",
             src,
             text,
             format!("the reference gs could not run: {}", missing.join("; ")),
         ));
-    };
-    let verdict = rules::c6(!gs_ok, gs_step_rises);
+    }
+    let (verdict, bad) = c6_verdict(&runs, TOL, C6_RISE_BOUND);
+    let sweep_path = ctx.path("c6_sweep.csv");
+    let mut sw = RowWriter::create(
+        &sweep_path,
+        &[
+            "rise_bound_kicks",
+            "failed_gs_runs",
+            "failed_other_runs",
+            "verdict",
+        ],
+    )?;
+    let mut sweep = Vec::new();
+    for bound in C6_SWEEP {
+        let (v, failed) = c6_verdict(&runs, TOL, bound);
+        let gs_failed = runs
+            .iter()
+            .filter(|r| r.gs && r.failure(TOL, bound).is_some())
+            .count();
+        sw.record(&[
+            bound.to_string(),
+            gs_failed.to_string(),
+            (failed.len() - gs_failed).to_string(),
+            v.word().to_string(),
+        ])?;
+        sweep.push(format!("{bound} kicks: {}", v.word()));
+    }
+    series.push(level(
+        &format!("energy growth threshold: the start + {TOL:e} of the kick"),
+        (0.0, run_s),
+        1.0 + TOL,
+        7,
+    ));
+    series.push(level(
+        &format!("rise bound: the start + {C6_RISE_BOUND} kicks"),
+        (0.0, run_s),
+        1.0 + C6_RISE_BOUND,
+        6,
+    ));
+    if !worst_swing.2.is_empty() {
+        series.push(Series {
+            name: format!(
+                "the other solvers' largest rise swinging: {}",
+                worst_swing.0
+            ),
+            points: worst_swing.2,
+            dashed: true,
+            color: Some(5),
+        });
+    }
     let plot = Plot::new(
-        format!("C6: energy over its start, gs, cloth n={n} from rest, {steps} steps"),
-        "simulated time (s)",
-        "energy / energy at the start",
+        format!(
+            "C6: energy above the settled state, cloth n={n} swinging (fastest particle 1 m/s), gs"
+        ),
+        "simulated time after the kick (s)",
+        "(E - E_settled) / (E(0) - E_settled)",
         series,
     );
-    let files = ctx.files(path, &[(&plot, "c6")])?;
+    let mut files = ctx.files(path, &[(&plot, "c6")])?;
+    files.insert(1, sweep_path);
     Ok(Claim {
         id: "C6",
         source: src,
         text,
         measured: format!(
-            "dt = 1/120, 1/60, 1/30, 1/15, 8 iterations, no damping; {steps} steps per gs run (judged); {} per run of the other solvers at those dts ({C6_REPORTED_S} s simulated: reported, not judged, so an instability of theirs later than that would go unseen); the judged runs had their largest one-step rise by {:.1} s simulated at the latest (step {}); runs {}: largest rise above the start {:.2e} of |E(0)| ({}); largest rise in one step {:.2e} of |E(0)| ({}); runs that rose above the start or diverged: {}{}",
-            if any_reported {
-                format!(
-                    "{} steps",
-                    dts.iter()
-                        .map(|&dt| c6_steps(false, steps, dt).to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
-            } else {
-                "no steps (none run)".to_string()
-            },
-            latest_peak.1,
-            latest_peak.0,
+            "dt = {}, one substep, 8 iterations, no damping; the cloth n={n} and the jelly subdivision {C6_JELLY_N}; each body settled for {settle_s} s with damping {C6_SETTLE_DAMPING}/s by the run's own solver and dt, its velocities zeroed, then kicked and run {run_s:.0} s simulated; solvers {}: largest rise above the kicked start {:.2e} kick energies ({}); largest rise in one step {:.2e} of it ({}); runs that failed: {}. Distorted, which the claim allows (the largest stretch of the second half above {STRETCH_GROWTH}x the first's; largest stretch, growth): {}. The verdict over the bound on the rise above the start (c6_sweep.csv): {}{}",
+            dts.iter().map(|dt| format!("1/{:.0}", 1.0 / dt)).collect::<Vec<_>>().join(", "),
             tested.join(", "),
-            worst_total.1,
-            worst_total.0,
             worst.1,
             worst.0,
+            worst_step.1,
+            worst_step.0,
             if bad.is_empty() { "none".to_string() } else { bad.join(", ") },
+            if distorted.is_empty() { "none".to_string() } else { distorted.join(", ") },
+            sweep.join(", "),
             if missing.is_empty() { String::new() } else { format!(" (not in this build: {})", missing.join("; ")) }
         ),
         rule: format!(
-            "energy E = kinetic + gravitational of the free particles. The claim (no energy explosion, stable at any dt) fails for a gs run that rises above E(0) by more than {TOL:e} of |E(0)| or diverges: refuted. If none does but some gs run gains more than {TOL:e} |E(0)| in one step, energy is pumped in locally: partly. Confirmed if neither. Other solvers are reported, not judged"
+            "energy E = kinetic + gravitational of the free particles, in kick energies E(0) - E_settled above the settled state. A run fails if it diverges (settling included), if it gains energy on net (the peak of E - E_settled over the second half of the run above {} times the first half's), or if its energy rises above the kicked start by more than {C6_RISE_BOUND} kick energies (velocities pushed to absurd values). E leaves out the stretch an under-converged projection stores like a soft spring, which a swing gives back to the motion, so a bounded rise of a soft body is not energy pumped in; the verdict over the bound is shown. Refuted if a gs run fails, partly if only runs of other solvers fail, confirmed if none does. Stretch is reported, not judged: both sources allow a body to become soft or distorted. The largest rise in one step is reported, not judged: the velocity PBD takes from a step's displacement is a secant, so the measured energy wobbles from step to step",
+            1.0 + TOL
         ),
         verdict,
         decision: Decision::exact(
-            format!(
-                "largest rise above start {:.2e} |E(0)|, in one step {:.2e} |E(0)| ({})",
-                worst_total.1, worst.1, worst.0
-            ),
-            format!("<= {TOL:e}"),
+            format!("failed runs {} (gs {}); largest rise above the kicked start {:.2e} kicks ({})", bad.len(), runs.iter().filter(|r| r.gs && r.failure(TOL, C6_RISE_BOUND).is_some()).count(), worst.1, worst.0),
+            format!("none: growth <= {}, rise <= {C6_RISE_BOUND} kicks", 1.0 + TOL),
         ),
         files,
     })
@@ -1077,17 +1272,58 @@ mod tests {
     use super::*;
 
     #[test]
-    fn largest_step_rise_is_found_at_its_step() {
-        assert_eq!(largest_step_rise_at(&[5.0, 4.0, 4.5, 4.2, 4.9, 1.0]), 4);
-        assert_eq!(largest_step_rise_at(&[1.0]), 0);
+    fn c6_runs_span_the_same_simulated_time_at_every_dt() {
+        for dt in [1.0f32 / 120.0, 1.0 / 60.0, 1.0 / 30.0, 1.0 / 15.0] {
+            let steps = steps_of(10.0, dt);
+            assert!(
+                (steps as f64 * dt as f64 - 10.0).abs() < 1e-4,
+                "{dt}: {steps}"
+            );
+        }
+        assert_eq!(steps_of(1e-6, 1.0 / 60.0), 1);
     }
 
     #[test]
-    fn reported_runs_span_a_fixed_simulated_time_within_the_judged_length() {
-        assert_eq!(c6_steps(true, 10_000, 1.0 / 120.0), 10_000);
-        // C6_REPORTED_S = 5 s simulated, at most the judged length.
-        assert_eq!(c6_steps(false, 10_000, 1.0 / 120.0), 600);
-        assert_eq!(c6_steps(false, 10_000, 1.0 / 15.0), 75);
-        assert_eq!(c6_steps(false, 300, 1.0 / 120.0), 300);
+    fn energy_growth_compares_the_halves_above_the_floor() {
+        // Above the floor 1: peaks 3 (first half) and 1.5 (second): the run lost energy.
+        assert_eq!(energy_growth(&[4.0, 2.0, 2.5, 1.5], 1.0), 0.5);
+        assert_eq!(energy_growth(&[2.0, 2.0, 3.0, 5.0], 1.0), 4.0);
+        assert!(energy_growth(&[2.0], 1.0).is_nan());
+        assert_eq!(stretch_growth(&[0.1, 0.2, 0.1, 0.1]), 0.5);
+    }
+
+    #[test]
+    fn c6_fails_a_run_that_diverges_gains_on_net_or_rises_past_the_bound() {
+        use super::super::claim::Verdict;
+        let run = |gs: bool, stopped: Option<&str>, rise: f64, growth: f64| EnergyRun {
+            label: "r".into(),
+            gs,
+            stopped: stopped.map(String::from),
+            rise,
+            growth,
+        };
+        let calm = [run(true, None, 0.3, 0.7), run(false, None, 0.9, 0.9)];
+        assert_eq!(c6_verdict(&calm, 1e-3, 2.0).0, Verdict::Confirmed);
+        // A soft body's bounded rise passes at the bound and fails below it.
+        assert_eq!(c6_verdict(&calm, 1e-3, 0.5).0, Verdict::Partly);
+        assert_eq!(c6_verdict(&calm, 1e-3, 0.25).0, Verdict::Refuted);
+        let pumping = [run(true, None, 0.3, 0.7), run(false, None, 0.1, 1.01)];
+        assert_eq!(c6_verdict(&pumping, 1e-3, 2.0).0, Verdict::Partly);
+        let gs_diverged = [
+            run(true, Some("diverged"), 0.0, 0.5),
+            run(false, None, 0.1, 0.5),
+        ];
+        let (v, failed) = c6_verdict(&gs_diverged, 1e-3, 2.0);
+        assert_eq!((v, failed.len()), (Verdict::Refuted, 1));
+        assert!(run(true, None, f64::NAN, 0.5).failure(1e-3, 2.0).is_some());
+    }
+
+    #[test]
+    fn energy_rises_are_measured_over_the_scale_given() {
+        let e = [10.0, 9.0, 10.5, 10.2];
+        let (rise, step) = energy_rises_over(&e, 2.0);
+        assert!((rise - 0.25).abs() < 1e-12 && (step - 0.75).abs() < 1e-12);
+        assert_eq!(energy_rises(&e), (0.05, 0.15));
+        assert_eq!(energy_rises_over(&[3.0, 2.0, 1.0], 1.0), (0.0, 0.0));
     }
 }

@@ -12,7 +12,7 @@
 //! acceleration starts): below, it is constraint-averaged Jacobi and would only repeat its
 //! rows.
 
-use super::behaviour::energy_rises;
+use super::behaviour::{energy_rises, stretch_growth, STRETCH_GROWTH};
 use super::claim::{Claim, Ctx, Decision};
 use super::rules::{self, BudgetRun};
 use crate::measure::sim::{Sim, Spec};
@@ -23,10 +23,6 @@ use sparse::{Averaging, JacobiOptions};
 
 /// Largest energy rise above the start a stable run may show, over |E(0)|.
 pub const ENERGY_TOL: f64 = 1e-3;
-
-/// Most the largest edge stretch of a stable run's second half may exceed its first half's,
-/// as a factor.
-pub const STRETCH_GROWTH: f64 = 1.1;
 
 /// A solver of the comparison: its label, the solver, and its averaging (`None`: the library
 /// default).
@@ -108,13 +104,7 @@ fn run_one(
     }
     let t = sim.run(steps);
     let (rise, _) = energy_rises(&t.energy);
-    let peak = |s: &[f64]| s.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let half = t.stretch_max.len() / 2;
-    let stretch_growth = if half == 0 {
-        f64::NAN
-    } else {
-        peak(&t.stretch_max[half..]) / peak(&t.stretch_max[..half])
-    };
+    let stretch_growth = stretch_growth(&t.stretch_max);
     Ok(Ok(Outcome {
         stretch_growth,
         steps: t.steps(),

@@ -152,8 +152,8 @@ pub struct Scale {
     pub conv_iters: usize,
     /// Cloth side for the stretch claim C5 (32: the reference cloth).
     pub stretch_n: usize,
-    /// Steps of C6's energy runs.
-    pub energy_steps: usize,
+    /// Simulated seconds of each C6 run after its kick.
+    pub energy_s: f64,
     /// Cloth side for C11's parallel timing.
     pub parallel_n: usize,
     /// Seconds of timed steps per child-process point.
@@ -170,7 +170,7 @@ impl Scale {
                 conv_n: 16,
                 conv_iters: 200,
                 stretch_n: 16,
-                energy_steps: 600,
+                energy_s: 3.0,
                 parallel_n: 64,
                 target_s: 0.05,
                 jelly_n: 2,
@@ -180,7 +180,7 @@ impl Scale {
                 conv_n: 23,
                 conv_iters: 400,
                 stretch_n: 32,
-                energy_steps: 1_200,
+                energy_s: 8.0,
                 parallel_n: 128,
                 target_s: 0.3,
                 jelly_n: 3,

@@ -48,7 +48,7 @@ pub struct ClaimsArgs {
     /// Only these claim ids (comma-separated, e.g. C1,C5); CLAIMS.md lists the others as not run.
     #[arg(long)]
     pub only: Option<String>,
-    /// Solvers whose energy behaviour C6 checks (the reference gs decides its verdict).
+    /// Solvers whose energy behaviour C6 checks (a gs failure refutes it, another solver's makes it partly).
     #[arg(long, value_enum, value_delimiter = ',', default_value = ALL_SOLVERS)]
     pub solvers: Vec<SolverArg>,
     /// Build an x86-64-v3 binary for cachegrind when valgrind cannot run this one (C3).

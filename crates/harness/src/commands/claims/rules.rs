@@ -169,13 +169,13 @@ pub fn c16(spread_iterations: f64, spread_dt: f64, min_spread: f64) -> Verdict {
     )
 }
 
-/// C6: `explodes` = a gs run rose above its starting energy or diverged; `step_rises` = a gs
-/// run gained energy within one step. Refuted if it explodes, partly if it only gains in single
-/// steps, confirmed if neither.
-pub fn c6(explodes: bool, step_rises: bool) -> Verdict {
-    if explodes {
+/// C6: `gs_fails` = a gs run rose above its kicked start, diverged or blew apart;
+/// `others_fail` = a run of another solver did. Refuted if gs fails (whatever the others do),
+/// partly if only other solvers fail, confirmed if none does.
+pub fn c6(gs_fails: bool, others_fail: bool) -> Verdict {
+    if gs_fails {
         Verdict::Refuted
-    } else if step_rises {
+    } else if others_fail {
         Verdict::Partly
     } else {
         Verdict::Confirmed
