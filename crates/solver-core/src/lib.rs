@@ -33,7 +33,10 @@
 //!    from a size, a resolution, a placement, a mass, pins and compliances, checked; bodies from
 //!    meshes; materials applied to a body. [`interaction`]: ray picking, grabs and impulses at
 //!    points, the Unity "jelly" deformer. [`effects`]: tearing, plasticity, a render mesh
-//!    embedded in the simulation mesh.
+//!    embedded in the simulation mesh. [`skin`]: clothing on an animated character, a mesh
+//!    skinned to a skeleton (linear blend or dual-quaternion skinning) whose vertices the
+//!    skinned constraints ([`constraints::skinned`]: max distance, back stop) hold near the
+//!    animation.
 //! 9. [`world`]: a [`World`] of several bodies (named by [`BodyHandle`]) stepped together, with
 //!    contacts between them, against triangle-mesh colliders ([`MeshCollider`]) and within a
 //!    cloth ([`SelfCollision`]).
@@ -60,6 +63,7 @@ pub mod mesh;
 mod par;
 pub mod shared_mut;
 pub mod simd;
+pub mod skin;
 pub mod solver;
 pub mod step;
 pub mod wind;
@@ -71,11 +75,12 @@ pub use body::{Attachment, Body, Topology};
 pub use build::{Bending, Cloth, Flag, Rope, SoftBody, TetBody};
 pub use collide::{Collider, Shape};
 pub use constraints::material::Material;
-pub use constraints::{ConstraintKind, Constraints, DistanceConstraints};
+pub use constraints::{ConstraintKind, Constraints, DistanceConstraints, SkinnedVertex};
 pub use error::{Result, WobbleError};
 pub use geometry::packed::{Packed4, Xyz};
 pub use glam;
 pub use mesh::tetgen::TetMesh;
+pub use skin::{Skin, SkinDesc, SkinningMethod};
 pub use solver::{
     prepare_solver, Executor, GaussSeidel, Preparation, Serial, SolveState, Solver, SolverReport,
 };

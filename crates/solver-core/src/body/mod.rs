@@ -212,7 +212,8 @@ impl Body {
     }
 
     /// Makes `origin` the body frame's zero without moving the body: every stored position,
-    /// previous position, attachment target and grab target is re-expressed relative to it,
+    /// previous position, attachment target and constraint target (grabs, skinned vertices) is
+    /// re-expressed relative to it,
     /// each computed in `f64` and rounded once to `f32` (the rounding the module doc bounds).
     pub fn set_origin(&mut self, origin: DVec3) -> Result<()> {
         check_finite("origin", 0, (origin.x + origin.y + origin.z) as f32)?;
@@ -226,8 +227,8 @@ impl Body {
             a.from = moved(a.from);
             a.to = moved(a.to);
         }
-        if let Some((_, d)) = self.drag_table_mut() {
-            d.targets.iter_mut().for_each(|t| *t = moved(*t));
+        for kind in self.constraints.extra.iter_mut() {
+            kind.move_frame(shift);
         }
         self.origin = origin;
         self.follow_by_default();
@@ -484,6 +485,14 @@ impl Body {
         check_index("attachment", a, a, self.attachments.len())?;
         let at = self.attachments.remove(a);
         self.particles.set_mass(at.particle as usize, mass)
+    }
+
+    /// Narrows the next step to the fraction `t0..t1` of the frame its constraints' moving
+    /// targets were set for (see [`ConstraintKind::set_step_window`]).
+    pub(crate) fn set_step_window(&mut self, t0: f32, t1: f32) {
+        for kind in self.constraints.extra.iter_mut() {
+            kind.set_step_window(t0, t1);
+        }
     }
 
     /// The grab (drag) table, if a grab made one: its position among the kinds of

@@ -59,6 +59,11 @@ impl ConstraintKind for Drag {
     fn projected_by_step_loop(&self) -> bool {
         true
     }
+    fn move_frame(&mut self, shift: glam::DVec3) {
+        for t in self.targets.iter_mut() {
+            *t = (t.as_dvec3() - shift).as_vec3();
+        }
+    }
     fn particle_indices_mut(&mut self) -> &mut [u32] {
         self.corners.as_flattened_mut()
     }

@@ -61,6 +61,7 @@ pub(crate) mod distance;
 pub mod drag;
 pub mod material;
 pub mod neohookean;
+pub mod skinned;
 pub mod tether;
 pub mod volume;
 
@@ -68,6 +69,7 @@ pub use bending::{DihedralBending, IsometricBending};
 pub use distance::{project_distance_pair, project_distance_scalar, DistanceConstraints};
 pub use drag::{Drag, GrabId};
 pub use neohookean::NeoHookean;
+pub use skinned::{SkinConstraints, SkinnedVertex};
 pub use tether::{project_tethers, TetherDistance, Tethers};
 pub use volume::{project_tet_volumes, SurfaceVolume, TetVolume};
 
@@ -191,6 +193,25 @@ pub trait ConstraintKind: KindObject + Send + Sync + Debug {
         for (c, l) in lambda.iter_mut().enumerate().take(self.len()) {
             project_generic(self, c, x, l, self.compliance(c) * inv_dt2, k);
         }
+    }
+    /// Called by the step loop at the start of each substep's solve with the fraction `t` of
+    /// the step done at the substep's end: a kind whose targets move over the step (the
+    /// skinned constraints) interpolates them. The default does nothing.
+    fn begin_substep(&mut self, t: f32) {
+        let _ = t;
+    }
+    /// Tells a kind with moving targets that the next [`crate::step()`] covers the fraction
+    /// `t0..t1` of the frame its targets were set for (a [`crate::World`] or a coupling steps
+    /// its bodies one substep at a time, each a whole step to the body); `0..1` after the
+    /// frame. The default does nothing.
+    fn set_step_window(&mut self, t0: f32, t1: f32) {
+        let _ = (t0, t1);
+    }
+    /// Re-expresses the positions the table stores (targets, not particle indices) after the
+    /// body frame's origin moved by `shift` (world = origin + local), each computed in `f64`
+    /// and rounded once. The default stores none.
+    fn move_frame(&mut self, shift: DVec3) {
+        let _ = shift;
     }
     /// The XPBD projection of global constraint `c` over all its particles; returns `Δλ`.
     /// Only global kinds implement it; the default does nothing.

@@ -328,14 +328,19 @@ impl RapierCoupling {
             substeps: plan.substeps,
             ..Default::default()
         };
-        for _ in 0..plan.substeps {
+        let frames = plan.substeps as f32;
+        let stepped = (0..plan.substeps).try_for_each(|k| {
+            self.body
+                .set_step_window(k as f32 / frames, (k + 1) as f32 / frames);
             let (contacts, impulse, soft) = self.substep(&sub, kind)?;
             report.contacts = contacts;
             report.impulse += impulse;
             report.soft = soft;
             self.rapier.step();
-            self.check_rigid_state()?;
-        }
+            self.check_rigid_state()
+        });
+        self.body.set_step_window(0.0, 1.0);
+        stepped?;
         Ok(report)
     }
 

@@ -682,6 +682,11 @@ pub(crate) fn advance<C: StageCheck>(
             p.x[a.particle as usize].set_xyz(target);
         }
         check.stage(&p.x, &p.v, &|| format!("attachment targets, substep {s}"))?;
+        if step_loop_kinds {
+            for kind in constraints.extra.iter_mut() {
+                kind.begin_substep(t);
+            }
+        }
         find_contacts(
             colliders,
             &p.x,

@@ -508,9 +508,19 @@ impl World {
             substeps: plan.substeps,
             contacts: 0,
         };
-        for _ in 0..plan.substeps {
+        let frames = plan.substeps as f32;
+        let stepped = (0..plan.substeps).try_for_each(|k| {
+            for b in &mut self.bodies {
+                b.body
+                    .set_step_window(k as f32 / frames, (k + 1) as f32 / frames);
+            }
             report.contacts = self.substep(&sub)?;
+            Ok::<(), WobbleError>(())
+        });
+        for b in &mut self.bodies {
+            b.body.set_step_window(0.0, 1.0);
         }
+        stepped?;
         Ok(report)
     }
 
