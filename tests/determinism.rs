@@ -115,6 +115,7 @@ fn chaotic_hash() -> u64 {
         },
         friction: 0.3,
         restitution: 0.1,
+        motion: None,
     });
     body.particles.set_mass(0, 1.0 / 144.0).unwrap();
     let a = body.attach(11).unwrap();

@@ -71,6 +71,11 @@ fn unsupported(body: &Body) -> Option<String> {
         ));
     }
     for (k, c) in body.colliders.iter().enumerate() {
+        if c.motion.is_some() {
+            return Some(format!(
+                "moving collider {k} (the GPU kernels collide with colliders that stay put)"
+            ));
+        }
         if !matches!(c.shape, Shape::Plane { .. } | Shape::Sphere { .. }) {
             return Some(format!(
                 "collider {k} (the GPU kernels collide with planes and spheres only)"

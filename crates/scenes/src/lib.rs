@@ -8,6 +8,8 @@
 //!   mesh file), built exactly as written there, and [`Scene`], a scene and its size by name.
 //! - [`worlds`]: the world scenes (`stack`, `drape`, `tunnel`), several bodies or one body
 //!   against colliders and itself, stepped by solver-core's `World`.
+//! - [`character`]: clothing on an animated character (a cape and a skirt skinned to a
+//!   procedural skeleton, a body proxy of capsules moved with it, a scripted teleport).
 //! - [`analytic`]: bodies with closed-form answers (the hanging chain, the free cloth's
 //!   momentum) that the analytic tests and the claims measure.
 //! - [`mass_spring`]: the force-based mass-spring model, its integrators and their stability
@@ -18,6 +20,7 @@
 //! nothing in solver-core imports this crate.
 
 pub mod analytic;
+pub mod character;
 pub mod fuzz;
 pub mod mass_spring;
 pub mod standard;

@@ -21,6 +21,15 @@
 //! particle pays nothing. A box contact whose particle starts the substep outside is always
 //! frozen so: inside a box the signed distance leads to the nearest face, which for a particle
 //! pushed past the middle of a thin box is the far one.
+//!
+//! Moving colliders: a collider given the shape it has at the end of the next step
+//! ([`Collider::move_to`], [`crate::Body::move_collider`]: a character's body proxy following
+//! its skeleton) is interpolated across the step's substeps, each substep's contacts taken
+//! against its shape at the substep's end. Friction acts on the particle's motion relative to
+//! the surface (the surface point's displacement over the substep, [`Shape::surface_motion`],
+//! is taken off the particle's before the tangential part is cancelled), and restitution on
+//! the normal velocity relative to it, so that a cloth resting on a moving arm moves with it.
+//! After the step the collider has its new shape.
 
 use crate::error::{check_parameter, Result, WobbleError};
 use crate::geometry::packed::Packed4;
@@ -72,6 +81,9 @@ pub struct Collider {
     pub friction: f32,
     /// Restitution e in [0, 1].
     pub restitution: f32,
+    /// The shape at the end of the next step, of the same kind, when the collider moves
+    /// (see the [module](self) doc); `None` for one that stays put.
+    pub motion: Option<Shape>,
 }
 
 /// A particle near a collider during one substep.
@@ -88,6 +100,9 @@ pub struct Contact {
     /// `Some((n, offset))`: the contact is the half-space `n · x >= offset` frozen for the
     /// substep (a swept hit, see the module doc); `None`: the collider's own signed distance.
     pub plane: Option<(Vec3, f32)>,
+    /// How far the collider's surface at the particle moved over the substep (zero for a
+    /// collider that stays put).
+    pub surface: Vec3,
 }
 
 impl Contact {
@@ -128,6 +143,100 @@ pub fn sweep(shape: &Shape, from: Vec3, to: Vec3, margin: f32) -> Option<(Vec3, 
 }
 
 impl Shape {
+    /// The shape a fraction `t` of the way from `self` to `to` (of the same kind; `to` as it
+    /// is otherwise): positions and sizes blended linearly, a plane's normal and a box's
+    /// rotation along the arc.
+    #[must_use]
+    pub fn lerp(&self, to: &Shape, t: f32) -> Shape {
+        match (*self, *to) {
+            (
+                Shape::Plane { normal, offset },
+                Shape::Plane {
+                    normal: n1,
+                    offset: o1,
+                },
+            ) => Shape::Plane {
+                normal: normal.lerp(n1, t).normalize_or(n1),
+                offset: offset + (o1 - offset) * t,
+            },
+            (
+                Shape::Sphere { center, radius },
+                Shape::Sphere {
+                    center: c1,
+                    radius: r1,
+                },
+            ) => Shape::Sphere {
+                center: center.lerp(c1, t),
+                radius: radius + (r1 - radius) * t,
+            },
+            (
+                Shape::Capsule { a, b, radius },
+                Shape::Capsule {
+                    a: a1,
+                    b: b1,
+                    radius: r1,
+                },
+            ) => Shape::Capsule {
+                a: a.lerp(a1, t),
+                b: b.lerp(b1, t),
+                radius: radius + (r1 - radius) * t,
+            },
+            (
+                Shape::Cuboid {
+                    center,
+                    half,
+                    rotation,
+                },
+                Shape::Cuboid {
+                    center: c1,
+                    half: h1,
+                    rotation: q1,
+                },
+            ) => Shape::Cuboid {
+                center: center.lerp(c1, t),
+                half: half.lerp(h1, t),
+                rotation: rotation.normalize().slerp(q1.normalize(), t),
+            },
+            _ => *to,
+        }
+    }
+
+    /// The displacement, from shape `from` to shape `to`, of the surface point nearest `p`
+    /// (on `to`): a sphere's centre's, the capsule's axis point's (the ends' displacements
+    /// blended at `p`'s place along the axis), a box's rigid motion at `p`, a plane's offset
+    /// along its normal. Zero between shapes of different kinds.
+    #[must_use]
+    pub fn surface_motion(from: &Shape, to: &Shape, p: Vec3) -> Vec3 {
+        match (*from, *to) {
+            (Shape::Plane { offset: o0, .. }, Shape::Plane { normal, offset }) => {
+                normal * (offset - o0)
+            }
+            (Shape::Sphere { center: c0, .. }, Shape::Sphere { center, .. }) => center - c0,
+            (Shape::Capsule { a: a0, b: b0, .. }, Shape::Capsule { a, b, .. }) => {
+                let ab = b - a;
+                let u =
+                    ((p - a).dot(ab) / ab.length_squared().max(f32::MIN_POSITIVE)).clamp(0.0, 1.0);
+                (a - a0).lerp(b - b0, u)
+            }
+            (
+                Shape::Cuboid {
+                    center: c0,
+                    rotation: q0,
+                    ..
+                },
+                Shape::Cuboid {
+                    center, rotation, ..
+                },
+            ) => p - (c0 + q0 * (rotation.inverse() * (p - center))),
+            _ => Vec3::ZERO,
+        }
+    }
+
+    /// True when `other` is the same kind of shape.
+    fn same_kind(&self, other: &Shape) -> bool {
+        std::mem::discriminant(self) == std::mem::discriminant(other)
+    }
+
     /// The shape with its world coordinates re-expressed relative to `origin` (each computed
     /// in `f64`, rounded once): the body frame of a body whose origin that is.
     #[must_use]
@@ -257,6 +366,7 @@ impl Collider {
     pub fn moved_into_frame(&self, origin: DVec3) -> Collider {
         Collider {
             shape: self.shape.moved_into_frame(origin),
+            motion: self.motion.map(|m| m.moved_into_frame(origin)),
             ..*self
         }
     }
@@ -270,6 +380,7 @@ impl Collider {
             },
             friction,
             restitution,
+            motion: None,
         }
     }
 
@@ -280,6 +391,7 @@ impl Collider {
             shape,
             friction: 0.5,
             restitution: 0.0,
+            motion: None,
         }
         .validated()
     }
@@ -350,9 +462,42 @@ impl Collider {
         self.validated()
     }
 
-    /// Checks shape and coefficients.
+    /// Sets the shape the collider has at the end of the next step (of the same kind as its
+    /// shape, finite and non-degenerate): the step moves it there across its substeps.
+    pub fn move_to(&mut self, shape: Shape) -> Result<()> {
+        Collider {
+            motion: Some(shape),
+            ..*self
+        }
+        .validate(0)?;
+        self.motion = Some(shape);
+        Ok(())
+    }
+
+    /// The collider a fraction `t` of the way through the step: its shape interpolated
+    /// towards its motion (as it is when it has none), with no motion.
+    #[must_use]
+    pub fn at(&self, t: f32) -> Collider {
+        Collider {
+            shape: self.motion.map_or(self.shape, |m| self.shape.lerp(&m, t)),
+            motion: None,
+            ..*self
+        }
+    }
+
+    /// Checks shape, motion and coefficients.
     pub fn validate(&self, index: usize) -> Result<()> {
         self.shape.validate(index)?;
+        if let Some(m) = &self.motion {
+            m.validate(index)?;
+            if !self.shape.same_kind(m) {
+                return Err(WobbleError::BadParameter {
+                    name: "collider",
+                    value: index as f64,
+                    reason: "a collider's motion must be a shape of its own kind",
+                });
+            }
+        }
         crate::error::check_non_negative("friction", self.friction)?;
         if !(0.0..=1.0).contains(&self.restitution) {
             return Err(WobbleError::BadParameter {
@@ -376,13 +521,18 @@ fn check_radius(name: &'static str, radius: f32) -> Result<()> {
 
 /// Finds the particles that may touch a collider during this substep: those whose predicted
 /// position `x` lies within `margin` of a surface, and those whose path from the substep's
-/// start `x_prev` crosses one ([`sweep`]). Clears and fills `out`.
+/// start `x_prev` crosses one ([`sweep`]). `start` holds the colliders as they were at the
+/// substep's start, where some moved (`None`: none did); `inv_h` is 1 / the substep's length.
+/// Clears and fills `out`.
+#[allow(clippy::too_many_arguments)]
 pub fn find_contacts(
     colliders: &[Collider],
+    start: Option<&[Collider]>,
     x: &[Packed4],
     x_prev: &[Packed4],
     v: &[Packed4],
     margin: f32,
+    inv_h: f32,
     out: &mut Vec<Contact>,
 ) {
     out.clear();
@@ -395,12 +545,17 @@ pub fn find_contacts(
         }
         for (c, col) in colliders.iter().enumerate() {
             let (d, n) = col.shape.signed_distance(p.xyz());
+            let surface = start.map_or(Vec3::ZERO, |s| {
+                Shape::surface_motion(&s[c].shape, &col.shape, p.xyz())
+            });
+            let relative = v[i].xyz() - surface * inv_h;
             let mut contact = Contact {
                 particle: i as u32,
                 collider: c as u32,
-                approach: v[i].xyz().dot(n),
+                approach: relative.dot(n),
                 pushed: 0.0,
                 plane: None,
+                surface,
             };
             let from = x_prev[i].xyz();
             // Inside a box the nearest face is the surface, so a particle pressed past the
@@ -416,7 +571,7 @@ pub fn find_contacts(
                 continue;
             }
             if let Some((n, offset)) = sweep(&col.shape, from, p.xyz(), margin) {
-                contact.approach = v[i].xyz().dot(n);
+                contact.approach = relative.dot(n);
                 contact.plane = Some((n, offset));
                 out.push(contact);
             }
@@ -454,7 +609,7 @@ pub fn apply_friction(
         if d > 1e-6 {
             continue;
         }
-        let dx = x[i].xyz() - x_prev[i].xyz();
+        let dx = x[i].xyz() - x_prev[i].xyz() - c.surface;
         let tangential = dx - n * dx.dot(n);
         let t_len = tangential.length();
         if t_len <= 0.0 {
@@ -470,13 +625,15 @@ pub fn apply_friction(
     }
 }
 
-/// After the velocity update: gives bouncing contacts their restitution velocity.
+/// After the velocity update: gives bouncing contacts their restitution velocity, relative to
+/// the surface's (`inv_h` = 1 / the substep's length).
 pub fn apply_restitution(
     colliders: &[Collider],
     contacts: &[Contact],
     x: &[Packed4],
     v: &mut [Packed4],
     threshold: f32,
+    inv_h: f32,
 ) {
     for c in contacts {
         let col = &colliders[c.collider as usize];
@@ -487,7 +644,7 @@ pub fn apply_restitution(
         let (_, n) = c.distance(colliders, x[i].xyz());
         let vel = v[i].xyz();
         let vn = vel.dot(n);
-        let target = -col.restitution * c.approach;
+        let target = (c.surface * inv_h).dot(n) - col.restitution * c.approach;
         v[i].set_xyz(vel + n * (target - vn));
     }
 }

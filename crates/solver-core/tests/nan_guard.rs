@@ -157,6 +157,7 @@ fn the_checked_replay_of_a_healthy_step_is_the_step_bit_for_bit() {
             },
             friction: 0.5,
             restitution: 0.5,
+            motion: None,
         });
         let a = body.attach(20).unwrap();
         body.move_attachment(a, Vec3::new(0.3, 1.2, 0.5)).unwrap();

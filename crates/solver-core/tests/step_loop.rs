@@ -108,6 +108,7 @@ fn a_dropped_rope_rests_on_every_collider_shape() {
             shape,
             friction: 0.5,
             restitution: 0.0,
+            motion: None,
         });
         let mut gs = GaussSeidel::new();
         for _ in 0..300 {
@@ -134,6 +135,7 @@ fn restitution_bounces_and_friction_stops_sliding() {
             },
             friction: 0.0,
             restitution,
+            motion: None,
         });
         let mut gs = GaussSeidel::new();
         let mut max_up = 0.0f32;
@@ -162,6 +164,7 @@ fn restitution_bounces_and_friction_stops_sliding() {
             },
             friction,
             restitution: 0.0,
+            motion: None,
         });
         let mut gs = GaussSeidel::new();
         for _ in 0..120 {

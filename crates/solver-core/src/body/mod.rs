@@ -121,6 +121,11 @@ pub struct StepScratch {
     /// The shape colliders moved into the body frame, for a body whose origin is not the
     /// world's (refreshed every step).
     pub local_colliders: Vec<Collider>,
+    /// Moving colliders at the current substep's end and start (filled when some collider
+    /// moves).
+    pub substep_colliders: Vec<Collider>,
+    /// See `substep_colliders`.
+    pub substep_start_colliders: Vec<Collider>,
 }
 
 /// A simulated body.
@@ -153,6 +158,9 @@ pub struct Body {
     pub(crate) origin: DVec3,
     /// A sampled coordinate beyond this (m) recentres the body after a step.
     recentre_distance: f32,
+    /// The fraction of the frame the next step covers, when a world or a coupling steps the
+    /// body one substep at a time (`None`: the whole frame). See [`Body::set_step_window`].
+    pub(crate) window: Option<(f32, f32)>,
 }
 
 impl Body {
@@ -169,6 +177,7 @@ impl Body {
             topology_id: fresh_topology_id(),
             origin: DVec3::ZERO,
             recentre_distance: 0.0,
+            window: None,
         };
         body.validate()?;
         // A body at the world's origin is not recentred unless asked (its positions are its
@@ -449,6 +458,14 @@ impl Body {
         self.colliders.push(collider);
     }
 
+    /// Sets the shape collider `k` has at the end of the next step ([`Collider::move_to`]):
+    /// the step moves it there across its substeps, friction and restitution relative to its
+    /// surface's motion (a character's body proxy following its skeleton).
+    pub fn move_collider(&mut self, k: usize, shape: crate::collide::Shape) -> Result<()> {
+        check_index("collider", k, k, self.colliders.len())?;
+        self.colliders[k].move_to(shape)
+    }
+
     /// Attaches particle `i` where it is now, pinning it; move it with [`Body::move_attachment`].
     pub fn attach(&mut self, i: u32) -> Result<usize> {
         check_index("attachment", self.attachments.len(), i as usize, self.len())?;
@@ -487,12 +504,11 @@ impl Body {
         self.particles.set_mass(at.particle as usize, mass)
     }
 
-    /// Narrows the next step to the fraction `t0..t1` of the frame its constraints' moving
-    /// targets were set for (see [`ConstraintKind::set_step_window`]).
+    /// Narrows the next step to the fraction `t0..t1` of the frame its moving targets were
+    /// set for (attachments, moving colliders, skinned targets): a world or a coupling steps
+    /// the body one substep at a time; `0..1` is the whole frame.
     pub(crate) fn set_step_window(&mut self, t0: f32, t1: f32) {
-        for kind in self.constraints.extra.iter_mut() {
-            kind.set_step_window(t0, t1);
-        }
+        self.window = ((t0, t1) != (0.0, 1.0)).then_some((t0, t1));
     }
 
     /// The grab (drag) table, if a grab made one: its position among the kinds of

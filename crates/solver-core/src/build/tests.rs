@@ -136,6 +136,7 @@ fn bad_settings_are_refused_with_what_is_wrong() {
         },
         friction: 0.0,
         restitution: 0.0,
+        motion: None,
     };
     assert!(msg(TetBody::cube(1.0, 1).collider(bad_sphere).build()).contains("sphere"));
 }

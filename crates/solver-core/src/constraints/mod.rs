@@ -195,17 +195,11 @@ pub trait ConstraintKind: KindObject + Send + Sync + Debug {
         }
     }
     /// Called by the step loop at the start of each substep's solve with the fraction `t` of
-    /// the step done at the substep's end: a kind whose targets move over the step (the
-    /// skinned constraints) interpolates them. The default does nothing.
+    /// the frame done at the substep's end (of the step, or of a world's frame when a world
+    /// or a coupling steps the body one substep at a time): a kind whose targets move over the
+    /// frame (the skinned constraints) interpolates them. The default does nothing.
     fn begin_substep(&mut self, t: f32) {
         let _ = t;
-    }
-    /// Tells a kind with moving targets that the next [`crate::step()`] covers the fraction
-    /// `t0..t1` of the frame its targets were set for (a [`crate::World`] or a coupling steps
-    /// its bodies one substep at a time, each a whole step to the body); `0..1` after the
-    /// frame. The default does nothing.
-    fn set_step_window(&mut self, t0: f32, t1: f32) {
-        let _ = (t0, t1);
     }
     /// Re-expresses the positions the table stores (targets, not particle indices) after the
     /// body frame's origin moved by `shift` (world = origin + local), each computed in `f64`

@@ -28,8 +28,8 @@
 //! at fraction `t` of the frame sees `s = lerp(s_from, s_to, t)` and the normalised
 //! `lerp(n_from, n_to, t)`, as Jolt interpolates its skinned positions over a step's
 //! iterations, so an arm swinging in one frame drags its sleeve smoothly, not in one jump. A
-//! [`crate::World`] or a coupling, which step a body one substep at a time, narrow each of those
-//! steps to its share of the frame ([`ConstraintKind::set_step_window`]).
+//! [`crate::World`] or a coupling, which step a body one substep at a time, give each of those
+//! steps its share of the frame, so the targets move across the world's substeps too.
 
 use super::{ConstraintKind, MAX_ARITY};
 use crate::error::{check_index, check_non_negative, Result, WobbleError};
@@ -88,8 +88,6 @@ pub struct SkinConstraints {
     /// The targets of the substep being solved.
     target: Vec<Vec3>,
     normal: Vec<Vec3>,
-    /// The fraction of the frame the next step covers ([`ConstraintKind::set_step_window`]).
-    window: (f32, f32),
 }
 
 impl SkinConstraints {
@@ -135,7 +133,6 @@ impl SkinConstraints {
             normal_to: n.clone(),
             target: s,
             normal: n,
-            window: (0.0, 1.0),
         })
     }
 
@@ -279,7 +276,6 @@ impl ConstraintKind for SkinConstraints {
         }
     }
     fn begin_substep(&mut self, t: f32) {
-        let t = self.window.0 + t * (self.window.1 - self.window.0);
         if t >= 1.0 {
             // The frame's end is its targets as given (a lerp at 1 may round off them).
             self.target.copy_from_slice(&self.to);
@@ -292,9 +288,6 @@ impl ConstraintKind for SkinConstraints {
                 .lerp(self.normal_to[k], t)
                 .normalize_or_zero();
         }
-    }
-    fn set_step_window(&mut self, t0: f32, t1: f32) {
-        self.window = (t0, t1);
     }
     fn move_frame(&mut self, shift: DVec3) {
         for v in self

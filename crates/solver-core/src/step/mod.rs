@@ -380,8 +380,16 @@ fn run_step<C: StageCheck + Default, const STRETCH: bool>(
                 .unwrap_or(0);
         return Err(crate::step::diagnose::diverged(body, params, solver, bad));
     }
-    for a in body.attachments.iter_mut() {
-        a.from = a.to;
+    // The frame's moving targets are reached at its end (a world's last substep).
+    if body.window.is_none_or(|(_, end)| end >= 1.0) {
+        for a in body.attachments.iter_mut() {
+            a.from = a.to;
+        }
+        for c in body.colliders.iter_mut() {
+            if let Some(m) = c.motion.take() {
+                c.shape = m;
+            }
+        }
     }
     if outcome.forces {
         passes::clear(executor_or_serial(&executor), &mut p.force);
@@ -593,6 +601,8 @@ pub(crate) fn advance<C: StageCheck>(
     if origin != glam::DVec3::ZERO {
         local_colliders.extend(body.colliders.iter().map(|c| c.moved_into_frame(origin)));
     }
+    // The fraction of the frame this step covers (a world's or a coupling's substep).
+    let (w0, w1) = body.window.unwrap_or((0.0, 1.0));
     let Body {
         particles: p,
         constraints,
@@ -608,6 +618,9 @@ pub(crate) fn advance<C: StageCheck>(
     } else {
         &local_colliders
     };
+    let moving = colliders.iter().any(|c| c.motion.is_some());
+    let mut substep_colliders = std::mem::take(&mut scratch.substep_colliders);
+    let mut substep_start = std::mem::take(&mut scratch.substep_start_colliders);
     scratch.lambda.resize(nc, 0.0);
     // With one substep `x_prev` keeps the starting positions; only more substeps need a copy.
     let backup_x_len = if params.substeps > 1 { n } else { 0 };
@@ -676,7 +689,19 @@ pub(crate) fn advance<C: StageCheck>(
         check.stage(&p.x, &p.v, &|| {
             format!("prediction (gravity, forces and inverse mass integrated), substep {s}")
         })?;
-        let t = (s + 1) as f32 / params.substeps as f32;
+        let t = w0 + (w1 - w0) * (s + 1) as f32 / params.substeps as f32;
+        if moving {
+            let t0 = w0 + (w1 - w0) * s as f32 / params.substeps as f32;
+            substep_colliders.clear();
+            substep_colliders.extend(colliders.iter().map(|c| c.at(t)));
+            substep_start.clear();
+            substep_start.extend(colliders.iter().map(|c| c.at(t0)));
+        }
+        let (colliders, start) = if moving {
+            (&substep_colliders[..], Some(&substep_start[..]))
+        } else {
+            (colliders, None)
+        };
         for a in attachments.iter() {
             let target = a.from.lerp(a.to, t);
             p.x[a.particle as usize].set_xyz(target);
@@ -689,10 +714,12 @@ pub(crate) fn advance<C: StageCheck>(
         }
         find_contacts(
             colliders,
+            start,
             &p.x,
             &p.x_prev,
             &p.v,
             params.contact_margin,
+            inv_h,
             &mut scratch.contacts,
         );
         // `begin` zeroes the multipliers it reads; the checked replay clears them all anyway,
@@ -771,6 +798,7 @@ pub(crate) fn advance<C: StageCheck>(
             &p.x,
             &mut p.v,
             2.0 * g.length() * h,
+            inv_h,
         );
         // Restitution changed only the contacts' velocities since the velocity pass checked.
         for c in &scratch.contacts {
@@ -781,6 +809,8 @@ pub(crate) fn advance<C: StageCheck>(
         check.stage(&p.x, &p.v, &|| format!("restitution, substep {s}"))?;
     }
     scratch.local_colliders = local_colliders;
+    scratch.substep_colliders = substep_colliders;
+    scratch.substep_start_colliders = substep_start;
     Ok(Outcome {
         finite,
         max_speed2,
