@@ -201,7 +201,7 @@ impl Character {
             "is below the smallest size (4)",
         )?;
         let mut mesh = TriMesh::default();
-        // The cape: 0.36 m wide (clear of the arms), from the shoulders (y = 1.72) down to y = 0.9, 0.21 m behind the
+        // The cape: 0.3 m wide (clear of the arms as the torso sways), from the shoulders (y = 1.72) down to y = 0.9, 0.21 m behind the
         // torso's axis, normals out of the back.
         garment(
             n,
@@ -210,7 +210,7 @@ impl Character {
             |i, j| {
                 let u = i as f32 / (n - 1) as f32;
                 let v = j as f32 / (n - 1) as f32;
-                Vec3::new(-0.18 + 0.36 * u, 1.72 - 0.82 * v, -0.21 - 0.02 * v)
+                Vec3::new(-0.15 + 0.3 * u, 1.72 - 0.82 * v, -0.21 - 0.02 * v)
             },
             |_| Vec3::NEG_Z,
             &mut mesh,
