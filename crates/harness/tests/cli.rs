@@ -510,3 +510,44 @@ fn step_takes_each_scenes_own_default_size_and_suggests_a_mistyped_solver() {
     let err = refused(&["scale", "--solvers", "gs,jacobbi"]);
     assert!(err.contains("'jacobi'"), "{err}");
 }
+
+#[test]
+fn the_character_steps_with_its_figures_and_renders_its_proxy() {
+    // Past the first teleport (4 s at 60 Hz), at 4 substeps as docs/SCENES.md steps it.
+    let out = ok(&[
+        "step",
+        "--scene",
+        "character",
+        "--steps",
+        "300",
+        "--warmup",
+        "0",
+        "--substeps",
+        "4",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["n"], 16, "the scene's default size");
+    assert_eq!(json["finite"], true);
+    for figure in [
+        "skin_max_distance_violations",
+        "skin_backstop_violations",
+        "proxy_penetrations",
+    ] {
+        assert_eq!(json[figure], 0, "{figure}: {json}");
+    }
+    let err = refused(&["step", "--scene", "character", "--backend", "gpu"]);
+    assert!(err.contains("CPU"), "{err}");
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().to_str().unwrap();
+    ok(&[
+        "render",
+        "--scene",
+        "character",
+        "--frames",
+        "8",
+        "--out",
+        out_dir,
+    ]);
+    assert!(dir.path().join("character.gif").exists());
+}

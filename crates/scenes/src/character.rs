@@ -28,6 +28,9 @@ pub const JOINTS: [&str; 6] = [
 pub const TELEPORT_EVERY_S: f32 = 4.0;
 /// How far each teleport moves the character along x (m).
 pub const TELEPORT_M: f32 = 3.0;
+/// The contact margin the scene is stepped with (m): its colliders move, and a particle the
+/// proxy's push drags in from beyond a 5 mm margin would not be a contact of that substep.
+pub const CONTACT_MARGIN: f32 = 0.02;
 /// The tolerance of the scene's figures (m): a vertex beyond its max distance, inside its
 /// back stop or inside a proxy by more than this counts.
 pub const TOLERANCE: f32 = 1e-3;

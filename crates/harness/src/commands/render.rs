@@ -365,10 +365,16 @@ pub fn gif_path(out: &Path, scene: &str) -> PathBuf {
     }
 }
 
-/// What is stepped: one body with its solver, or a world of bodies with theirs.
+/// What is stepped: one body with its solver, a world of bodies with theirs, or the animated
+/// character (posed before each step).
 enum Model {
     Body(Box<Sim>),
     World(World, StepParams),
+    Character(
+        Box<scenes::character::Character>,
+        Box<dyn solver_core::Solver>,
+        StepParams,
+    ),
 }
 
 impl Model {
@@ -379,6 +385,17 @@ impl Model {
             substeps: a.passes.substeps,
             ..Default::default()
         };
+        if a.scene == StepSceneArg::Character {
+            let params = StepParams {
+                contact_margin: scenes::character::CONTACT_MARGIN,
+                ..params
+            };
+            params.validate()?;
+            let tuning = Tuning::default();
+            let solver = tuning.tune(a.solver.kind()).build(&tuning.options(1))?;
+            let character = scenes::character::Character::new(n)?;
+            return Ok(Model::Character(Box::new(character), solver, params));
+        }
         match a.scene.body() {
             Some(scene) => {
                 let mut spec = Spec::new(scene.name(), n, a.solver.name())
@@ -411,6 +428,7 @@ impl Model {
         match self {
             Model::Body(sim) => vec![&sim.body],
             Model::World(w, _) => w.bodies().map(|b| b.body()).collect(),
+            Model::Character(c, ..) => vec![&c.body],
         }
     }
 
@@ -423,6 +441,11 @@ impl Model {
                     .map_err(|e| e.to_string())
             }
             Model::World(w, params) => w.step(params).map(|_| ()).map_err(|e| e.to_string()),
+            Model::Character(c, solver, params) => c
+                .animate(params.dt)
+                .and_then(|_| solver_core::step(&mut c.body, params, solver.as_mut(), None))
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
         }
     }
 
@@ -722,6 +745,7 @@ fn scene_label(a: &RenderArgs, n: usize, bodies: &[&Body]) -> String {
     };
     match a.scene {
         StepSceneArg::Drape => format!("drape n={n}, {} body", bodies.len()),
+        StepSceneArg::Character => format!("character n={n}: cape and skirt on a body proxy"),
         StepSceneArg::Bodies => {
             let names: Vec<String> = a.mesh.iter().map(file).collect();
             format!("bodies: {}", names.join(" + "))

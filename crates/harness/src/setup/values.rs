@@ -94,6 +94,9 @@ value_enum! {
         Stack = "stack",
         /// World: one body per `--mesh`, stacked and dropped.
         Bodies = "bodies",
+        /// A cape and a skirt of n x n cloth skinned to an animated character (a body proxy of
+        /// capsules, a turn and a teleport in the script).
+        Character = "character",
     }
 }
 
@@ -112,6 +115,7 @@ impl StepSceneArg {
         match (self.body(), self) {
             (Some(s), _) => s.default_n(),
             (None, StepSceneArg::Drape) => 64,
+            (None, StepSceneArg::Character) => 16,
             (None, _) => 0,
         }
     }

@@ -209,6 +209,17 @@ pub struct StepReport {
     /// other figures are those of the median run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub runs_ns_per_projection: Option<Vec<f64>>,
+    /// The `character` scene's figures after the last step (`null` for the other scenes):
+    /// skinned vertices beyond their max distance or inside their back stop, and vertices
+    /// inside a proxy capsule, each by more than 1 mm.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skin_max_distance_violations: Option<usize>,
+    /// See `skin_max_distance_violations`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skin_backstop_violations: Option<usize>,
+    /// See `skin_max_distance_violations`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub proxy_penetrations: Option<usize>,
 }
 
 /// The backend of a report that names none (written before backends existed).

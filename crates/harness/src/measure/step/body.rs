@@ -150,6 +150,69 @@ pub fn measure_body(args: &StepArgs) -> Result<StepReport, Error> {
     Ok(r)
 }
 
+/// Runs the `character` scene (docs/SCENES.md): the skeleton posed and the proxy moved before
+/// each step (untimed), the clothing stepped by the solver of `args` (timed); the report adds
+/// the scene's figures after the last step.
+pub fn measure_character(args: &StepArgs) -> Result<StepReport, Error> {
+    if args.backend != BackendArg::Cpu || args.model != ModelArg::Pbd {
+        return Err(Error::Arg(
+            "the character scene runs the pbd model on the CPU only (skinned constraints and moving colliders are CPU features)".into(),
+        ));
+    }
+    if !args.mesh.is_empty() {
+        return Err(Error::Arg(
+            "--mesh is for the mesh scene and the bodies world; the character builds its own clothing".into(),
+        ));
+    }
+    let mut character = scenes::character::Character::new(args.n())?;
+    apply_switches(&mut character.body, args)?;
+    let params = StepParams {
+        dt: args.dt,
+        substeps: args.passes.substeps,
+        iterations: args.passes.iterations,
+        contact_margin: scenes::character::CONTACT_MARGIN,
+        ..Default::default()
+    };
+    params.validate()?;
+    let substeps = params.planned()?.substeps;
+    let mut solver = build_solver(solver_kind(args), &solver_options(args))?;
+    let mut times = Vec::with_capacity(args.steps);
+    let mut stretch_sum = 0.0f64;
+    for s in 0..args.warmup + args.steps {
+        character.animate(params.dt)?;
+        let t0 = Instant::now();
+        step(&mut character.body, &params, solver.as_mut(), None)?;
+        let elapsed = t0.elapsed().as_secs_f64() * 1e3;
+        if s >= args.warmup {
+            times.push(elapsed);
+        }
+        stretch_sum += figures::stretch(&character.body).0 as f64;
+    }
+    let timed = Timed { times, stretch_sum };
+    let facts = RunFacts {
+        name: solver.name().to_string(),
+        threads: solver.report().threads,
+        colors: solver.report().colors,
+        per_substep: character.body.constraints().len() * args.passes.iterations,
+        kernel: solver.report().kernel.map(|k| k.name().to_string()),
+        adapter: None,
+    };
+    let mut r = report(
+        args,
+        &character.body,
+        sparse::Ordering::Natural,
+        params,
+        substeps,
+        &timed,
+        facts,
+    )?;
+    let f = character.figures();
+    r.skin_max_distance_violations = Some(f.skin_max_distance_violations);
+    r.skin_backstop_violations = Some(f.skin_backstop_violations);
+    r.proxy_penetrations = Some(f.proxy_penetrations);
+    Ok(r)
+}
+
 /// The report of a run of `args` on `body` that ended in its last state.
 fn report(
     args: &StepArgs,
@@ -183,6 +246,9 @@ fn report(
         intersecting_pairs,
         bodies: Some(1),
         runs_ns_per_projection: None,
+        skin_max_distance_violations: None,
+        skin_backstop_violations: None,
+        proxy_penetrations: None,
         scene: args.scene.name().to_string(),
         n: args.n(),
         vertices: body.len(),

@@ -31,6 +31,9 @@ pub fn measure(args: &StepArgs) -> Result<StepReport, Error> {
     if args.scene.body().is_some() {
         return body::measure_body(args);
     }
+    if args.scene == crate::setup::StepSceneArg::Character {
+        return body::measure_character(args);
+    }
     if args.backend != BackendArg::Cpu {
         return Err(Error::Arg(format!(
             "the world scene {} runs on the CPU only (--backend cpu)",

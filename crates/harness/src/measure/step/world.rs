@@ -247,5 +247,8 @@ fn run_world(args: &StepArgs, mut world: World, gravity: Vec3) -> Result<StepRep
         intersecting_pairs,
         bodies: Some(bodies.len()),
         runs_ns_per_projection: None,
+        skin_max_distance_violations: None,
+        skin_backstop_violations: None,
+        proxy_penetrations: None,
     })
 }
