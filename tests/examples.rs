@@ -100,3 +100,15 @@ fn jelly_knocks_box_runs() {
         &["box height before", "box fell off the ledge: yes"],
     );
 }
+
+#[test]
+fn cape_runs() {
+    runs_and_prints(
+        "cape",
+        &[
+            "top row off its skin: 0 m",
+            "farthest vertex from its skin",
+            "vertices inside the body proxy: 0",
+        ],
+    );
+}
