@@ -190,7 +190,7 @@ impl Skin {
         };
         skin.skinned = skin.bind.clone();
         skin.normals = skin.normals_of_skinned();
-        skin.to_body_frame(body);
+        skin.place_in_body_frame(body);
         let table = SkinConstraints::new(vertices, n, &skin.local, &skin.normals)?;
         body.constraints_mut().push_kind(Box::new(table));
         Ok(skin)
@@ -297,7 +297,7 @@ impl Skin {
             });
         }
         self.normals = self.normals_of_skinned();
-        self.to_body_frame(body);
+        self.place_in_body_frame(body);
         table_mut(body)?.set_targets(&self.local, &self.normals, jump);
         Ok(())
     }
@@ -342,8 +342,8 @@ impl Skin {
                             if w[k] != 0.0 {
                                 let d = q[js[k] as usize];
                                 let sign = if d.real.dot(pivot) < 0.0 { -w[k] } else { w[k] };
-                                real = real + d.real * sign;
-                                dual = dual + d.dual * sign;
+                                real += d.real * sign;
+                                dual += d.dual * sign;
                             }
                         }
                         let len = real.length();
@@ -372,7 +372,7 @@ impl Skin {
     }
 
     /// The skinned positions in the body's frame, into `local`.
-    fn to_body_frame(&mut self, body: &Body) {
+    fn place_in_body_frame(&mut self, body: &Body) {
         let shift = self.frame_origin - body.origin();
         self.local.clear();
         self.local.extend(
