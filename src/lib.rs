@@ -51,7 +51,9 @@
 //! - `jelly_deformer`: the Unity-style jelly deformer on a sphere, poked and springing back;
 //! - `embedded_mesh`: a high-resolution render mesh riding on a low-resolution soft body, with
 //!   normals;
-//! - `custom_solver`: a damped Jacobi solver written outside the crates.
+//! - `custom_solver`: a damped Jacobi solver written outside the crates;
+//! - `cape`: a cape skinned to an animated torso over a capsule proxy (joint matrices in,
+//!   positions and normals out).
 //!
 //! Several bodies: give each its own solver, and the parallel solvers one shared [`Pool`]
 //! (`SolverOptions { pool: Some(Pool::new(2)?), .. }`), never a pool per body. Grabbing,

@@ -4,6 +4,7 @@
 //! the scene gives the same bits on one and two threads.
 
 use scenes::character::{Character, CharacterFigures, TELEPORT_EVERY_S};
+use wobble::sparse::Kernel;
 use wobble::{figures, step, SolverKind, SolverOptions, StepParams};
 
 /// The character's step parameters: docs/SCENES.md's (4 substeps, a 2 cm contact margin).
@@ -18,9 +19,20 @@ fn params() -> StepParams {
 /// Runs `frames` frames with `solver` on `threads`; the worst figures after any step and the
 /// final state hash.
 fn run(frames: usize, solver: SolverKind, threads: usize) -> (CharacterFigures, u64) {
+    run_kernel(frames, solver, threads, Kernel::Auto)
+}
+
+/// [`run`] with the distance kernel `kernel`.
+fn run_kernel(
+    frames: usize,
+    solver: SolverKind,
+    threads: usize,
+    kernel: Kernel,
+) -> (CharacterFigures, u64) {
     let mut c = Character::new(16).unwrap();
     let options = SolverOptions {
         threads,
+        kernel,
         chunk: 16,
         parallel_threshold: 1,
         ..Default::default()
@@ -65,4 +77,23 @@ fn the_character_gives_the_same_bits_on_one_and_two_threads() {
     }
     let colored = SolverKind::Colored(wobble::ColoredOptions::DEFAULT);
     assert_eq!(run(300, colored, 1).1, run(300, colored, 2).1);
+}
+
+/// Under `enhanced-determinism` every SIMD kernel gives the scalar twin's bits with the skin,
+/// its back stops and the moving proxy in the step, on one thread and two.
+#[cfg(feature = "enhanced-determinism")]
+#[test]
+fn every_kernel_and_thread_count_gives_the_character_the_same_bits() {
+    let colored = SolverKind::Colored(wobble::ColoredOptions::DEFAULT);
+    let reference = run_kernel(120, colored, 1, Kernel::Scalar).1;
+    for kernel in Kernel::CONCRETE {
+        if !kernel.available() {
+            eprintln!("kernel {kernel} skipped: this CPU lacks {}", kernel.needs());
+            continue;
+        }
+        for threads in wobble::sparse::thread_counts(&[1, 2]) {
+            let hash = run_kernel(120, colored, threads, kernel).1;
+            assert_eq!(hash, reference, "{kernel} on {threads} threads");
+        }
+    }
 }
