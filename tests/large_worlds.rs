@@ -66,6 +66,10 @@ fn a_hanging_cloth_far_out_stretches_as_at_the_origin() {
         let (s0, e0) = hang(kind, None, false);
         for d in FAR {
             let (s, e) = hang(kind, Some(DVec3::new(d, 0.0, d)), false);
+            eprintln!(
+                "{kind} at {d} m: mean stretch {s:.6e} ({:+.1e} relative to the origin's {s0:.6e})",
+                (s as f64 - s0 as f64) / s0 as f64
+            );
             assert!(
                 close(s as f64, s0 as f64, 1e-6) && close(e, e0, 1e-6),
                 "{kind} at {d} m: stretch {s} energy {e}, at the origin {s0} {e0}"
@@ -83,6 +87,10 @@ fn the_same_cloth_in_world_f32_coordinates_at_10_km_is_another_cloth() {
     for kind in kinds() {
         let (s0, e0) = hang(kind, None, false);
         let (s, e) = hang(kind, Some(DVec3::new(1.0e4, 0.0, 1.0e4)), true);
+        eprintln!(
+            "{kind} in world f32 at 10 km: mean stretch {s:.6e} ({:+.1}% relative to the origin's)",
+            100.0 * (s as f64 - s0 as f64) / s0 as f64
+        );
         assert!(
             !close(s as f64, s0 as f64, 1e-3) || !close(e, e0, 1e-3),
             "{kind}: world-f32 stretch {s} energy {e} vs {s0} {e0} at the origin"
