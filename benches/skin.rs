@@ -2,7 +2,9 @@
 //! skinning of a frame (linear blend and dual quaternions, four joints per vertex, normals and
 //! the targets' update included), one projection sweep of the skinned constraints (max
 //! distance and back stop of every vertex, as each iteration runs it), and one sweep of the
-//! same cloth's distance constraints (structural and shear, the scalar Gauss-Seidel update).
+//! same cloth's distance constraints (structural and shear): the scalar Gauss-Seidel update in
+//! storage order, and the colored solver's batches with the scalar twin and every SIMD kernel
+//! the CPU has (a kernel it lacks is printed as skipped).
 //! The cloth is 64 x 64 (4096 vertices); throughput is in vertices, so criterion's
 //! elements per second compare the three per vertex.
 //! Run with `cargo bench --bench skin`.
@@ -12,8 +14,10 @@ mod common;
 use criterion::{Criterion, Throughput};
 use solver_core::constraints::{project_distance_scalar, ConstraintKind, SkinConstraints};
 use solver_core::glam::{Mat4, Quat, Vec3};
+use solver_core::simd::{project_batch_with, EdgeBatch, Kernel};
 use solver_core::skin::{Skin, SkinDesc, SkinningMethod};
 use solver_core::{Body, Cloth, SkinnedVertex};
+use sparse::{Coloring, Incidence};
 use std::hint::black_box;
 
 const N: usize = 64;
@@ -100,6 +104,39 @@ fn skin_costs(c: &mut Criterion) {
             )
         })
     });
+    let particles = body.particles.x.len();
+    let inc = Incidence::new(body.constraints(), particles).expect("incidence");
+    let coloring = Coloring::greedy(&inc);
+    // The coloring numbers every constraint of the body; the distance constraints come first.
+    let batches: Vec<EdgeBatch> = (0..coloring.colors())
+        .map(|k| {
+            let rows: Vec<u32> = coloring
+                .color(k)
+                .iter()
+                .copied()
+                .filter(|&c| (c as usize) < distance.len())
+                .collect();
+            EdgeBatch::new(&distance, &rows, particles).expect("independent")
+        })
+        .filter(|b| b.len() > 0)
+        .collect();
+    let mut kernels = vec![Kernel::Scalar];
+    kernels.extend(common::simd_kernels(|k| {
+        format!("distance constraints, colored {k}")
+    }));
+    for kernel in kernels {
+        let mut x = body.particles.x.clone();
+        let mut lambdas: Vec<Vec<f32>> = batches.iter().map(|b| vec![0.0; b.len()]).collect();
+        let label = format!("distance constraints, colored {kernel} (per iteration)");
+        g.bench_function(label, |b| {
+            b.iter(|| {
+                for (batch, l) in batches.iter().zip(lambdas.iter_mut()) {
+                    project_batch_with(kernel, black_box(&mut x), batch, l, 3600.0, 1.0)
+                        .expect("kernel");
+                }
+            })
+        });
+    }
     g.finish();
 }
 

@@ -304,7 +304,9 @@ fn intersections_at_load_do_not_grow() {
             assert!(at_load > 0, "{name} intersects at load");
             let rise = run(&mut world, 4.0, settings);
             let after = pairs(&world);
-            eprintln!("{name} {settings:?}: {at_load} intersecting pairs at load, {after} after 4 s");
+            eprintln!(
+                "{name} {settings:?}: {at_load} intersecting pairs at load, {after} after 4 s"
+            );
             assert!(
                 after <= at_load,
                 "{name} {settings:?}: {at_load} pairs at load, {after} after 4 s"
