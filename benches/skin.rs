@@ -118,7 +118,7 @@ fn skin_costs(c: &mut Criterion) {
                 .collect();
             EdgeBatch::new(&distance, &rows, particles).expect("independent")
         })
-        .filter(|b| b.len() > 0)
+        .filter(|b| !b.is_empty())
         .collect();
     let mut kernels = vec![Kernel::Scalar];
     kernels.extend(common::simd_kernels(|k| {
