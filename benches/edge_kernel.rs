@@ -17,7 +17,6 @@ use criterion::{BenchmarkId, Criterion, Throughput};
 use solver_core::constraints::{project_distance_scalar, DistanceConstraints};
 use solver_core::simd::{project_batch_with, EdgeBatch, Kernel};
 use solver_core::{step, GaussSeidel, Packed4, StepParams};
-use sparse::{Coloring, Incidence};
 use std::hint::black_box;
 use std::time::Duration;
 
@@ -30,12 +29,7 @@ fn hanging_cloth(n: usize) -> (Vec<Packed4>, DistanceConstraints, Vec<EdgeBatch>
         step(&mut body, &StepParams::default(), &mut gs, None).expect("step");
     }
     let d = body.constraints().distance.clone();
-    let particles = body.particles.x.len();
-    let inc = Incidence::new(body.constraints(), particles).expect("incidence");
-    let coloring = Coloring::greedy(&inc);
-    let batches = (0..coloring.colors())
-        .map(|k| EdgeBatch::new(&d, coloring.color(k), particles).expect("independent colors"))
-        .collect();
+    let batches = common::distance_batches(&body);
     (body.particles.x, d, batches)
 }
 

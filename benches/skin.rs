@@ -14,10 +14,9 @@ mod common;
 use criterion::{Criterion, Throughput};
 use solver_core::constraints::{project_distance_scalar, ConstraintKind, SkinConstraints};
 use solver_core::glam::{Mat4, Quat, Vec3};
-use solver_core::simd::{project_batch_with, EdgeBatch, Kernel};
+use solver_core::simd::{project_batch_with, Kernel};
 use solver_core::skin::{Skin, SkinDesc, SkinningMethod};
 use solver_core::{Body, Cloth, SkinnedVertex};
-use sparse::{Coloring, Incidence};
 use std::hint::black_box;
 
 const N: usize = 64;
@@ -104,22 +103,7 @@ fn skin_costs(c: &mut Criterion) {
             )
         })
     });
-    let particles = body.particles.x.len();
-    let inc = Incidence::new(body.constraints(), particles).expect("incidence");
-    let coloring = Coloring::greedy(&inc);
-    // The coloring numbers every constraint of the body; the distance constraints come first.
-    let batches: Vec<EdgeBatch> = (0..coloring.colors())
-        .map(|k| {
-            let rows: Vec<u32> = coloring
-                .color(k)
-                .iter()
-                .copied()
-                .filter(|&c| (c as usize) < distance.len())
-                .collect();
-            EdgeBatch::new(&distance, &rows, particles).expect("independent")
-        })
-        .filter(|b| !b.is_empty())
-        .collect();
+    let batches = common::distance_batches(&body);
     let mut kernels = vec![Kernel::Scalar];
     kernels.extend(common::simd_kernels(|k| {
         format!("distance constraints, colored {k}")

@@ -95,3 +95,25 @@ pub fn projection_group<'a>(
     });
     (g, fresh)
 }
+
+/// One batch of `body`'s distance constraints per color of the colored solver's greedy
+/// coloring. The coloring numbers every constraint of the body, the distance constraints first,
+/// so the other kinds' rows are left out; a color with no distance constraint gives no batch.
+pub fn distance_batches(body: &solver_core::Body) -> Vec<solver_core::simd::EdgeBatch> {
+    let (distance, particles) = (&body.constraints().distance, body.particles.x.len());
+    let inc = sparse::Incidence::new(body.constraints(), particles).expect("incidence");
+    let coloring = sparse::Coloring::greedy(&inc);
+    (0..coloring.colors())
+        .map(|k| {
+            let rows: Vec<u32> = coloring
+                .color(k)
+                .iter()
+                .copied()
+                .filter(|&c| (c as usize) < distance.len())
+                .collect();
+            solver_core::simd::EdgeBatch::new(distance, &rows, particles)
+                .expect("independent colors")
+        })
+        .filter(|b| !b.is_empty())
+        .collect()
+}
