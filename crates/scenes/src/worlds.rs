@@ -148,3 +148,50 @@ pub fn tunnel() -> Result<World> {
     world.add_mesh_collider(MeshCollider::new(&wall, 0.005, 0.5)?);
     Ok(world)
 }
+
+/// Cells of the `crowd` world, each holding a hammock and a jelly.
+pub const CROWD_CELLS: usize = 32;
+
+/// Distance between the centres of neighbouring `crowd` cells (m).
+pub const CROWD_PITCH: f32 = 2.0;
+
+/// The `crowd` world: 64 small bodies, as a game steps them. [`CROWD_CELLS`] cells in rows of
+/// 8, [`CROWD_PITCH`] m apart, each holding a 16 x 16 hammock (1 m square at y = 1, 0.25 kg,
+/// pinned at its four corners) and a jelly (icosphere of radius 0.2 m, 2 subdivisions: 162
+/// vertices, 0.25 kg, volume constraint, ground plane with friction 0.5). In even cells the
+/// jelly starts 0.35 m above the hammock's centre and falls into it (the two touch); in odd
+/// cells it starts beside the hammock (centre 0.75 m off along z) and falls to the ground
+/// alone. Bodies are added cell by cell, the hammock before its jelly.
+pub fn crowd() -> Result<World> {
+    const N: usize = 16;
+    let mut world = World::new();
+    for cell in 0..CROWD_CELLS {
+        let centre = Vec3::new(
+            (cell % 8) as f32 * CROWD_PITCH,
+            1.0,
+            (cell / 8) as f32 * CROWD_PITCH,
+        );
+        let spacing = 1.0 / (N - 1) as f32;
+        let pos: Vec<Vec3> = (0..N * N)
+            .map(|k| {
+                let (i, j) = ((k % N) as f32, (k / N) as f32);
+                centre + Vec3::new(i * spacing - 0.5, 0.0, j * spacing - 0.5)
+            })
+            .collect();
+        let mut mass = vec![0.25 / (N * N) as f32; N * N];
+        for corner in [0, N - 1, N * (N - 1), N * N - 1] {
+            mass[corner] = f32::INFINITY;
+        }
+        let mut hammock = grid_body(Particles::new(&pos, &mass)?, N)?;
+        hammock.add_collider(Collider::ground(0.5, 0.0));
+        world.add_body(hammock, None)?;
+        let at = if cell % 2 == 0 {
+            centre + Vec3::new(0.0, 0.35, 0.0)
+        } else {
+            centre + Vec3::new(0.0, 0.35, 0.75)
+        };
+        let jelly = closed_surface_body(&icosphere(at, 0.2, 2)?, 0.25)?;
+        world.add_body(jelly, None)?;
+    }
+    Ok(world)
+}

@@ -252,8 +252,24 @@ impl MeshCollider {
             return None;
         }
         let mut n = face / len;
-        if !self.closed && n.dot(from - a) < 0.0 {
-            n = -n;
+        if !self.closed {
+            // The side of an open surface is the one the particle starts the substep on,
+            // judged against the triangle where it starts the substep too: against the moved
+            // triangle a particle resting on a surface that springs back up past it would be
+            // sent through.
+            let [a0, b0, c0] = [0, 1, 2].map(|k| {
+                self.x[tri[k] as usize].xyz() - self.vertex_motion(tri[k] as usize)
+            });
+            let n0 = (b0 - a0).cross(c0 - a0);
+            let side = n0.dot(from - a0);
+            let flip = if side != 0.0 && n0.dot(n) != 0.0 {
+                (side > 0.0) != (n0.dot(n) > 0.0)
+            } else {
+                n.dot(from - a) < 0.0
+            };
+            if flip {
+                n = -n;
+            }
         }
         let blend =
             |f: &dyn Fn(u32) -> f32| bary.x * f(tri[0]) + bary.y * f(tri[1]) + bary.z * f(tri[2]);
