@@ -7,8 +7,16 @@ use std::ops::Range;
 ///
 /// Whoever dereferences it must guarantee that no two threads touch the same element at the
 /// same time; each use says why in a SAFETY comment.
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 pub struct SharedMut<T>(*mut T);
+
+// By hand: derived, both would need `T: Copy`, and the address is copied whatever `T` is.
+impl<T> Clone for SharedMut<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T> Copy for SharedMut<T> {}
 
 // SAFETY: the wrapper only carries the address; every dereference is an `unsafe` block whose
 // caller guarantees disjoint access per thread (see the uses).

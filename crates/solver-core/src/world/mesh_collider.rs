@@ -213,7 +213,26 @@ impl MeshCollider {
         let mut best: Option<(bool, f32, [u32; 3], Vec3, f32)> = None;
         self.bvh.for_each_overlapping(lo, hi, |_, tri| {
             let [a, b, c] = tri.map(|v| self.x[v as usize].xyz());
-            let candidate = match segment_triangle(from, to, a, b, c) {
+            // The distances of `from` and `to` from the face's plane (times |n|) rule most
+            // triangles out before the exact tests: a path that stays on one side cannot
+            // cross, and a `to` farther than `reach` from the plane is farther from the
+            // triangle. `tol` is far above the rounding of these f32 products, so a triangle
+            // is skipped only where both exact tests would reject it too.
+            let n = (b - a).cross(c - a);
+            let (sf, st) = (n.dot(from - a), n.dot(to - a));
+            let tol = 1e-5
+                * n.length()
+                * (1.0 + (from - a).abs().max_element() + (to - a).abs().max_element());
+            let one_side = (sf > tol && st > tol) || (sf < -tol && st < -tol);
+            if one_side && st.abs() > reach * n.length() + tol {
+                return;
+            }
+            let crossing = if one_side {
+                None
+            } else {
+                segment_triangle(from, to, a, b, c)
+            };
+            let candidate = match crossing {
                 Some((t, bary)) => Some((true, t, bary)),
                 None => {
                     let (q, bary) = closest_point_on_triangle(to, a, b, c);
@@ -257,9 +276,8 @@ impl MeshCollider {
             // judged against the triangle where it starts the substep too: against the moved
             // triangle a particle resting on a surface that springs back up past it would be
             // sent through.
-            let [a0, b0, c0] = [0, 1, 2].map(|k| {
-                self.x[tri[k] as usize].xyz() - self.vertex_motion(tri[k] as usize)
-            });
+            let [a0, b0, c0] = [0, 1, 2]
+                .map(|k| self.x[tri[k] as usize].xyz() - self.vertex_motion(tri[k] as usize));
             let n0 = (b0 - a0).cross(c0 - a0);
             let side = n0.dot(from - a0);
             let flip = if side != 0.0 && n0.dot(n) != 0.0 {

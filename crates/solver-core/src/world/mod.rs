@@ -98,9 +98,11 @@ use crate::constraints::ConstraintKind;
 use crate::error::{check_non_negative, Result, WobbleError};
 use crate::geometry::packed::Packed4;
 use crate::par::*;
-use crate::solver::{GaussSeidel, Solver};
+use crate::shared_mut::SharedMut;
+use crate::solver::{Executor, GaussSeidel, Solver};
 use crate::step::{step, StepParams};
 use glam::Vec3;
+use std::sync::Arc;
 
 /// Names one body of a [`World`] for as long as it is in the world (a removed body's handle
 /// names nothing, and is never given to another body).
@@ -125,6 +127,17 @@ pub struct WorldBody {
     /// Its particles inside another body's closed surface, still being pushed out
     /// ([`World::find_tangles`]).
     tangles: Vec<Tangle>,
+    /// This substep's buffers: each particle's prediction and its motion to it.
+    scratch: SubstepScratch,
+}
+
+/// What a body's prediction pass leaves for the rest of its substep.
+#[derive(Default)]
+struct SubstepScratch {
+    predicted: Vec<Packed4>,
+    motion: Vec<Vec3>,
+    /// The box of the particles' paths `x → x̃` (own frame, not grown).
+    swept: (Vec3, Vec3),
 }
 
 /// A particle of one body found inside another body's closed surface when
@@ -266,6 +279,8 @@ pub struct World {
     /// `δ / h`: a centimetre of overlap undone in one of 8 substeps at 60 Hz would launch the
     /// body at 4.8 m/s. Contacts of a particle arriving from outside are not limited.
     pub depenetration_speed: f32,
+    /// The threads the bodies are stepped on ([`World::set_executor`]).
+    executor: Option<Arc<dyn Executor>>,
 }
 
 impl Default for World {
@@ -285,7 +300,23 @@ impl World {
             friction: 0.5,
             search_distance: 0.02,
             depenetration_speed: 0.5,
+            executor: None,
         }
+    }
+
+    /// Steps the bodies on `executor`'s threads (a game's one pool for all its bodies, e.g.
+    /// `sparse::Pool::executor`); `None`, the default, steps them on rayon's current pool with
+    /// the `parallel` feature and in order without it. Bodies that may touch are solved one
+    /// after the other, the others at once, one task per body; each body's result does not
+    /// depend on which thread steps it, so every executor gives the same bits.
+    pub fn set_executor(&mut self, executor: Option<Arc<dyn Executor>>) {
+        self.executor = executor;
+    }
+
+    /// The executor set by [`World::set_executor`].
+    #[must_use]
+    pub fn executor(&self) -> Option<&Arc<dyn Executor>> {
+        self.executor.as_ref()
     }
 
     /// Adds `body`, stepped by `solver` (`None`: [`GaussSeidel`]); returns its handle.
@@ -308,6 +339,7 @@ impl World {
             self_collision: None,
             surface,
             tangles: Vec::new(),
+            scratch: SubstepScratch::default(),
         });
         Ok(handle)
     }
@@ -494,6 +526,20 @@ impl World {
     /// them). A body that fails is restored to its state at the start of that substep and
     /// the error names it ([`WobbleError::InBody`]); the others are stepped.
     pub fn step(&mut self, params: &StepParams) -> Result<WorldReport> {
+        match self.executor.clone() {
+            // The whole step on one of the executor's threads: each hand-off to the others is
+            // then cheap (see [`Executor`]).
+            Some(executor) => {
+                let mut result = None;
+                executor.run_home(&mut || result = Some(self.step_here(params)));
+                result.expect("run_home runs its closure")
+            }
+            None => self.step_here(params),
+        }
+    }
+
+    /// [`World::step`] on the calling thread.
+    fn step_here(&mut self, params: &StepParams) -> Result<WorldReport> {
         let plan = params.planned()?;
         check_contact_settings(
             ["world thickness", "world friction", "world search_distance"],
@@ -542,39 +588,57 @@ impl World {
             }
         };
         let reach = self.thickness + sub.contact_margin.max(self.search_distance);
-        let mut motion = Vec::new();
-        let mut predicted = Vec::new();
-        let mut boxes = Vec::with_capacity(self.bodies.len());
+        let (thickness, friction) = (self.thickness, self.friction);
         let common = self
             .bodies
             .first()
             .map_or(glam::DVec3::ZERO, |b| b.body.origin());
-        for b in &mut self.bodies {
-            let p = &b.body.particles;
-            predicted.clear();
-            motion.clear();
+        // Each body's prediction, its swept box and its predicted surface, in parallel (each
+        // body touches only its own).
+        let executor = self.executor.as_deref();
+        let all: Vec<usize> = (0..self.bodies.len()).collect();
+        let predicted: Vec<Result<()>> = for_each_body(executor, &mut self.bodies, &all, |_, b| {
+            let WorldBody {
+                body,
+                surface,
+                scratch,
+                ..
+            } = b;
+            let p = &body.particles;
+            scratch.predicted.clear();
+            scratch.motion.clear();
             let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
             for (x, v) in p.x.iter().zip(&p.v) {
                 let to = predict(*x, *v);
                 lo = lo.min(to.min(x.xyz()));
                 hi = hi.max(to.max(x.xyz()));
-                predicted.push(Packed4::new(to, x.w));
-                motion.push(to - x.xyz());
+                scratch.predicted.push(Packed4::new(to, x.w));
+                scratch.motion.push(to - x.xyz());
             }
-            // Boxes in the frame of the first body's origin (bodies' frames differ by their
-            // origins; the same origin adds an exact zero).
-            let to_common = (b.body.origin() - common).as_vec3();
-            boxes.push((
-                lo - Vec3::splat(reach) + to_common,
-                hi + Vec3::splat(reach) + to_common,
-            ));
-            if let Some(surface) = &mut b.surface {
-                surface.update(&predicted, &motion, false)?;
-                surface.origin = b.body.origin();
-                surface.thickness = self.thickness;
-                surface.friction = self.friction;
+            scratch.swept = (lo, hi);
+            if let Some(surface) = surface {
+                surface.update(&scratch.predicted, &scratch.motion, false)?;
+                surface.origin = body.origin();
+                surface.thickness = thickness;
+                surface.friction = friction;
             }
-        }
+            Ok(())
+        });
+        predicted.into_iter().collect::<Result<()>>()?;
+        // Boxes in the frame of the first body's origin (bodies' frames differ by their
+        // origins; the same origin adds an exact zero).
+        let boxes: Vec<(Vec3, Vec3)> = self
+            .bodies
+            .iter()
+            .map(|b| {
+                let to_common = (b.body.origin() - common).as_vec3();
+                let (lo, hi) = b.scratch.swept;
+                (
+                    lo - Vec3::splat(reach) + to_common,
+                    hi + Vec3::splat(reach) + to_common,
+                )
+            })
+            .collect();
         let levels = solve_levels(&boxes);
         let tangles = TangleView::of(&self.bodies);
         let depenetrate = self.depenetration_speed * h;
@@ -587,12 +651,9 @@ impl World {
             let mut surfaces: Vec<Option<MeshCollider>> =
                 self.bodies.iter_mut().map(|b| b.surface.take()).collect();
             let meshes: Vec<&MeshCollider> = self.meshes.iter().map(|(_, m)| m).collect();
-            let results: Vec<(usize, Result<usize>)> = self
-                .bodies
-                .par_iter_mut()
-                .enumerate()
-                .filter(|(index, _)| levels[*index] == level)
-                .map(|(index, b)| {
+            let of_level: Vec<usize> = (0..levels.len()).filter(|&i| levels[i] == level).collect();
+            let results: Vec<(usize, Result<usize>)> =
+                for_each_body(executor, &mut self.bodies, &of_level, |index, b| {
                     let r = step_one(
                         b,
                         index,
@@ -606,8 +667,7 @@ impl World {
                         &predict,
                     );
                     (index, r)
-                })
-                .collect();
+                });
             for (b, s) in self.bodies.iter_mut().zip(surfaces.iter_mut()) {
                 b.surface = s.take();
             }
@@ -621,19 +681,71 @@ impl World {
                         })
                     }
                 }
-                let b = &mut self.bodies[index];
-                if let Some(surface) = &mut b.surface {
-                    let p = &b.body.particles;
-                    motion.clear();
-                    motion.extend(p.x.iter().zip(&p.x_prev).map(|(x, x0)| x.xyz() - x0.xyz()));
-                    surface.update(&p.x, &motion, true)?;
-                    // The step may have recentred the body.
-                    surface.origin = b.body.origin();
-                }
             }
+            // The level's surfaces moved to their solved positions, in parallel.
+            let solved: Vec<Result<()>> =
+                for_each_body(executor, &mut self.bodies, &of_level, |_, b| {
+                    let WorldBody {
+                        body,
+                        surface,
+                        scratch,
+                        ..
+                    } = b;
+                    if let Some(surface) = surface {
+                        let p = &body.particles;
+                        scratch.motion.clear();
+                        scratch
+                            .motion
+                            .extend(p.x.iter().zip(&p.x_prev).map(|(x, x0)| x.xyz() - x0.xyz()));
+                        surface.update(&p.x, &scratch.motion, true)?;
+                        // The step may have recentred the body.
+                        surface.origin = body.origin();
+                    }
+                    Ok(())
+                });
+            solved.into_iter().collect::<Result<()>>()?;
         }
         Ok(total)
     }
+}
+
+/// `f(index, body)` for each body of `selected` (increasing, distinct indices into `bodies`),
+/// one task per body: on `executor` when there is one, else on rayon's current pool (the
+/// `parallel` feature) or in order; the results in `selected`'s order.
+fn for_each_body<R: Send>(
+    executor: Option<&dyn Executor>,
+    bodies: &mut [WorldBody],
+    selected: &[usize],
+    f: impl Fn(usize, &mut WorldBody) -> R + Sync + Send,
+) -> Vec<R> {
+    debug_assert!(selected.windows(2).all(|w| w[0] < w[1]));
+    debug_assert!(selected.last().is_none_or(|&i| i < bodies.len()));
+    let Some(executor) = executor else {
+        return bodies
+            .par_iter_mut()
+            .enumerate()
+            .filter(|(index, _)| selected.binary_search(index).is_ok())
+            .map(|(index, b)| f(index, b))
+            .collect();
+    };
+    let mut out: Vec<Option<R>> = selected.iter().map(|_| None).collect();
+    let (each, slots) = (SharedMut::new(bodies), SharedMut::new(&mut out));
+    executor.run_blocks(selected.len(), &|k| {
+        let index = selected[k];
+        // SAFETY: the indices of `selected` are distinct and within `bodies`, and block `k`
+        // alone writes slot `k`, so no element is touched by two blocks; both slices outlive
+        // `run_blocks`, which returns only when every block has run.
+        let (body, slot) = unsafe {
+            (
+                &mut each.range(index..index + 1)[0],
+                &mut slots.range(k..k + 1)[0],
+            )
+        };
+        *slot = Some(f(index, body));
+    });
+    out.into_iter()
+        .map(|r| r.expect("run_blocks runs every block"))
+        .collect()
 }
 
 /// Checks the contact settings a world or a coupling steps with (thickness, friction, search
@@ -748,6 +860,7 @@ fn step_one(
         solver,
         self_collision,
         tangles: own_tangles,
+        scratch,
         ..
     } = b;
     let kind = contacts_kind(body)?;
@@ -767,12 +880,21 @@ fn step_one(
     let origin = body.origin;
     // Each collider with the shift that takes a point of this body's frame into its own
     // (`origin - collider origin`; zero, and exact, for colliders in the same frame) and the
-    // index of the body it is the surface of (`None` for a static mesh).
+    // index of the body it is the surface of (`None` for a static mesh). Only the colliders
+    // within reach of the box of this body's paths: the test each particle's path gets below
+    // passes only for those, so this leaves the contacts as they are and saves the test of
+    // every particle against every far body.
+    let (swept_lo, swept_hi) = scratch.swept;
     let colliders: Vec<(&MeshCollider, Vec3, Option<usize>)> = meshes
         .iter()
         .map(|&c| (c, None))
         .chain(others)
         .map(|(c, o)| (c, (origin - c.origin).as_vec3(), o))
+        .filter(|&(c, d, _)| {
+            let (lo, hi) = c.bounds();
+            let reach = Vec3::splat(c.thickness + margin);
+            (swept_lo + d).cmple(hi + reach).all() && (swept_hi + d).cmpge(lo - reach).all()
+        })
         .collect();
     // Tangled particles: pushed out of the body they are inside along their direction, at
     // most `depenetrate` per substep beyond the motion of the surface they leave by (so that
