@@ -1,6 +1,7 @@
 //! The world's scenes (docs/SCENES.md): `drape` (self-collision), `tunnel` (no tunnelling at
 //! 20 m/s), `stack` (three jellies at rest on each other), and the world's thread-count
-//! invariance.
+//! invariance; `crowd` (64 small bodies, jellies in hammocks) and its thread-count and
+//! executor invariance.
 
 use scenes::drape;
 use scenes::stack;
@@ -290,4 +291,150 @@ fn a_jelly_rests_on_a_triangle_mesh_floor_loaded_from_obj_at_its_thickness() {
         vx_rough < 0.8 * vx_slick,
         "friction: {vx_rough} m/s against {vx_slick}"
     );
+}
+
+/// Steps of the `crowd` tests (3 s at 60 Hz).
+const CROWD_STEPS: usize = 180;
+
+/// How far below the hammock's surface (the grid's triangles, seen from above) each particle
+/// of `jelly` is: the deepest, 0 when none is below.
+fn depth_below(hammock: &solver_core::Body, jelly: &solver_core::Body) -> f32 {
+    let x = &hammock.particles.x;
+    let mut deepest = 0.0f32;
+    for q in &jelly.particles.x {
+        for t in &hammock.topology().triangles {
+            let [a, b, c] = t.map(|i| x[i as usize].xyz());
+            let d = (b.z - c.z) * (a.x - c.x) + (c.x - b.x) * (a.z - c.z);
+            let l1 = ((b.z - c.z) * (q.x - c.x) + (c.x - b.x) * (q.z - c.z)) / d;
+            let l2 = ((c.z - a.z) * (q.x - c.x) + (a.x - c.x) * (q.z - c.z)) / d;
+            if l1 >= 0.0 && l2 >= 0.0 && l1 + l2 <= 1.0 {
+                let y = l1 * a.y + l2 * b.y + (1.0 - l1 - l2) * c.y;
+                deepest = deepest.max(y - q.y);
+            }
+        }
+    }
+    deepest
+}
+
+/// The mean velocity of a body's particles.
+fn mean_velocity(body: &solver_core::Body) -> Vec3 {
+    let v = &body.particles.v;
+    v.iter().map(|v| v.xyz()).sum::<Vec3>() / v.len() as f32
+}
+
+#[test]
+fn crowd_jellies_land_in_their_hammocks_without_passing_through_and_come_to_rest() {
+    let mut world = scenes::crowd().unwrap();
+    assert_eq!(world.len(), 64);
+    let pins: Vec<Vec<Vec3>> = world
+        .bodies()
+        .step_by(2)
+        .map(|b| {
+            let p = &b.body().particles.x;
+            p.iter().filter(|q| q.w == 0.0).map(|q| q.xyz()).collect()
+        })
+        .collect();
+    let mut deepest = 0.0f32;
+    for _ in 0..CROWD_STEPS {
+        world.step(&StepParams::default()).unwrap();
+        let bodies: Vec<_> = world.bodies().map(|b| b.body()).collect();
+        for cell in (0..scenes::CROWD_CELLS).step_by(2) {
+            deepest = deepest.max(depth_below(bodies[2 * cell], bodies[2 * cell + 1]));
+        }
+    }
+    println!("deepest jelly particle below its hammock over {CROWD_STEPS} steps: {deepest} m");
+    assert!(all_finite(&world));
+    assert!(
+        deepest <= 1e-3,
+        "a jelly went {deepest} m through its hammock"
+    );
+    let bodies: Vec<_> = world.bodies().map(|b| b.body()).collect();
+    for cell in 0..scenes::CROWD_CELLS {
+        let (hammock, jelly) = (bodies[2 * cell], bodies[2 * cell + 1]);
+        let low = |b: &solver_core::Body| {
+            b.particles.x.iter().map(|p| p.y).fold(f32::INFINITY, f32::min)
+        };
+        // After 3 s a jelly in its hammock still rocks with it (no damping; the sway decays
+        // over some 10 s) and one on the ground may roll (friction stops sliding, not
+        // rolling), but each at under a tenth of its landing speed, and the one on the ground
+        // no longer bounces.
+        let v = mean_velocity(jelly);
+        assert!(v.length() < 0.15, "cell {cell}: the jelly still moves at {v} m/s");
+        if cell % 2 == 1 {
+            assert!(v.y.abs() < 0.01, "cell {cell}: the jelly bounces at {v} m/s");
+        }
+        let ratio = volume_ratio(jelly).unwrap();
+        assert!((ratio - 1.0).abs() < 0.02, "cell {cell}: jelly volume {ratio}");
+        if cell % 2 == 0 {
+            // In its hammock: above the ground, and the hammock sags under it.
+            assert!(low(jelly) > 0.3, "cell {cell}: the jelly fell to {}", low(jelly));
+            assert!(low(hammock) < 0.95, "cell {cell}: the hammock does not sag");
+        } else {
+            // Beside it, on the ground.
+            assert!(low(jelly).abs() < 2e-3, "cell {cell}: the jelly rests at {}", low(jelly));
+        }
+        let still: Vec<Vec3> = hammock
+            .particles
+            .x
+            .iter()
+            .filter(|q| q.w == 0.0)
+            .map(|q| q.xyz())
+            .collect();
+        assert_eq!(still, pins[cell], "cell {cell}: the pins moved");
+    }
+}
+
+/// A test's own executor: a rayon pool of `threads`, one task per block.
+#[cfg(feature = "parallel")]
+struct RayonExecutor(rayon::ThreadPool);
+
+#[cfg(feature = "parallel")]
+impl solver_core::Executor for RayonExecutor {
+    fn run_home(&self, f: &mut (dyn FnMut() + Send)) {
+        self.0.install(f)
+    }
+    fn run_blocks(&self, blocks: usize, f: &(dyn Fn(usize) + Sync)) {
+        use rayon::prelude::*;
+        self.0
+            .install(|| (0..blocks).into_par_iter().with_max_len(1).for_each(f))
+    }
+}
+
+#[cfg(feature = "parallel")]
+#[test]
+fn crowd_of_64_bodies_gives_the_same_bits_on_one_and_two_threads_and_every_executor() {
+    use std::sync::Arc;
+    let pool = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    };
+    // (executor, rayon pool the step is called in)
+    let runs: Vec<(Option<Arc<dyn solver_core::Executor>>, usize)> = vec![
+        (None, 1),
+        (None, 2),
+        (Some(Arc::new(solver_core::Serial)), 2),
+        (Some(Arc::new(RayonExecutor(pool(1)))), 2),
+        (Some(Arc::new(RayonExecutor(pool(2)))), 1),
+    ];
+    let hashes: Vec<u64> = runs
+        .into_iter()
+        .map(|(executor, threads)| {
+            let mut world = scenes::crowd().unwrap();
+            world.set_executor(executor);
+            pool(threads).install(|| {
+                for _ in 0..60 {
+                    world.step(&StepParams::default()).unwrap();
+                }
+            });
+            let x: Vec<_> = world
+                .bodies()
+                .flat_map(|b| b.body().particles.x.iter().copied())
+                .collect();
+            solver_core::figures::state_hash(&x)
+        })
+        .collect();
+    println!("crowd state hashes after 1 s: {hashes:x?}");
+    assert!(hashes.windows(2).all(|w| w[0] == w[1]), "{hashes:x?}");
 }
