@@ -9,7 +9,7 @@
 //! - [`cli_main`] (here): parses the command line with clap and hands each subcommand's
 //!   arguments to its module.
 //! - [`commands`]: one module per subcommand (`step`, `converge`, `scale`, `cache`,
-//!   `substeps`, `claims`, `advise`, `render`, `tethers`, `threads`, `hitch`, `gpu`,
+//!   `substeps`, `claims`, `advise`, `render`, `tethers`, `threads`, `bodies`, `hitch`, `gpu`,
 //!   `report`). `report` runs the others; `claims` and `cache` are folders of their own.
 //! - [`measure`]: what the subcommands measure with: one `wobble step` run in process
 //!   ([`measure::step`]), sweeps of `wobble step` child processes ([`measure::sweep`],
@@ -45,7 +45,7 @@ pub mod setup;
 pub use commands::claims;
 
 use commands::{
-    advise, cache, converge, hitch, render, report, scale, step, substeps, tethers, threads,
+    advise, bodies, cache, converge, hitch, render, report, scale, step, substeps, tethers, threads,
 };
 
 use clap::{Parser, Subcommand};
@@ -81,6 +81,8 @@ enum Command {
     Tethers(tethers::TethersArgs),
     /// One parallel solver's step time at several thread counts, measured in turns on one body.
     Threads(threads::ThreadsArgs),
+    /// A world of 64 small bodies on one pool per thread count, against its bodies stepped alone.
+    Bodies(bodies::BodiesArgs),
     /// The GPU backend against the CPU solvers: step time per size, crossover, 1024 x 1024 goal.
     Gpu(commands::gpu::GpuArgs),
     /// What a grab or a release costs its frame, against the frames before it.
@@ -104,6 +106,7 @@ pub fn cli_main() -> ExitCode {
         Command::Render(args) => render::run(&args).map(|s| s.print_files()),
         Command::Tethers(args) => tethers::run(&args).map(|s| s.print_files()),
         Command::Threads(args) => threads::run(&args),
+        Command::Bodies(args) => bodies::run(&args),
         Command::Gpu(args) => commands::gpu::run(&args).map(|s| s.print_files()),
         Command::Hitch(args) => hitch::run(&args),
         Command::Report(args) => report::run(&args).map(|s| {

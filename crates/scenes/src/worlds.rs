@@ -163,6 +163,12 @@ pub const CROWD_PITCH: f32 = 2.0;
 /// cells it starts beside the hammock (centre 0.75 m off along z) and falls to the ground
 /// alone. Bodies are added cell by cell, the hammock before its jelly.
 pub fn crowd() -> Result<World> {
+    crowd_with(true)
+}
+
+/// The `crowd` world, or with `touching` false every jelly beside its hammock (no two bodies
+/// touch): the world's own cost apart from the contacts between bodies.
+pub fn crowd_with(touching: bool) -> Result<World> {
     const N: usize = 16;
     let mut world = World::new();
     for cell in 0..CROWD_CELLS {
@@ -185,7 +191,7 @@ pub fn crowd() -> Result<World> {
         let mut hammock = grid_body(Particles::new(&pos, &mass)?, N)?;
         hammock.add_collider(Collider::ground(0.5, 0.0));
         world.add_body(hammock, None)?;
-        let at = if cell % 2 == 0 {
+        let at = if touching && cell % 2 == 0 {
             centre + Vec3::new(0.0, 0.35, 0.0)
         } else {
             centre + Vec3::new(0.0, 0.35, 0.75)

@@ -352,26 +352,47 @@ fn crowd_jellies_land_in_their_hammocks_without_passing_through_and_come_to_rest
     for cell in 0..scenes::CROWD_CELLS {
         let (hammock, jelly) = (bodies[2 * cell], bodies[2 * cell + 1]);
         let low = |b: &solver_core::Body| {
-            b.particles.x.iter().map(|p| p.y).fold(f32::INFINITY, f32::min)
+            b.particles
+                .x
+                .iter()
+                .map(|p| p.y)
+                .fold(f32::INFINITY, f32::min)
         };
         // After 3 s a jelly in its hammock still rocks with it (no damping; the sway decays
         // over some 10 s) and one on the ground may roll (friction stops sliding, not
         // rolling), but each at under a tenth of its landing speed, and the one on the ground
         // no longer bounces.
         let v = mean_velocity(jelly);
-        assert!(v.length() < 0.15, "cell {cell}: the jelly still moves at {v} m/s");
+        assert!(
+            v.length() < 0.15,
+            "cell {cell}: the jelly still moves at {v} m/s"
+        );
         if cell % 2 == 1 {
-            assert!(v.y.abs() < 0.01, "cell {cell}: the jelly bounces at {v} m/s");
+            assert!(
+                v.y.abs() < 0.01,
+                "cell {cell}: the jelly bounces at {v} m/s"
+            );
         }
         let ratio = volume_ratio(jelly).unwrap();
-        assert!((ratio - 1.0).abs() < 0.02, "cell {cell}: jelly volume {ratio}");
+        assert!(
+            (ratio - 1.0).abs() < 0.02,
+            "cell {cell}: jelly volume {ratio}"
+        );
         if cell % 2 == 0 {
             // In its hammock: above the ground, and the hammock sags under it.
-            assert!(low(jelly) > 0.3, "cell {cell}: the jelly fell to {}", low(jelly));
+            assert!(
+                low(jelly) > 0.3,
+                "cell {cell}: the jelly fell to {}",
+                low(jelly)
+            );
             assert!(low(hammock) < 0.95, "cell {cell}: the hammock does not sag");
         } else {
             // Beside it, on the ground.
-            assert!(low(jelly).abs() < 2e-3, "cell {cell}: the jelly rests at {}", low(jelly));
+            assert!(
+                low(jelly).abs() < 2e-3,
+                "cell {cell}: the jelly rests at {}",
+                low(jelly)
+            );
         }
         let still: Vec<Vec3> = hammock
             .particles

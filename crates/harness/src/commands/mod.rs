@@ -1,10 +1,11 @@
 //! One module per subcommand: each checks its arguments, runs its measurements (from
 //! [`crate::measure`]) and writes its figures (with [`crate::output`]). A subcommand imports
 //! another only to run it whole: `report` runs `converge`, `scale`, `cache`, `substeps`,
-//! `tethers`, `gpu`, `claims` and `render`; the claims reuse `cache`'s cachegrind runs and
+//! `tethers`, `bodies`, `gpu`, `claims` and `render`; the claims reuse `cache`'s cachegrind runs and
 //! `substeps`' splits. None of those imports `report` or `claims`, so there is no circle.
 
 pub mod advise;
+pub mod bodies;
 pub mod cache;
 pub mod claims;
 pub mod converge;
