@@ -14,13 +14,12 @@
 use crate::measure::paired::{interleave, Interval};
 use crate::output::csv::RowWriter;
 use crate::output::section::{link, Section};
-use crate::setup::{build_solver, parse_counts, Error, SolverArg};
+use crate::setup::{build_solver, parse_counts, world_executor, Error, SolverArg};
 use clap::Args;
 use serde::Serialize;
-use solver_core::{figures, step, Body, Executor, Serial, Solver, StepParams, World};
+use solver_core::{figures, step, Body, Solver, StepParams, World};
 use sparse::SolverOptions;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
 /// Arguments of `wobble bodies`.
@@ -101,13 +100,6 @@ pub struct BodiesReport {
     pub same_bits: bool,
 }
 
-/// The executor of a pool of `threads` (the caller's thread alone for 1).
-fn executor(threads: usize) -> Result<Arc<dyn Executor>, Error> {
-    Ok(sparse::Pool::new(threads)?
-        .executor()
-        .unwrap_or_else(|| Arc::new(Serial)))
-}
-
 /// Every body's positions, hashed.
 fn world_hash(world: &World) -> u64 {
     let x: Vec<_> = world
@@ -139,7 +131,7 @@ pub fn measure(a: &BodiesArgs) -> Result<BodiesReport, Error> {
         for b in world.bodies_mut() {
             b.set_solver(build_solver(a.solver.kind(), &serial)?);
         }
-        world.set_executor(Some(executor(threads)?));
+        world.set_executor(Some(world_executor(threads)?));
         worlds.push(world);
     }
     let mut alone: Vec<(Body, Box<dyn Solver>)> = Vec::new();

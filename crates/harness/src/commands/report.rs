@@ -1,11 +1,12 @@
 //! `wobble report [--quick]`: the main job. Runs converge, scale, cache, substeps, claims,
-//! tethers, gpu (the GPU backend against the CPU; it says plainly when no adapter exists, and
+//! tethers, bodies, gpu (the GPU backend against the CPU; it says plainly when no adapter exists, and
 //! times nothing on a software adapter) and render with defaults sized for a 2-core machine (aimed
 //! at about 10 minutes, `--quick` at under a minute on smaller sizes; the first line of REPORT.md
 //! says how long the run took) and writes REPORT.md linking every plot and CSV, with the machine it ran
 //! on. A part that fails is reported in REPORT.md and the others still run; the command then
 //! exits non-zero.
 
+use crate::commands::bodies::BodiesArgs;
 use crate::commands::cache::CacheArgs;
 use crate::commands::claims::ClaimsArgs;
 use crate::commands::converge::ConvergeArgs;
@@ -60,6 +61,8 @@ pub struct Plan {
     pub tethers: TethersArgs,
     /// `gpu`: the GPU backend against the CPU, when an adapter exists.
     pub gpu: GpuArgs,
+    /// `bodies`: the `crowd` world, its jellies in their hammocks and apart.
+    pub bodies: BodiesArgs,
 }
 
 /// The arguments every part gets in full or quick mode.
@@ -213,7 +216,19 @@ pub fn plan(a: &ReportArgs) -> Plan {
         tuning: tuning.clone(),
         out: out.join("gpu"),
     };
+    let bodies = BodiesArgs {
+        solver: SolverArg::Gs,
+        iterations: 8,
+        substeps: 1,
+        threads: "1,2".into(),
+        apart: false,
+        warmup: if q { 10 } else { 30 },
+        rounds: if q { 5 } else { 20 },
+        turn: 4,
+        json: false,
+    };
     Plan {
+        bodies,
         gpu,
         converge,
         scale,
@@ -249,6 +264,9 @@ pub fn run(a: &ReportArgs) -> Result<Section, Error> {
         timed("substeps", || crate::commands::substeps::run(&p.substeps)),
         timed("claims", || crate::commands::claims::run(&p.claims)),
         timed("tethers", || crate::commands::tethers::run(&p.tethers)),
+        timed("bodies", || {
+            crate::commands::bodies::section(&p.bodies, &a.common.out)
+        }),
         timed("gpu", || crate::commands::gpu::run(&p.gpu)),
     ];
     for r in &p.render {

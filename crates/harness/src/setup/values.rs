@@ -94,6 +94,8 @@ value_enum! {
         Stack = "stack",
         /// World: one body per `--mesh`, stacked and dropped.
         Bodies = "bodies",
+        /// World: 64 small bodies, 32 hammocks and 32 jellies, half of them in the hammocks.
+        Crowd = "crowd",
         /// A cape and a skirt of n x n cloth skinned to an animated character (a body proxy of
         /// capsules, a turn and a teleport in the script).
         Character = "character",

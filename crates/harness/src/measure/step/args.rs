@@ -136,7 +136,8 @@ pub struct StepReport {
     pub substeps: usize,
     /// Time step, in s.
     pub dt: f32,
-    /// Threads the solver ran on (1 for serial solvers and for mass-spring).
+    /// Threads the solver ran on (1 for serial solvers and for mass-spring; for a world, the
+    /// pool its bodies are spread over).
     pub threads: usize,
     /// Untimed steps before the timed ones.
     pub warmup: usize,

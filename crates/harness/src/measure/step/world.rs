@@ -1,5 +1,5 @@
-//! `wobble step` on a world of several bodies (the `drape`, `tunnel`, `stack` and `bodies`
-//! scenes of docs/SCENES.md, and the `mesh` scene of a mesh of several parts, one body per
+//! `wobble step` on a world of several bodies (the `drape`, `tunnel`, `stack`, `crowd` and
+//! `bodies` scenes of docs/SCENES.md, and the `mesh` scene of a mesh of several parts, one body per
 //! part).
 
 use super::args::{mesh_options, solver_kind, solver_options, StepArgs, StepReport};
@@ -97,6 +97,7 @@ pub fn build_world(
         StepSceneArg::Drape => scenes::drape(spec.n, spec.self_collision)?,
         StepSceneArg::Tunnel => scenes::tunnel()?,
         StepSceneArg::Stack => scenes::stack()?,
+        StepSceneArg::Crowd => scenes::crowd()?,
         StepSceneArg::Bodies => bodies_world(spec)?,
         other => return Err(Error::Arg(format!("'{other}' is not a world scene"))),
     };
@@ -154,8 +155,10 @@ pub fn measure_mesh_parts(args: &StepArgs, path: &Path) -> Result<Option<StepRep
     run_world(args, world, StepParams::default().gravity).map(Some)
 }
 
-/// Steps `world` as `wobble step` steps a body and reports the sums over its bodies.
+/// Steps `world` as `wobble step` steps a body and reports the sums over its bodies, the
+/// bodies spread over `--threads` threads.
 fn run_world(args: &StepArgs, mut world: World, gravity: Vec3) -> Result<StepReport, Error> {
+    world.set_executor(Some(crate::setup::world_executor(args.threads)?));
     let at_load = {
         let surfaces: Vec<Surface> = world
             .bodies()
@@ -219,7 +222,8 @@ fn run_world(args: &StepArgs, mut world: World, gravity: Vec3) -> Result<StepRep
         iterations: args.passes.iterations,
         substeps: report.substeps,
         dt: args.dt,
-        threads: solver.threads,
+        // The world's pool steps whole bodies on its threads, each body's solver on its own.
+        threads: args.threads.max(solver.threads),
         warmup: args.warmup,
         steps: args.steps,
         ms_per_step_median: median,
