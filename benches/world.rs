@@ -8,6 +8,10 @@
 //! 32 x 32 `drape` cloths side by side, self-collision on, each with its own serial
 //! Gauss-Seidel solver, on rayon pools of 1 and 2 threads (the same bits on both, which
 //! `crates/solver-core/tests/world.rs` checks).
+//! The crowd: the 64 small bodies of docs/SCENES.md's `crowd` world (16 jellies lying in
+//! their hammocks) stepped by the world on executors of one and two threads
+//! (`World::set_executor`), and the same 64 bodies stepped alone, one `step()` each: the
+//! world's cost over its bodies' own (`wobble bodies` measures the same, interleaved).
 //! Run with `cargo bench --bench world`.
 
 mod common;
@@ -91,4 +95,44 @@ fn world_threads(c: &mut Criterion) {
     g.finish();
 }
 
-common::bench_main!(common::plain_config(); self_collision_share, world_threads);
+/// The crowd after its jellies have landed (30 steps), on an executor of `threads`.
+fn crowd(threads: usize) -> World {
+    let mut world = scenes::crowd().expect("crowd");
+    let executor: std::sync::Arc<dyn solver_core::Executor> =
+        match sparse::Pool::new(threads).expect("pool").executor() {
+            Some(e) => e,
+            None => std::sync::Arc::new(solver_core::Serial),
+        };
+    world.set_executor(Some(executor));
+    for _ in 0..30 {
+        world.step(&StepParams::default()).expect("step");
+    }
+    world
+}
+
+fn crowd_64_bodies(c: &mut Criterion) {
+    let mut g = c.benchmark_group("crowd_64_bodies");
+    g.sample_size(20);
+    let mut source = crowd(1);
+    let handles: Vec<_> = source.bodies().map(|b| b.handle()).collect();
+    let mut alone: Vec<(solver_core::Body, solver_core::GaussSeidel)> = handles
+        .into_iter()
+        .map(|h| (source.remove_body(h).expect("body"), Default::default()))
+        .collect();
+    g.bench_function("bodies alone", |b| {
+        b.iter(|| {
+            for (body, solver) in alone.iter_mut() {
+                solver_core::step(body, &StepParams::default(), solver, None).expect("step");
+            }
+        })
+    });
+    for threads in [1, 2] {
+        let mut world = crowd(threads);
+        g.bench_function(format!("world {threads} threads"), |b| {
+            b.iter(|| world.step(&StepParams::default()).expect("step"))
+        });
+    }
+    g.finish();
+}
+
+common::bench_main!(common::plain_config(); self_collision_share, world_threads, crowd_64_bodies);
