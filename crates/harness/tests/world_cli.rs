@@ -311,3 +311,56 @@ fn a_mesh_of_parts_is_a_world_and_one_stepped_as_one_body_warns() {
         "{err}"
     );
 }
+
+#[test]
+fn wobble_bodies_steps_the_crowd_on_every_thread_count_to_the_same_bits() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_wobble"))
+        .args([
+            "bodies", "--json", "--warmup", "30", "--rounds", "2", "--turn", "1",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["bodies"].as_u64(), Some(64), "{r}");
+    assert_eq!(r["touching_pairs"].as_u64(), Some(16), "{r}");
+    assert_eq!(r["same_bits"].as_bool(), Some(true), "{r}");
+    let worlds = r["worlds"].as_array().unwrap();
+    assert_eq!(worlds.len(), 2, "{r}");
+    for w in worlds {
+        let ms = w["ms_per_step"]["median"].as_f64().unwrap();
+        assert!(ms.is_finite() && ms > 0.0, "{r}");
+        assert!(w["over_alone"]["median"].as_f64().unwrap() > 0.0, "{r}");
+    }
+    // After the 30 steps the jellies have landed (in 22), in their hammocks or on the ground.
+    assert!(r["contacts"].as_u64().unwrap() > 0, "{r}");
+    let apart = std::process::Command::new(env!("CARGO_BIN_EXE_wobble"))
+        .args([
+            "bodies",
+            "--apart",
+            "--json",
+            "--warmup",
+            "1",
+            "--rounds",
+            "1",
+            "--turn",
+            "1",
+            "--threads",
+            "2",
+        ])
+        .output()
+        .unwrap();
+    assert!(apart.status.success());
+    let a: serde_json::Value = serde_json::from_slice(&apart.stdout).unwrap();
+    assert_eq!(a["touching_pairs"].as_u64(), Some(0), "{a}");
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_wobble"))
+        .args(["bodies", "--rounds", "0"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--rounds"));
+}
