@@ -593,17 +593,12 @@ impl World {
             .bodies
             .first()
             .map_or(glam::DVec3::ZERO, |b| b.body.origin());
-        // Each body's prediction, its swept box and its predicted surface, in parallel (each
-        // body touches only its own).
+        // Each body's prediction and its swept box, in parallel (each body touches only its
+        // own).
         let executor = self.executor.as_deref();
         let all: Vec<usize> = (0..self.bodies.len()).collect();
-        let predicted: Vec<Result<()>> = for_each_body(executor, &mut self.bodies, &all, |_, b| {
-            let WorldBody {
-                body,
-                surface,
-                scratch,
-                ..
-            } = b;
+        for_each_body(executor, &mut self.bodies, &all, |_, b| {
+            let WorldBody { body, scratch, .. } = b;
             let p = &body.particles;
             scratch.predicted.clear();
             scratch.motion.clear();
@@ -616,15 +611,7 @@ impl World {
                 scratch.motion.push(to - x.xyz());
             }
             scratch.swept = (lo, hi);
-            if let Some(surface) = surface {
-                surface.update(&scratch.predicted, &scratch.motion, false)?;
-                surface.origin = body.origin();
-                surface.thickness = thickness;
-                surface.friction = friction;
-            }
-            Ok(())
         });
-        predicted.into_iter().collect::<Result<()>>()?;
         // Boxes in the frame of the first body's origin (bodies' frames differ by their
         // origins; the same origin adds an exact zero).
         let boxes: Vec<(Vec3, Vec3)> = self
@@ -640,6 +627,29 @@ impl World {
             })
             .collect();
         let levels = solve_levels(&boxes);
+        // A body whose box meets no other body's box has no contact with another body this
+        // substep (every path of one stays more than twice the reach from the other's), so
+        // its surface is neither moved nor lent to the others; the others' surfaces move to
+        // their predictions, in parallel.
+        let near = near_another(&boxes);
+        let near_ones: Vec<usize> = (0..near.len()).filter(|&i| near[i]).collect();
+        let predicted: Vec<Result<()>> =
+            for_each_body(executor, &mut self.bodies, &near_ones, |_, b| {
+                let WorldBody {
+                    body,
+                    surface,
+                    scratch,
+                    ..
+                } = b;
+                if let Some(surface) = surface {
+                    surface.update(&scratch.predicted, &scratch.motion, false)?;
+                    surface.origin = body.origin();
+                    surface.thickness = thickness;
+                    surface.friction = friction;
+                }
+                Ok(())
+            });
+        predicted.into_iter().collect::<Result<()>>()?;
         let tangles = TangleView::of(&self.bodies);
         let depenetrate = self.depenetration_speed * h;
         let margin = sub.contact_margin.max(self.search_distance);
@@ -648,8 +658,12 @@ impl World {
         for level in 0..=levels.iter().copied().max().unwrap_or(0) {
             // The surfaces are lent out while the bodies of this level step (each reads the
             // others'), and put back after.
-            let mut surfaces: Vec<Option<MeshCollider>> =
-                self.bodies.iter_mut().map(|b| b.surface.take()).collect();
+            let mut surfaces: Vec<Option<MeshCollider>> = self
+                .bodies
+                .iter_mut()
+                .zip(&near)
+                .map(|(b, &near)| if near { b.surface.take() } else { None })
+                .collect();
             let meshes: Vec<&MeshCollider> = self.meshes.iter().map(|(_, m)| m).collect();
             let of_level: Vec<usize> = (0..levels.len()).filter(|&i| levels[i] == level).collect();
             let results: Vec<(usize, Result<usize>)> =
@@ -668,8 +682,10 @@ impl World {
                     );
                     (index, r)
                 });
-            for (b, s) in self.bodies.iter_mut().zip(surfaces.iter_mut()) {
-                b.surface = s.take();
+            for ((b, s), &near) in self.bodies.iter_mut().zip(surfaces.iter_mut()).zip(&near) {
+                if near {
+                    b.surface = s.take();
+                }
             }
             for (index, r) in results {
                 match r {
@@ -683,8 +699,9 @@ impl World {
                 }
             }
             // The level's surfaces moved to their solved positions, in parallel.
+            let near_of_level: Vec<usize> = of_level.iter().copied().filter(|&i| near[i]).collect();
             let solved: Vec<Result<()>> =
-                for_each_body(executor, &mut self.bodies, &of_level, |_, b| {
+                for_each_body(executor, &mut self.bodies, &near_of_level, |_, b| {
                     let WorldBody {
                         body,
                         surface,
@@ -774,6 +791,20 @@ fn solve_levels(boxes: &[(Vec3, Vec3)]) -> Vec<usize> {
         levels.push(level);
     }
     levels
+}
+
+/// Whether each box overlaps another of `boxes`.
+fn near_another(boxes: &[(Vec3, Vec3)]) -> Vec<bool> {
+    let mut near = vec![false; boxes.len()];
+    for (i, (lo, hi)) in boxes.iter().enumerate() {
+        for (j, (l, h)) in boxes.iter().enumerate().skip(i + 1) {
+            if lo.cmple(*h).all() && hi.cmpge(*l).all() {
+                near[i] = true;
+                near[j] = true;
+            }
+        }
+    }
+    near
 }
 
 /// The tangles of every body at the start of a substep, by body index: what
