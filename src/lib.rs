@@ -53,10 +53,13 @@
 //!   normals;
 //! - `custom_solver`: a damped Jacobi solver written outside the crates;
 //! - `cape`: a cape skinned to an animated torso over a capsule proxy (joint matrices in,
-//!   positions and normals out).
+//!   positions and normals out);
+//! - `many_bodies`: eight hammocks with a soft ball in each, one `World` on a shared pool.
 //!
 //! Several bodies: give each its own solver, and the parallel solvers one shared [`Pool`]
-//! (`SolverOptions { pool: Some(Pool::new(2)?), .. }`), never a pool per body. Grabbing,
+//! (`SolverOptions { pool: Some(Pool::new(2)?), .. }`), never a pool per body. Bodies that
+//! touch go into one `World`, which spreads them over the pool's threads itself
+//! (`World::set_executor(pool.executor())`), each body's solver serial. Grabbing,
 //! moving a grab, releasing and moving attachments cost no re-preparation; tearing and adding
 //! constraints do (see [`Solver`]). [`step()`] splits a frame longer than
 //! [`StepParams::max_substep`] into substeps and says so in its [`StepReport`].

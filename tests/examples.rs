@@ -88,6 +88,14 @@ fn embedded_mesh_runs() {
 }
 
 #[test]
+fn many_bodies_runs() {
+    runs_and_prints(
+        "many_bodies",
+        &["8 of 8 balls held by their hammocks", "same bits true"],
+    );
+}
+
+#[test]
 fn custom_solver_runs() {
     runs_and_prints("custom_solver", &["mean stretch damped-jacobi"]);
 }
