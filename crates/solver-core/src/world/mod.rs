@@ -131,6 +131,15 @@ pub struct WorldBody {
     scratch: SubstepScratch,
 }
 
+/// Where [`WorldBody::move_surface`] puts a body's surface.
+#[derive(Clone, Copy)]
+enum Moved {
+    /// At the substep's prediction (the settings of the world's contacts with it).
+    Predicted { thickness: f32, friction: f32 },
+    /// At the solved positions.
+    Solved,
+}
+
 /// What a body's prediction pass leaves for the rest of its substep.
 #[derive(Default)]
 struct SubstepScratch {
@@ -198,6 +207,41 @@ impl WorldBody {
     #[must_use]
     pub fn tangles(&self) -> &[Tangle] {
         &self.tangles
+    }
+
+    /// Moves the body's surface (if it has one) to its prediction for the substep, with the
+    /// world's contact settings, or to its solved positions.
+    fn move_surface(&mut self, to: Moved) -> Result<()> {
+        let WorldBody {
+            body,
+            surface,
+            scratch,
+            ..
+        } = self;
+        let Some(surface) = surface else {
+            return Ok(());
+        };
+        match to {
+            Moved::Predicted {
+                thickness,
+                friction,
+            } => {
+                surface.update(&scratch.predicted, &scratch.motion, false)?;
+                surface.thickness = thickness;
+                surface.friction = friction;
+            }
+            Moved::Solved => {
+                let p = &body.particles;
+                scratch.motion.clear();
+                scratch
+                    .motion
+                    .extend(p.x.iter().zip(&p.x_prev).map(|(x, x0)| x.xyz() - x0.xyz()));
+                surface.update(&p.x, &scratch.motion, true)?;
+            }
+        }
+        // The step may have recentred the body.
+        surface.origin = body.origin();
+        Ok(())
     }
 
     /// Rebuilds the surface and the self-collision links if the body's constraints or topology
@@ -635,19 +679,10 @@ impl World {
         let near_ones: Vec<usize> = (0..near.len()).filter(|&i| near[i]).collect();
         let predicted: Vec<Result<()>> =
             for_each_body(executor, &mut self.bodies, &near_ones, |_, b| {
-                let WorldBody {
-                    body,
-                    surface,
-                    scratch,
-                    ..
-                } = b;
-                if let Some(surface) = surface {
-                    surface.update(&scratch.predicted, &scratch.motion, false)?;
-                    surface.origin = body.origin();
-                    surface.thickness = thickness;
-                    surface.friction = friction;
-                }
-                Ok(())
+                b.move_surface(Moved::Predicted {
+                    thickness,
+                    friction,
+                })
             });
         predicted.into_iter().collect::<Result<()>>()?;
         let tangles = TangleView::of(&self.bodies);
@@ -702,23 +737,7 @@ impl World {
             let near_of_level: Vec<usize> = of_level.iter().copied().filter(|&i| near[i]).collect();
             let solved: Vec<Result<()>> =
                 for_each_body(executor, &mut self.bodies, &near_of_level, |_, b| {
-                    let WorldBody {
-                        body,
-                        surface,
-                        scratch,
-                        ..
-                    } = b;
-                    if let Some(surface) = surface {
-                        let p = &body.particles;
-                        scratch.motion.clear();
-                        scratch
-                            .motion
-                            .extend(p.x.iter().zip(&p.x_prev).map(|(x, x0)| x.xyz() - x0.xyz()));
-                        surface.update(&p.x, &scratch.motion, true)?;
-                        // The step may have recentred the body.
-                        surface.origin = body.origin();
-                    }
-                    Ok(())
+                    b.move_surface(Moved::Solved)
                 });
             solved.into_iter().collect::<Result<()>>()?;
         }
