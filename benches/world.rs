@@ -98,12 +98,9 @@ fn world_threads(c: &mut Criterion) {
 /// The crowd after its jellies have landed (30 steps), on an executor of `threads`.
 fn crowd(threads: usize) -> World {
     let mut world = scenes::crowd().expect("crowd");
-    let executor: std::sync::Arc<dyn solver_core::Executor> =
-        match sparse::Pool::new(threads).expect("pool").executor() {
-            Some(e) => e,
-            None => std::sync::Arc::new(solver_core::Serial),
-        };
-    world.set_executor(Some(executor));
+    world.set_executor(Some(
+        sparse::Pool::new(threads).expect("pool").world_executor(),
+    ));
     for _ in 0..30 {
         world.step(&StepParams::default()).expect("step");
     }

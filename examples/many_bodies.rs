@@ -43,8 +43,10 @@ fn hammocks(executor: Arc<dyn Executor>) -> Result<World, Box<dyn std::error::Er
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A build without the `parallel` feature has no threads: the caller's thread alone.
     let pool = Pool::new(2).or_else(|_| Pool::new(1))?;
-    let two: Arc<dyn Executor> = pool.executor().unwrap_or_else(|| Arc::new(Serial));
-    let mut worlds = [hammocks(two)?, hammocks(Arc::new(Serial))?];
+    let mut worlds = [
+        hammocks(pool.world_executor())?,
+        hammocks(Arc::new(Serial))?,
+    ];
     let params = StepParams::default();
     for world in &mut worlds {
         for _ in 0..120 {

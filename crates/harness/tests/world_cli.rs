@@ -336,7 +336,7 @@ fn wobble_bodies_steps_the_crowd_on_every_thread_count_to_the_same_bits() {
         assert!(ms.is_finite() && ms > 0.0, "{r}");
         assert!(w["over_alone"]["median"].as_f64().unwrap() > 0.0, "{r}");
     }
-    // After the 30 steps the jellies have landed (in 22), in their hammocks or on the ground.
+    // After 30 steps the jellies have landed, in their hammocks or on the ground.
     assert!(r["contacts"].as_u64().unwrap() > 0, "{r}");
     let apart = std::process::Command::new(env!("CARGO_BIN_EXE_wobble"))
         .args([

@@ -358,8 +358,8 @@ fn crowd_jellies_land_in_their_hammocks_without_passing_through_and_come_to_rest
                 .map(|p| p.y)
                 .fold(f32::INFINITY, f32::min)
         };
-        // After 3 s a jelly in its hammock still rocks with it (no damping; the sway decays
-        // over some 10 s) and one on the ground may roll (friction stops sliding, not
+        // After 3 s a jelly in its hammock still rocks with it (no damping, so the sway
+        // decays slowly) and one on the ground may roll (friction stops sliding, not
         // rolling), but each at under a tenth of its landing speed, and the one on the ground
         // no longer bounces.
         let v = mean_velocity(jelly);

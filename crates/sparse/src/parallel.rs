@@ -84,6 +84,15 @@ impl Pool {
         self.executor.clone().map(|e| e as Arc<dyn Executor>)
     }
 
+    /// The pool as a world's executor (`solver_core::World::set_executor`): its threads, or
+    /// for one thread the caller's alone ([`solver_core::Serial`]), where a world without an
+    /// executor would use rayon's current pool instead.
+    #[must_use]
+    pub fn world_executor(&self) -> Arc<dyn Executor> {
+        self.executor()
+            .unwrap_or_else(|| Arc::new(solver_core::Serial))
+    }
+
     /// Runs `f(block)` for every block in `0..blocks`: in parallel when the pool has threads and
     /// `parallel` is true, else in order on this thread.
     ///

@@ -14,7 +14,7 @@
 use crate::measure::paired::{interleave, Interval};
 use crate::output::csv::RowWriter;
 use crate::output::section::{link, Section};
-use crate::setup::{build_solver, parse_counts, world_executor, Error, SolverArg};
+use crate::setup::{build_solver, parse_counts, Error, SolverArg};
 use clap::Args;
 use serde::Serialize;
 use solver_core::{figures, step, Body, Solver, StepParams, World};
@@ -41,7 +41,8 @@ pub struct BodiesArgs {
     /// the contacts between bodies.
     #[arg(long)]
     pub apart: bool,
-    /// Untimed steps of every arm before the timed ones (the jellies land in 30).
+    /// Untimed steps of every arm before the timed ones (the default lets the jellies land
+    /// first).
     #[arg(long, default_value_t = 30)]
     pub warmup: usize,
     /// Rounds: in each, every arm takes one turn.
@@ -131,7 +132,7 @@ pub fn measure(a: &BodiesArgs) -> Result<BodiesReport, Error> {
         for b in world.bodies_mut() {
             b.set_solver(build_solver(a.solver.kind(), &serial)?);
         }
-        world.set_executor(Some(world_executor(threads)?));
+        world.set_executor(Some(sparse::Pool::new(threads)?.world_executor()));
         worlds.push(world);
     }
     let mut alone: Vec<(Body, Box<dyn Solver>)> = Vec::new();

@@ -103,14 +103,6 @@ pub fn parse_counts(list: &str, what: &str) -> Result<Vec<usize>, Error> {
     Ok(v)
 }
 
-/// What a world steps its bodies on for `threads` threads (`World::set_executor`): a pool of
-/// that many, or the caller's thread alone for 1.
-pub fn world_executor(threads: usize) -> Result<std::sync::Arc<dyn solver_core::Executor>, Error> {
-    Ok(sparse::Pool::new(threads)?
-        .executor()
-        .unwrap_or_else(|| std::sync::Arc::new(solver_core::Serial)))
-}
-
 /// Parses a list of sizes for `scene`, each checked.
 pub fn parse_sizes(list: &str, scene: &str) -> Result<Vec<usize>, Error> {
     let v = parse_usizes(list, "sizes")?;

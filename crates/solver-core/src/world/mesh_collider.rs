@@ -219,12 +219,13 @@ impl MeshCollider {
             // triangle. `tol` is far above the rounding of these f32 products, so a triangle
             // is skipped only where both exact tests would reject it too.
             let n = (b - a).cross(c - a);
+            let n_len = n.length();
             let (sf, st) = (n.dot(from - a), n.dot(to - a));
             let tol = 1e-5
-                * n.length()
+                * n_len
                 * (1.0 + (from - a).abs().max_element() + (to - a).abs().max_element());
             let one_side = (sf > tol && st > tol) || (sf < -tol && st < -tol);
-            if one_side && st.abs() > reach * n.length() + tol {
+            if one_side && st.abs() > reach * n_len + tol {
                 return;
             }
             let crossing = if one_side {

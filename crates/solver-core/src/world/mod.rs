@@ -803,7 +803,7 @@ fn solve_levels(boxes: &[(Vec3, Vec3)]) -> Vec<usize> {
         let level = boxes[..i]
             .iter()
             .zip(&levels)
-            .filter(|((l, h), _)| lo.cmple(*h).all() && hi.cmpge(*l).all())
+            .filter(|(other, _)| overlap((*lo, *hi), **other))
             .map(|(_, &level)| level + 1)
             .max()
             .unwrap_or(0);
@@ -812,12 +812,17 @@ fn solve_levels(boxes: &[(Vec3, Vec3)]) -> Vec<usize> {
     levels
 }
 
+/// Whether the boxes `(lo, hi)` `a` and `b` overlap (touching counts).
+fn overlap(a: (Vec3, Vec3), b: (Vec3, Vec3)) -> bool {
+    a.0.cmple(b.1).all() && a.1.cmpge(b.0).all()
+}
+
 /// Whether each box overlaps another of `boxes`.
 fn near_another(boxes: &[(Vec3, Vec3)]) -> Vec<bool> {
     let mut near = vec![false; boxes.len()];
-    for (i, (lo, hi)) in boxes.iter().enumerate() {
-        for (j, (l, h)) in boxes.iter().enumerate().skip(i + 1) {
-            if lo.cmple(*h).all() && hi.cmpge(*l).all() {
+    for (i, &a) in boxes.iter().enumerate() {
+        for (j, &b) in boxes.iter().enumerate().skip(i + 1) {
+            if overlap(a, b) {
                 near[i] = true;
                 near[j] = true;
             }
@@ -943,7 +948,7 @@ fn step_one(
         .filter(|&(c, d, _)| {
             let (lo, hi) = c.bounds();
             let reach = Vec3::splat(c.thickness + margin);
-            (swept_lo + d).cmple(hi + reach).all() && (swept_hi + d).cmpge(lo - reach).all()
+            overlap((swept_lo + d, swept_hi + d), (lo - reach, hi + reach))
         })
         .collect();
     // Tangled particles: pushed out of the body they are inside along their direction, at

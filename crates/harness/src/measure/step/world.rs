@@ -158,7 +158,7 @@ pub fn measure_mesh_parts(args: &StepArgs, path: &Path) -> Result<Option<StepRep
 /// Steps `world` as `wobble step` steps a body and reports the sums over its bodies, the
 /// bodies spread over `--threads` threads.
 fn run_world(args: &StepArgs, mut world: World, gravity: Vec3) -> Result<StepReport, Error> {
-    world.set_executor(Some(crate::setup::world_executor(args.threads)?));
+    world.set_executor(Some(sparse::Pool::new(args.threads)?.world_executor()));
     let at_load = {
         let surfaces: Vec<Surface> = world
             .bodies()
