@@ -127,6 +127,9 @@ pub struct WorldBody {
     /// Its particles inside another body's closed surface, still being pushed out
     /// ([`World::find_tangles`]).
     tangles: Vec<Tangle>,
+    /// The residual after every iteration of every substep of the last [`World::step`], when
+    /// recorded ([`WorldBody::record_residuals`]).
+    residuals: Option<Vec<f32>>,
     /// This substep's buffers: each particle's prediction and its motion to it.
     scratch: SubstepScratch,
 }
@@ -207,6 +210,19 @@ impl WorldBody {
     #[must_use]
     pub fn tangles(&self) -> &[Tangle] {
         &self.tangles
+    }
+
+    /// Records, from the next [`World::step`] on, the residual (as [`crate::step()`] records
+    /// it) after every iteration of every substep of each step, or stops recording. Recording
+    /// leaves the body's bits as they are but costs a pass over its constraints per iteration.
+    pub fn record_residuals(&mut self, on: bool) {
+        self.residuals = on.then(Vec::new);
+    }
+    /// The residuals [`WorldBody::record_residuals`] asked for, of the last [`World::step`]
+    /// (iteration by iteration, substep after substep; empty when not recorded).
+    #[must_use]
+    pub fn residuals(&self) -> &[f32] {
+        self.residuals.as_deref().unwrap_or(&[])
     }
 
     /// Moves the body's surface (if it has one) to its prediction for the substep, with the
@@ -383,6 +399,7 @@ impl World {
             self_collision: None,
             surface,
             tangles: Vec::new(),
+            residuals: None,
             scratch: SubstepScratch::default(),
         });
         Ok(handle)
@@ -553,6 +570,15 @@ impl World {
         Ok(self.meshes.remove(at).1)
     }
 
+    /// Mesh collider `handle`, to move (`MeshCollider::set_origin`: it jumps there, with no
+    /// motion across the substeps), if it is in the world.
+    pub fn mesh_collider_mut(&mut self, handle: ColliderHandle) -> Option<&mut MeshCollider> {
+        self.meshes
+            .iter_mut()
+            .find(|(h, _)| *h == handle)
+            .map(|(_, m)| m)
+    }
+
     /// The static triangle-mesh colliders with their handles.
     pub fn mesh_colliders(&self) -> impl ExactSizeIterator<Item = (ColliderHandle, &MeshCollider)> {
         self.meshes.iter().map(|(h, m)| (*h, m))
@@ -593,6 +619,9 @@ impl World {
         let sub = plan.one_substep();
         for b in &mut self.bodies {
             b.refresh(self.thickness, self.friction)?;
+            if let Some(r) = &mut b.residuals {
+                r.clear();
+            }
         }
         let mut report = WorldReport {
             substeps: plan.substeps,
@@ -916,6 +945,7 @@ fn step_one(
         self_collision,
         tangles: own_tangles,
         scratch,
+        residuals,
         ..
     } = b;
     let kind = contacts_kind(body)?;
@@ -1061,7 +1091,7 @@ fn step_one(
         sc.find_pairs(&p.x, table)?;
     }
     let count = table.len();
-    step(body, sub, solver.as_mut(), None)?;
+    step(body, sub, solver.as_mut(), residuals.as_mut())?;
     let offset = body.constraints.offsets()[kind + 1];
     let table: &WorldContacts = body.constraints.extra[kind]
         .as_any()

@@ -1,0 +1,285 @@
+//! The [`SoftBody`] component and what the plugin gives an entity once its body is in the
+//! world: a [`SoftBodyHandle`] and [`SoftBodyStats`].
+
+use bevy::asset::RenderAssetUsages;
+use bevy::ecs::component::Component;
+use bevy::mesh::{Indices, Mesh, MeshVertexAttribute, PrimitiveTopology, VertexAttributeValues};
+use bevy::platform::cell::SyncCell;
+use bevy::prelude::{Handle, Transform};
+use std::sync::Arc;
+use wobble::core::mesh::TriMesh;
+use wobble::core::BodyHandle;
+use wobble::{Body, SolverKind, WobbleError};
+
+/// A soft body or cloth to simulate. Spawn it on an entity (with a `Transform`); the plugin
+/// moves the body into the [`WobbleWorld`](crate::WobbleWorld) in the next `Update`, bakes the
+/// entity's transform into it (the body's particles are in world coordinates from then on,
+/// and the entity's `Transform` is set to identity), and gives the entity a `Mesh3d` that it
+/// rewrites after every step.
+#[derive(Component)]
+#[require(Transform)]
+pub struct SoftBody {
+    pub(crate) source: SyncCell<Option<Source>>,
+    /// The solver that steps it (built on the plugin's shared pool).
+    pub solver: SolverKind,
+    /// Record the residual after every iteration into [`SoftBodyStats::residuals`] (a pass
+    /// over the constraints per iteration).
+    pub record_residuals: bool,
+    /// Self-collision within the body at this thickness (m), for cloth that folds on itself.
+    pub self_collision: Option<f32>,
+}
+
+/// What a [`SoftBody`] is made from.
+pub(crate) enum Source {
+    Body(Body),
+    Mesh(MeshBody),
+}
+
+impl SoftBody {
+    /// A body made by any of wobble's builders (or a scene). The entity's translation moves
+    /// it; a rotation or scale is refused (build the body rotated, `.rotated(q)`, instead),
+    /// since its rest lengths and angles are already set.
+    #[must_use]
+    pub fn new(body: Body) -> Self {
+        SoftBody::from_source(Source::Body(body))
+    }
+
+    /// A body made from a Bevy mesh asset once it is loaded ([`MeshBody`]).
+    #[must_use]
+    pub fn from_mesh(mesh: MeshBody) -> Self {
+        SoftBody::from_source(Source::Mesh(mesh))
+    }
+
+    fn from_source(source: Source) -> Self {
+        SoftBody {
+            source: SyncCell::new(Some(source)),
+            solver: SolverKind::Gs,
+            record_residuals: false,
+            self_collision: None,
+        }
+    }
+
+    /// The same body stepped by `solver`.
+    #[must_use]
+    pub fn with_solver(mut self, solver: SolverKind) -> Self {
+        self.solver = solver;
+        self
+    }
+
+    /// The same body, its residuals recorded ([`SoftBody::record_residuals`]).
+    #[must_use]
+    pub fn recording_residuals(mut self) -> Self {
+        self.record_residuals = true;
+        self
+    }
+
+    /// The same body with self-collision at `thickness` (m).
+    #[must_use]
+    pub fn with_self_collision(mut self, thickness: f32) -> Self {
+        self.self_collision = Some(thickness);
+        self
+    }
+}
+
+/// Which particles of a mesh body are pinned (held where they are).
+#[derive(Clone, Default)]
+pub enum Pins {
+    /// None.
+    #[default]
+    None,
+    /// Those whose value of this `Float32` vertex attribute is above 0.5.
+    Attribute(MeshVertexAttribute),
+    /// Those whose world position (after the entity's transform) passes the test.
+    Where(Arc<dyn Fn(bevy::math::Vec3) -> bool + Send + Sync>),
+}
+
+/// What a mesh body is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum MeshBodyKind {
+    /// An open or closed sheet: one distance constraint per edge (compliance `stretch`) and,
+    /// when `bending` is given, one bending link across each interior edge (that compliance).
+    Cloth {
+        /// Compliance of the edges (m/N; 0 = rigid).
+        stretch: f32,
+        /// Compliance of the bending links, or none.
+        bending: Option<f32>,
+    },
+    /// A closed surface that keeps its volume (wobble's `SoftBody::from_mesh`).
+    Closed,
+}
+
+/// A body from a Bevy `Mesh` asset: its positions (after the entity's transform) and triangle
+/// indices become particles and triangles, vertices at the same place (a UV seam) welded into
+/// one particle. The entity's `Mesh3d` becomes a copy of the asset (UVs and all), its
+/// positions and normals rewritten every step.
+#[derive(Clone)]
+pub struct MeshBody {
+    /// The asset.
+    pub mesh: Handle<Mesh>,
+    /// Total mass (kg), shared equally by the particles.
+    pub mass: f32,
+    /// Cloth or closed.
+    pub kind: MeshBodyKind,
+    /// The pinned particles.
+    pub pins: Pins,
+}
+
+impl MeshBody {
+    /// A cloth of 1 kg from `mesh`, stiff, with bending of compliance 1e-3, nothing pinned.
+    #[must_use]
+    pub fn cloth(mesh: Handle<Mesh>) -> Self {
+        MeshBody {
+            mesh,
+            mass: 1.0,
+            kind: MeshBodyKind::Cloth {
+                stretch: 0.0,
+                bending: Some(1e-3),
+            },
+            pins: Pins::None,
+        }
+    }
+
+    /// A closed volume-keeping body of 1 kg from `mesh`.
+    #[must_use]
+    pub fn closed(mesh: Handle<Mesh>) -> Self {
+        MeshBody {
+            mesh,
+            mass: 1.0,
+            kind: MeshBodyKind::Closed,
+            pins: Pins::None,
+        }
+    }
+
+    /// The same with `pins`.
+    #[must_use]
+    pub fn pinned(mut self, pins: Pins) -> Self {
+        self.pins = pins;
+        self
+    }
+
+    /// The same with total mass `kg`.
+    #[must_use]
+    pub fn mass(mut self, kg: f32) -> Self {
+        self.mass = kg;
+        self
+    }
+
+    /// The body from the loaded `mesh` placed by `transform`, and for each vertex of the mesh
+    /// the particle it became.
+    pub(crate) fn build(&self, mesh: &Mesh, transform: &Transform) -> Result<(Body, Vec<u32>), WobbleError> {
+        let bad = |detail: String| WobbleError::InvalidStructure {
+            what: "bevy mesh",
+            detail,
+        };
+        if mesh.primitive_topology() != PrimitiveTopology::TriangleList {
+            return Err(bad(format!(
+                "a soft body needs a triangle list, this mesh is a {:?}",
+                mesh.primitive_topology()
+            )));
+        }
+        let Some(VertexAttributeValues::Float32x3(positions)) =
+            mesh.attribute(Mesh::ATTRIBUTE_POSITION)
+        else {
+            return Err(bad("the mesh has no Float32x3 positions".into()));
+        };
+        let placed: Vec<bevy::math::Vec3> = positions
+            .iter()
+            .map(|&p| transform.transform_point(bevy::math::Vec3::from_array(p)))
+            .collect();
+        let corners: Vec<u32> = match mesh.indices() {
+            Some(indices) => indices.iter().map(|i| i as u32).collect(),
+            None => (0..positions.len() as u32).collect(),
+        };
+        if corners.len() % 3 != 0 {
+            return Err(bad(format!(
+                "{} indices is not a whole number of triangles",
+                corners.len()
+            )));
+        }
+        let triangles: Vec<[u32; 3]> = corners.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
+        let raw = TriMesh::new(placed.iter().map(|&p| crate::to_wobble(p)).collect(), triangles)?;
+        let (lo, hi) = raw.bounds();
+        let (welded, remap) = raw.weld(1e-6 * (hi - lo).length().max(1.0));
+        let mut body = match self.kind {
+            MeshBodyKind::Cloth { stretch, bending } => {
+                let mut body =
+                    wobble::core::build::convert::body_from_trimesh(&welded, self.mass, stretch)?;
+                if let Some(compliance) = bending {
+                    wobble::core::build::add_bending_links(&mut body, compliance)?;
+                }
+                body
+            }
+            MeshBodyKind::Closed => wobble::SoftBody::from_mesh(welded).mass(self.mass).build()?,
+        };
+        let pinned: Vec<bool> = match &self.pins {
+            Pins::None => vec![false; placed.len()],
+            Pins::Where(test) => placed.iter().map(|&p| test(p)).collect(),
+            Pins::Attribute(attribute) => match mesh.attribute(attribute.id) {
+                Some(VertexAttributeValues::Float32(values)) => {
+                    values.iter().map(|&v| v > 0.5).collect()
+                }
+                Some(_) => {
+                    return Err(bad(format!(
+                        "pin attribute {} is not Float32",
+                        attribute.name
+                    )))
+                }
+                None => return Err(bad(format!("the mesh has no pin attribute {}", attribute.name))),
+            },
+        };
+        for (v, _) in pinned.iter().enumerate().filter(|(_, &p)| p) {
+            body.particles.pin(remap[v] as usize);
+        }
+        Ok((body, remap))
+    }
+}
+
+/// The render mesh of a body built by a wobble builder: its particles, triangles and
+/// normals.
+pub(crate) fn mesh_of(body: &Body) -> Result<Mesh, WobbleError> {
+    let mut mesh = Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default());
+    let triangles = &body.topology().triangles;
+    if triangles.is_empty() {
+        return Err(WobbleError::InvalidStructure {
+            what: "soft body",
+            detail: "the body has no triangles to draw (a rope?)".into(),
+        });
+    }
+    mesh.insert_indices(Indices::U32(triangles.iter().flatten().copied().collect()));
+    let identity: Vec<u32> = (0..body.len() as u32).collect();
+    write_into(&mut mesh, body, &identity)?;
+    Ok(mesh)
+}
+
+/// Writes `body`'s positions and normals into `mesh`, vertex `r` taking particle `map[r]`.
+pub(crate) fn write_into(mesh: &mut Mesh, body: &Body, map: &[u32]) -> Result<(), WobbleError> {
+    let mut x = vec![[0.0f32; 3]; body.len()];
+    body.positions_into(&mut x)?;
+    let mut n = vec![wobble::glam::Vec3::ZERO; body.len()];
+    wobble::vertex_normals_into(&body.topology().triangles, &body.particles.x, &mut n)?;
+    let positions: Vec<[f32; 3]> = map.iter().map(|&p| x[p as usize]).collect();
+    let normals: Vec<[f32; 3]> = map
+        .iter()
+        .map(|&p| n[p as usize].normalize_or(wobble::glam::Vec3::Y).to_array())
+        .collect();
+    mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, positions);
+    mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, normals);
+    Ok(())
+}
+
+/// The body of an entity in the [`WobbleWorld`](crate::WobbleWorld).
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SoftBodyHandle(pub BodyHandle);
+
+/// What the last step did to an entity's body.
+#[derive(Component, Clone, Debug, Default, PartialEq)]
+pub struct SoftBodyStats {
+    /// Mean stretch `|l - l0| / l0` of its structural distance constraints.
+    pub stretch_mean: f32,
+    /// Largest stretch.
+    pub stretch_max: f32,
+    /// The residual after each iteration of each substep of the last step, when recorded.
+    pub residuals: Vec<f32>,
+    /// Steps taken.
+    pub steps: u64,
+}
