@@ -9,12 +9,13 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const CRATES: [&str; 5] = [
+const CRATES: [&str; 6] = [
     "crates/solver-core",
     "crates/scenes",
     "crates/sparse",
     "crates/gpu",
     "crates/harness",
+    "crates/bevy_wobble",
 ];
 
 /// A crate's files by module path (`["constraints", "distance"]`), and back.

@@ -31,7 +31,7 @@ pub struct SoftBody {
 
 /// What a [`SoftBody`] is made from.
 pub(crate) enum Source {
-    Body(Body),
+    Body(Box<Body>),
     Mesh(MeshBody),
 }
 
@@ -41,7 +41,7 @@ impl SoftBody {
     /// since its rest lengths and angles are already set.
     #[must_use]
     pub fn new(body: Body) -> Self {
-        SoftBody::from_source(Source::Body(body))
+        SoftBody::from_source(Source::Body(Box::new(body)))
     }
 
     /// A body made from a Bevy mesh asset once it is loaded ([`MeshBody`]).
@@ -166,7 +166,11 @@ impl MeshBody {
 
     /// The body from the loaded `mesh` placed by `transform`, and for each vertex of the mesh
     /// the particle it became.
-    pub(crate) fn build(&self, mesh: &Mesh, transform: &Transform) -> Result<(Body, Vec<u32>), WobbleError> {
+    pub(crate) fn build(
+        &self,
+        mesh: &Mesh,
+        transform: &Transform,
+    ) -> Result<(Body, Vec<u32>), WobbleError> {
         let bad = |detail: String| WobbleError::InvalidStructure {
             what: "bevy mesh",
             detail,
@@ -190,14 +194,20 @@ impl MeshBody {
             Some(indices) => indices.iter().map(|i| i as u32).collect(),
             None => (0..positions.len() as u32).collect(),
         };
-        if corners.len() % 3 != 0 {
+        if !corners.len().is_multiple_of(3) {
             return Err(bad(format!(
                 "{} indices is not a whole number of triangles",
                 corners.len()
             )));
         }
-        let triangles: Vec<[u32; 3]> = corners.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect();
-        let raw = TriMesh::new(placed.iter().map(|&p| crate::to_wobble(p)).collect(), triangles)?;
+        let triangles: Vec<[u32; 3]> = corners
+            .chunks_exact(3)
+            .map(|t| [t[0], t[1], t[2]])
+            .collect();
+        let raw = TriMesh::new(
+            placed.iter().map(|&p| crate::to_wobble(p)).collect(),
+            triangles,
+        )?;
         let (lo, hi) = raw.bounds();
         let (welded, remap) = raw.weld(1e-6 * (hi - lo).length().max(1.0));
         let mut body = match self.kind {
@@ -209,7 +219,9 @@ impl MeshBody {
                 }
                 body
             }
-            MeshBodyKind::Closed => wobble::SoftBody::from_mesh(welded).mass(self.mass).build()?,
+            MeshBodyKind::Closed => wobble::SoftBody::from_mesh(welded)
+                .mass(self.mass)
+                .build()?,
         };
         let pinned: Vec<bool> = match &self.pins {
             Pins::None => vec![false; placed.len()],
@@ -224,7 +236,12 @@ impl MeshBody {
                         attribute.name
                     )))
                 }
-                None => return Err(bad(format!("the mesh has no pin attribute {}", attribute.name))),
+                None => {
+                    return Err(bad(format!(
+                        "the mesh has no pin attribute {}",
+                        attribute.name
+                    )))
+                }
             },
         };
         for (v, _) in pinned.iter().enumerate().filter(|(_, &p)| p) {
@@ -237,7 +254,10 @@ impl MeshBody {
 /// The render mesh of a body built by a wobble builder: its particles, triangles and
 /// normals.
 pub(crate) fn mesh_of(body: &Body) -> Result<Mesh, WobbleError> {
-    let mut mesh = Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default());
+    let mut mesh = Mesh::new(
+        PrimitiveTopology::TriangleList,
+        RenderAssetUsages::default(),
+    );
     let triangles = &body.topology().triangles;
     if triangles.is_empty() {
         return Err(WobbleError::InvalidStructure {

@@ -97,7 +97,10 @@ impl WobbleCollider {
 
     /// The collider at `at`, with this one's friction (`None` for a mesh, which the world
     /// holds apart).
-    pub(crate) fn collider_at(&self, at: &GlobalTransform) -> Result<Option<Collider>, WobbleError> {
+    pub(crate) fn collider_at(
+        &self,
+        at: &GlobalTransform,
+    ) -> Result<Option<Collider>, WobbleError> {
         let (scale, rotation, translation) = at.to_scale_rotation_translation();
         let (scale, rotation, centre) = (
             crate::to_wobble(scale),
@@ -116,9 +119,11 @@ impl WobbleCollider {
                 let half = up * (half_length * scale.y.abs());
                 Collider::capsule(centre - half, centre + half, radius * largest)?
             }
-            ColliderShape::Cuboid { half_extents } => {
-                Collider::cuboid(centre, crate::to_wobble(*half_extents) * scale.abs(), rotation)?
-            }
+            ColliderShape::Cuboid { half_extents } => Collider::cuboid(
+                centre,
+                crate::to_wobble(*half_extents) * scale.abs(),
+                rotation,
+            )?,
             ColliderShape::Mesh { .. } => return Ok(None),
         };
         Ok(Some(collider.with_friction(self.friction)?))

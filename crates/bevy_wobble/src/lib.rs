@@ -60,9 +60,9 @@ pub use wobble;
 /// What a game imports: the plugin, the components, the resources and the messages.
 pub mod prelude {
     pub use crate::{
-        ColliderShape, MeshBody, MeshBodyKind, Pins, PointerGrab, PointerInput,
-        SimulationControl, SoftBody, SoftBodyHandle, SoftBodyStats, WobbleCollider, WobbleEvent,
-        WobbleParams, WobblePlugin, WobbleStats, WobbleSystems, WobbleWorld,
+        ColliderShape, MeshBody, MeshBodyKind, Pins, PointerGrab, PointerInput, SimulationControl,
+        SoftBody, SoftBodyHandle, SoftBodyStats, WobbleCollider, WobbleEvent, WobbleParams,
+        WobblePlugin, WobbleStats, WobbleSystems, WobbleWorld,
     };
 }
 

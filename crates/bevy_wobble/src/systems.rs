@@ -77,7 +77,10 @@ impl Plugin for WobblePlugin {
         .init_resource::<PointerGrab>()
         .add_message::<WobbleEvent>()
         .add_message::<PointerInput>()
-        .configure_sets(FixedUpdate, (WobbleSystems::Pointer, WobbleSystems::Step).chain())
+        .configure_sets(
+            FixedUpdate,
+            (WobbleSystems::Pointer, WobbleSystems::Step).chain(),
+        )
         .add_systems(FixedUpdate, apply_pointer.in_set(WobbleSystems::Pointer))
         .add_systems(FixedUpdate, step_world.in_set(WobbleSystems::Step))
         .add_systems(
@@ -123,7 +126,9 @@ impl WobbleWorld {
     /// solver, its particles).
     pub fn world(&self) -> MutexGuard<'_, World> {
         // A panic while the world was held leaves it as it was after its last whole step.
-        self.world.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.world
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
     /// The body of `entity`, if it is in the world.
     #[must_use]
@@ -318,7 +323,7 @@ fn attach(
             body.translate(crate::to_wobble(transform.translation).as_dvec3())?;
             let render = mesh_of(&body)?;
             let map = (0..body.len() as u32).collect();
-            (body, render, map)
+            (*body, render, map)
         }
         Source::Mesh(m) => {
             let asset = meshes.get(&m.mesh).expect("checked loaded");
@@ -447,7 +452,9 @@ fn apply_pointer(
                     let moved = ww
                         .handle_of(held.entity)
                         .and_then(|h| world.body_mut(h))
-                        .map(|b| picking::move_grab(b.body_mut(), held.grab, crate::to_wobble(target)));
+                        .map(|b| {
+                            picking::move_grab(b.body_mut(), held.grab, crate::to_wobble(target))
+                        });
                     match moved {
                         Some(Ok(())) => held.target = target,
                         _ => grab.held = None,
@@ -465,7 +472,10 @@ fn apply_pointer(
 
 /// The nearest point of any body that `ray` hits, grabbed.
 fn press(ww: &WobbleWorld, world: &mut World, ray: Ray3d) -> Option<Held> {
-    let (origin, dir) = (crate::to_wobble(ray.origin), crate::to_wobble(*ray.direction));
+    let (origin, dir) = (
+        crate::to_wobble(ray.origin),
+        crate::to_wobble(*ray.direction),
+    );
     let mut best: Option<(Entity, wobble::Hit)> = None;
     for (&entity, t) in &ww.bodies {
         let Some(b) = world.body(t.handle) else {
@@ -607,7 +617,8 @@ fn step_world(
         s.residuals.clear();
         s.residuals.extend_from_slice(b.residuals());
         s.steps += 1;
-        if !(mean <= params.stretch_warning) {
+        // A stretch that is not a number warns too.
+        if mean.is_nan() || mean > params.stretch_warning {
             events.write(WobbleEvent::Warning {
                 entity,
                 warning: StepWarning::Stretch {

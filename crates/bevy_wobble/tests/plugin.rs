@@ -11,6 +11,11 @@ use wobble::figures;
 /// An app with the plugin, stepping once per `update` at 60 Hz, damped (1/s) so that a cloth
 /// comes to rest within a few seconds.
 fn app() -> App {
+    app_on(1)
+}
+
+/// [`app`] on a pool of `threads`.
+fn app_on(threads: usize) -> App {
     let mut app = App::new();
     app.add_plugins((
         MinimalPlugins,
@@ -23,7 +28,7 @@ fn app() -> App {
             damping: 1.0,
             ..Default::default()
         },
-        ..Default::default()
+        threads,
     })
     .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
     app
@@ -49,7 +54,11 @@ fn run(app: &mut App, frames: usize) {
 fn mesh_positions(app: &App, entity: Entity) -> Vec<Vec3> {
     let handle = &app.world().get::<Mesh3d>(entity).expect("a Mesh3d").0;
     let meshes = app.world().resource::<Assets<Mesh>>();
-    match meshes.get(handle).expect("the mesh asset").attribute(Mesh::ATTRIBUTE_POSITION) {
+    match meshes
+        .get(handle)
+        .expect("the mesh asset")
+        .attribute(Mesh::ATTRIBUTE_POSITION)
+    {
         Some(VertexAttributeValues::Float32x3(p)) => p.iter().map(|&p| Vec3::from(p)).collect(),
         other => panic!("positions are {other:?}"),
     }
@@ -58,7 +67,11 @@ fn mesh_positions(app: &App, entity: Entity) -> Vec<Vec3> {
 fn mesh_normals(app: &App, entity: Entity) -> Vec<Vec3> {
     let handle = &app.world().get::<Mesh3d>(entity).expect("a Mesh3d").0;
     let meshes = app.world().resource::<Assets<Mesh>>();
-    match meshes.get(handle).expect("the mesh asset").attribute(Mesh::ATTRIBUTE_NORMAL) {
+    match meshes
+        .get(handle)
+        .expect("the mesh asset")
+        .attribute(Mesh::ATTRIBUTE_NORMAL)
+    {
         Some(VertexAttributeValues::Float32x3(n)) => n.iter().map(|&n| Vec3::from(n)).collect(),
         other => panic!("normals are {other:?}"),
     }
@@ -71,15 +84,28 @@ fn a_cloth_entity_falls_and_its_mesh_follows() {
     run(&mut app, 1);
     let start = mesh_positions(&app, entity);
     assert_eq!(start.len(), 256);
-    assert!(start.iter().all(|p| (p.y - 1.0).abs() < 1e-6), "the mesh starts as the cloth");
+    assert!(
+        start.iter().all(|p| (p.y - 1.0).abs() < 1e-6),
+        "the mesh starts as the cloth"
+    );
     run(&mut app, 60);
     let after = mesh_positions(&app, entity);
     let normals = mesh_normals(&app, entity);
     assert!(after.iter().chain(&normals).all(|v| v.is_finite()));
-    assert!(normals.iter().all(|n| (n.length() - 1.0).abs() < 1e-4), "unit normals");
+    assert!(
+        normals.iter().all(|n| (n.length() - 1.0).abs() < 1e-4),
+        "unit normals"
+    );
     let lowest = after.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
-    assert!(lowest < 0.5, "a cloth pinned at two corners falls: lowest {lowest}");
-    assert_eq!((after[0], after[15]), (start[0], start[15]), "its pins hold");
+    assert!(
+        lowest < 0.5,
+        "a cloth pinned at two corners falls: lowest {lowest}"
+    );
+    assert_eq!(
+        (after[0], after[15]),
+        (start[0], start[15]),
+        "its pins hold"
+    );
     // The mesh is the body: the same positions as the world holds.
     let ww = app.world().resource::<WobbleWorld>();
     let handle = ww.handle_of(entity).expect("in the world");
@@ -89,7 +115,10 @@ fn a_cloth_entity_falls_and_its_mesh_follows() {
         assert_eq!(*p, to_bevy(body.world_position(i).as_vec3()));
     }
     let stats = app.world().get::<SoftBodyStats>(entity).expect("stats");
-    assert_eq!(stats.steps, 60, "one step per update after the body was added");
+    assert_eq!(
+        stats.steps, 60,
+        "one step per update after the body was added"
+    );
     assert!(stats.stretch_mean < 0.05, "stretch {}", stats.stretch_mean);
 }
 
@@ -100,14 +129,25 @@ fn a_collider_entity_moved_up_lifts_the_cloth() {
     // Under the hanging cloth's middle, then pushed up through where it hangs.
     let ball = app
         .world_mut()
-        .spawn((WobbleCollider::sphere(0.15), Transform::from_xyz(0.5, 0.3, 1.0)))
+        .spawn((
+            WobbleCollider::sphere(0.15),
+            Transform::from_xyz(0.5, 0.3, 1.0),
+        ))
         .id();
     run(&mut app, 240);
-    let before: f32 = mesh_positions(&app, entity).iter().map(|p| p.z).sum::<f32>() / 256.0;
+    let before: f32 = mesh_positions(&app, entity)
+        .iter()
+        .map(|p| p.z)
+        .sum::<f32>()
+        / 256.0;
     // It hangs near the plane z = 0; the ball moves from z = 1 to z = -0.3 through it.
     for f in 1..=60 {
         let z = 1.0 - 1.3 * f as f32 / 60.0;
-        app.world_mut().get_mut::<Transform>(ball).expect("a ball").translation.z = z;
+        app.world_mut()
+            .get_mut::<Transform>(ball)
+            .expect("a ball")
+            .translation
+            .z = z;
         run(&mut app, 1);
     }
     run(&mut app, 5);
@@ -122,7 +162,10 @@ fn a_collider_entity_moved_up_lifts_the_cloth() {
         .iter()
         .map(|p| p.distance(centre))
         .fold(f32::INFINITY, f32::min);
-    assert!(inside > 0.15 - 0.02, "no particle inside the ball: {inside}");
+    assert!(
+        inside > 0.15 - 0.02,
+        "no particle inside the ball: {inside}"
+    );
 }
 
 #[test]
@@ -135,18 +178,25 @@ fn a_pointer_drag_moves_the_grabbed_point_and_a_release_lets_go() {
     app.world_mut()
         .write_message(PointerInput::Press(ray(Vec3::new(0.5, 0.4, 0.0))));
     run(&mut app, 1);
-    let held = app.world().resource::<PointerGrab>().held.expect("the ray hits the cloth");
+    let held = app
+        .world()
+        .resource::<PointerGrab>()
+        .held
+        .expect("the ray hits the cloth");
     assert_eq!(held.entity, entity);
     let start = held.target;
     for f in 1..=40 {
         let s = f as f32 / 40.0;
-        app.world_mut().write_message(PointerInput::Drag(ray(
-            Vec3::new(0.5 + 0.3 * s, 0.4, 0.0),
-        )));
+        app.world_mut()
+            .write_message(PointerInput::Drag(ray(Vec3::new(0.5 + 0.3 * s, 0.4, 0.0))));
         run(&mut app, 1);
     }
     run(&mut app, 20);
-    let held = app.world().resource::<PointerGrab>().held.expect("still held");
+    let held = app
+        .world()
+        .resource::<PointerGrab>()
+        .held
+        .expect("still held");
     assert!(
         held.target.x > start.x + 0.25,
         "the target followed the pointer: {start} -> {}",
@@ -156,14 +206,23 @@ fn a_pointer_drag_moves_the_grabbed_point_and_a_release_lets_go() {
         .iter()
         .map(|p| p.distance(held.target))
         .fold(f32::INFINITY, f32::min);
-    assert!(nearest < 0.05, "the cloth followed the grab: {nearest} m away");
+    assert!(
+        nearest < 0.05,
+        "the cloth followed the grab: {nearest} m away"
+    );
     app.world_mut().write_message(PointerInput::Release);
     run(&mut app, 1);
     assert!(app.world().resource::<PointerGrab>().held.is_none());
     let ww = app.world().resource::<WobbleWorld>();
     let world = ww.world();
-    let body = world.body(ww.handle_of(entity).expect("in")).expect("body").body();
-    assert!(wobble::picking::active_grabs(body).is_empty(), "the grab is released");
+    let body = world
+        .body(ww.handle_of(entity).expect("in"))
+        .expect("body")
+        .body();
+    assert!(
+        wobble::picking::active_grabs(body).is_empty(),
+        "the grab is released"
+    );
 }
 
 #[test]
@@ -183,24 +242,35 @@ fn a_despawned_entity_frees_its_body() {
     assert!(ww.handle_of(a).is_none() && ww.handle_of(b).is_some());
     // The other body was placed by its translation and keeps stepping.
     let x = mesh_positions(&app, b);
-    assert!(x.iter().all(|p| p.x >= 3.0 - 0.01 && p.x <= 4.0 + 0.01), "moved by its transform");
+    assert!(
+        x.iter().all(|p| p.x >= 3.0 - 0.01 && p.x <= 4.0 + 0.01),
+        "moved by its transform"
+    );
     assert_eq!(app.world().get::<SoftBodyStats>(b).expect("stats").steps, 9);
 }
 
 /// A cloth, a moving ball and a drag, `frames` updates: the bodies' positions.
-fn scripted(frames: usize) -> Vec<Vec3> {
-    let mut app = app();
+fn scripted(frames: usize, threads: usize) -> Vec<Vec3> {
+    let mut app = app_on(threads);
     let entity = app
         .world_mut()
         .spawn(SoftBody::new(cloth()).with_solver(wobble::SolverKind::Colored(Default::default())))
         .id();
     let ball = app
         .world_mut()
-        .spawn((WobbleCollider::sphere(0.2), Transform::from_xyz(0.5, 0.5, 0.6)))
+        .spawn((
+            WobbleCollider::sphere(0.2),
+            Transform::from_xyz(0.5, 0.5, 0.6),
+        ))
         .id();
-    app.world_mut().spawn((WobbleCollider::plane(), Transform::default()));
+    app.world_mut()
+        .spawn((WobbleCollider::plane(), Transform::default()));
     for f in 0..frames {
-        app.world_mut().get_mut::<Transform>(ball).expect("ball").translation.z = 0.6 - 0.01 * f as f32;
+        app.world_mut()
+            .get_mut::<Transform>(ball)
+            .expect("ball")
+            .translation
+            .z = 0.6 - 0.01 * f as f32;
         if f == 30 {
             let ray = Ray3d::new(Vec3::new(0.2, 3.0, 0.2), Dir3::NEG_Y);
             app.world_mut().write_message(PointerInput::Press(ray));
@@ -214,12 +284,63 @@ fn scripted(frames: usize) -> Vec<Vec3> {
     mesh_positions(&app, entity)
 }
 
+fn bits(x: &[Vec3]) -> Vec<u32> {
+    x.iter()
+        .flat_map(|p| p.to_array())
+        .map(f32::to_bits)
+        .collect()
+}
+
 #[test]
 fn two_runs_give_the_same_bits() {
-    let (a, b) = (scripted(90), scripted(90));
-    let bits = |x: &[Vec3]| -> Vec<u32> { x.iter().flat_map(|p| p.to_array()).map(f32::to_bits).collect() };
+    let (a, b) = (scripted(90, 1), scripted(90, 1));
     assert_eq!(bits(&a), bits(&b));
     assert!(a.iter().all(|p| p.is_finite()));
+}
+
+#[test]
+fn two_threads_give_the_bits_of_one() {
+    if !wobble::sparse::PARALLEL {
+        return; // a build without threads refuses a pool of two (tested in wobble)
+    }
+    assert_eq!(bits(&scripted(90, 1)), bits(&scripted(90, 2)));
+}
+
+#[test]
+fn a_cloth_falls_onto_a_mesh_collider_and_stays_on_top() {
+    let mut app = app();
+    let block = app
+        .world_mut()
+        .resource_mut::<Assets<Mesh>>()
+        .add(Cuboid::new(0.6, 0.4, 0.6).mesh().build());
+    // A box whose top is at y = 0.5 + 0.2, under the middle of a free 1 m cloth at y = 1.
+    app.world_mut().spawn((
+        WobbleCollider::mesh(block.clone()),
+        Transform::from_xyz(0.5, 0.5, 0.5),
+    ));
+    let free = wobble::Cloth::new()
+        .resolution(16, 16)
+        .at(wobble::glam::Vec3::Y)
+        .build()
+        .expect("a cloth");
+    let entity = app.world_mut().spawn(SoftBody::new(free)).id();
+    run(&mut app, 150);
+    let x = mesh_positions(&app, entity);
+    let over_the_top: Vec<&Vec3> = x
+        .iter()
+        .filter(|p| (p.x - 0.5).abs() < 0.25 && (p.z - 0.5).abs() < 0.25)
+        .collect();
+    assert!(!over_the_top.is_empty());
+    let lowest = over_the_top
+        .iter()
+        .map(|p| p.y)
+        .fold(f32::INFINITY, f32::min);
+    assert!(
+        lowest > 0.7,
+        "the cloth rests on the box top (y = 0.7): lowest {lowest}"
+    );
+    let edge = x.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+    assert!(edge < 0.6, "and drapes over its sides: lowest {edge}");
 }
 
 #[test]
@@ -252,10 +373,15 @@ fn a_body_from_a_bevy_mesh_keeps_its_uvs_and_lands_on_a_ground_entity() {
             Transform::from_xyz(3.0, 1.5, 0.0),
         ))
         .id();
-    app.world_mut().spawn((WobbleCollider::plane(), Transform::default()));
+    app.world_mut()
+        .spawn((WobbleCollider::plane(), Transform::default()));
     run(&mut app, 180);
     let x = mesh_positions(&app, ball);
-    assert_eq!(x.len(), uv_count, "the render mesh keeps the asset's vertices");
+    assert_eq!(
+        x.len(),
+        uv_count,
+        "the render mesh keeps the asset's vertices"
+    );
     let handle = &app.world().get::<Mesh3d>(ball).expect("mesh").0;
     assert!(app
         .world()
@@ -266,12 +392,25 @@ fn a_body_from_a_bevy_mesh_keeps_its_uvs_and_lands_on_a_ground_entity() {
         .is_some());
     let ww = app.world().resource::<WobbleWorld>();
     let world = ww.world();
-    let body = world.body(ww.handle_of(ball).expect("in")).expect("body").body();
-    assert!(body.len() < uv_count, "the UV seam welded: {} particles", body.len());
+    let body = world
+        .body(ww.handle_of(ball).expect("in"))
+        .expect("body")
+        .body();
+    assert!(
+        body.len() < uv_count,
+        "the UV seam welded: {} particles",
+        body.len()
+    );
     let lowest = x.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
-    assert!((-0.01..0.05).contains(&lowest), "it rests on the ground: lowest {lowest}");
+    assert!(
+        (-0.01..0.05).contains(&lowest),
+        "it rests on the ground: lowest {lowest}"
+    );
     let ratio = figures::volume_ratio(body).expect("a closed body");
-    assert!((ratio - 1.0).abs() < 0.2, "it keeps its volume: {ratio} of its rest volume");
+    assert!(
+        (ratio - 1.0).abs() < 0.2,
+        "it keeps its volume: {ratio} of its rest volume"
+    );
     let sheet_x = mesh_positions(&app, flap);
     let edge: Vec<usize> = match app
         .world()
@@ -285,9 +424,14 @@ fn a_body_from_a_bevy_mesh_keeps_its_uvs_and_lands_on_a_ground_entity() {
         }
         other => panic!("positions are {other:?}"),
     };
-    assert_eq!(edge.len(), 11, "a plane subdivided 9 times has 11 vertices along an edge");
+    assert_eq!(
+        edge.len(),
+        11,
+        "a plane subdivided 9 times has 11 vertices along an edge"
+    );
     assert!(
-        edge.iter().all(|&v| (sheet_x[v] - Vec3::new(2.5, 1.5, sheet_x[v].z)).length() < 1e-5),
+        edge.iter()
+            .all(|&v| (sheet_x[v] - Vec3::new(2.5, 1.5, sheet_x[v].z)).length() < 1e-5),
         "the pinned edge holds"
     );
     assert!(sheet_x.iter().any(|p| p.y < 1.0), "the rest hangs down");
@@ -298,7 +442,10 @@ fn bad_input_is_refused_with_an_event_not_a_panic() {
     let mut app = app();
     let turned = app
         .world_mut()
-        .spawn((SoftBody::new(cloth()), Transform::from_rotation(Quat::from_rotation_x(0.5))))
+        .spawn((
+            SoftBody::new(cloth()),
+            Transform::from_rotation(Quat::from_rotation_x(0.5)),
+        ))
         .id();
     let lines = {
         let mut meshes = app.world_mut().resource_mut::<Assets<Mesh>>();
@@ -326,7 +473,10 @@ fn bad_input_is_refused_with_an_event_not_a_panic() {
         .collect();
     assert_eq!(refused, vec![turned, not_a_surface]);
     assert!(app.world().get::<SoftBodyHandle>(turned).is_none());
-    assert!(app.world().get::<SoftBody>(turned).is_none(), "not retried every frame");
+    assert!(
+        app.world().get::<SoftBody>(turned).is_none(),
+        "not retried every frame"
+    );
     assert_eq!(app.world().resource::<WobbleWorld>().len(), 0);
 }
 
@@ -335,14 +485,25 @@ fn pause_stops_the_clock_and_step_once_runs_one_step() {
     let mut app = app();
     let entity = app.world_mut().spawn(SoftBody::new(cloth())).id();
     run(&mut app, 3);
-    let steps = |app: &App| app.world().get::<SoftBodyStats>(entity).expect("stats").steps;
+    let steps = |app: &App| {
+        app.world()
+            .get::<SoftBodyStats>(entity)
+            .expect("stats")
+            .steps
+    };
     let before = steps(&app);
     app.world_mut().resource_mut::<SimulationControl>().paused = true;
     let x = mesh_positions(&app, entity);
     run(&mut app, 10);
     assert_eq!(steps(&app), before);
-    assert_eq!(mesh_positions(&app, entity), x, "nothing moves while paused");
-    app.world_mut().resource_mut::<SimulationControl>().step_once();
+    assert_eq!(
+        mesh_positions(&app, entity),
+        x,
+        "nothing moves while paused"
+    );
+    app.world_mut()
+        .resource_mut::<SimulationControl>()
+        .step_once();
     run(&mut app, 10);
     assert_eq!(steps(&app), before + 1);
     app.world_mut().resource_mut::<SimulationControl>().paused = false;
@@ -356,7 +517,8 @@ fn a_diverging_body_is_restored_and_reported() {
     let entity = app.world_mut().spawn(SoftBody::new(cloth())).id();
     run(&mut app, 2);
     // Gravity no step can follow: a speed above wobble's divergence bound in one step.
-    app.world_mut().resource_mut::<WobbleParams>().gravity = wobble::glam::Vec3::new(0.0, -1e9, 0.0);
+    app.world_mut().resource_mut::<WobbleParams>().gravity =
+        wobble::glam::Vec3::new(0.0, -1e9, 0.0);
     run(&mut app, 1);
     let events: Vec<WobbleEvent> = app
         .world_mut()
@@ -369,7 +531,9 @@ fn a_diverging_body_is_restored_and_reported() {
             .any(|e| matches!(e, WobbleEvent::Restored { entity: e2, .. } if *e2 == entity)),
         "{events:?}"
     );
-    assert!(mesh_positions(&app, entity).iter().all(|p| p.is_finite() && p.y > 0.5));
+    assert!(mesh_positions(&app, entity)
+        .iter()
+        .all(|p| p.is_finite() && p.y > 0.5));
 }
 
 #[test]
