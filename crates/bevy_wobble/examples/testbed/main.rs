@@ -86,11 +86,12 @@ struct Orbit {
 
 impl Default for Orbit {
     fn default() -> Self {
+        let (yaw, pitch, distance, focus) = scenes::START_VIEW;
         Orbit {
-            yaw: 0.6,
-            pitch: 0.35,
-            distance: 3.5,
-            focus: Vec3::new(0.3, 0.6, 0.3),
+            yaw,
+            pitch,
+            distance,
+            focus,
         }
     }
 }
@@ -106,26 +107,8 @@ fn setup(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
-    commands.spawn((Camera3d::default(), Transform::default()));
-    commands.spawn((
-        DirectionalLight {
-            illuminance: 8000.0,
-            shadow_maps_enabled: true,
-            ..default()
-        },
-        Transform::from_xyz(2.0, 5.0, 3.0).looking_at(Vec3::ZERO, Vec3::Y),
-    ));
-    commands.insert_resource(GlobalAmbientLight {
-        brightness: 300.0,
-        ..default()
-    });
-    // The ground: drawn, and a collider every body meets.
-    commands.spawn((
-        Mesh3d(meshes.add(Plane3d::default().mesh().size(20.0, 20.0))),
-        MeshMaterial3d(materials.add(Color::srgb(0.35, 0.35, 0.38))),
-        WobbleCollider::plane(),
-        Transform::default(),
-    ));
+    commands.spawn((Camera3d::default(), scenes::view(scenes::START_VIEW)));
+    scenes::spawn_stage(&mut commands, &mut meshes, &mut materials);
     commands.spawn((
         Text::new(""),
         TextFont {
@@ -261,10 +244,8 @@ fn orbit_camera(
         orbit.pitch = (orbit.pitch + 0.005 * motion.delta.y).clamp(-1.4, 1.4);
     }
     orbit.distance = (orbit.distance * (1.0 - 0.1 * scroll.delta.y)).clamp(0.5, 30.0);
-    let offset = Quat::from_euler(EulerRot::YXZ, orbit.yaw, -orbit.pitch, 0.0)
-        * Vec3::new(0.0, 0.0, orbit.distance);
     for mut t in &mut camera {
-        *t = Transform::from_translation(orbit.focus + offset).looking_at(orbit.focus, Vec3::Y);
+        *t = scenes::view((orbit.yaw, orbit.pitch, orbit.distance, orbit.focus));
     }
 }
 

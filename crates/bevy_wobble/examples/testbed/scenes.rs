@@ -41,6 +41,41 @@ impl Scene {
     }
 }
 
+/// Where the camera starts: yaw and pitch (rad), distance (m) and the point it orbits.
+pub const START_VIEW: (f32, f32, f32, Vec3) = (0.6, 0.35, 3.5, Vec3::new(0.3, 0.6, 0.3));
+
+/// The camera of an orbit (yaw, pitch, distance, focus), looking at its focus.
+pub fn view((yaw, pitch, distance, focus): (f32, f32, f32, Vec3)) -> Transform {
+    let offset = Quat::from_euler(EulerRot::YXZ, yaw, -pitch, 0.0) * Vec3::new(0.0, 0.0, distance);
+    Transform::from_translation(focus + offset).looking_at(focus, Vec3::Y)
+}
+
+/// The light and the ground (drawn, and a collider every body meets).
+pub fn spawn_stage(
+    commands: &mut Commands,
+    meshes: &mut Assets<Mesh>,
+    materials: &mut Assets<StandardMaterial>,
+) {
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 8000.0,
+            shadow_maps_enabled: true,
+            ..default()
+        },
+        Transform::from_xyz(2.0, 5.0, 3.0).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.insert_resource(GlobalAmbientLight {
+        brightness: 300.0,
+        ..default()
+    });
+    commands.spawn((
+        Mesh3d(meshes.add(Plane3d::default().mesh().size(20.0, 20.0))),
+        MeshMaterial3d(materials.add(Color::srgb(0.35, 0.35, 0.38))),
+        WobbleCollider::plane(),
+        Transform::default(),
+    ));
+}
+
 /// Everything a scene spawned (despawned when the scene changes).
 #[derive(Component)]
 pub struct SceneItem;
