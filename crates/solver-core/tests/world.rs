@@ -459,3 +459,36 @@ fn crowd_of_64_bodies_gives_the_same_bits_on_one_and_two_threads_and_every_execu
     println!("crowd state hashes after 1 s: {hashes:x?}");
     assert!(hashes.windows(2).all(|w| w[0] == w[1]), "{hashes:x?}");
 }
+
+#[test]
+fn recording_residuals_leaves_the_bits_and_gives_one_per_iteration_and_substep() {
+    let params = StepParams::default();
+    let run = |record: bool| {
+        let mut world = stack().unwrap();
+        for b in world.bodies_mut() {
+            b.record_residuals(record);
+        }
+        for _ in 0..30 {
+            world.step(&params).unwrap();
+        }
+        let x: Vec<_> = world
+            .bodies()
+            .flat_map(|b| {
+                b.body()
+                    .particles
+                    .x
+                    .iter()
+                    .map(|p| [p.x, p.y, p.z, p.w].map(f32::to_bits))
+            })
+            .collect();
+        let residuals: Vec<Vec<f32>> = world.bodies().map(|b| b.residuals().to_vec()).collect();
+        (x, residuals)
+    };
+    let ((plain, none), (recorded, residuals)) = (run(false), run(true));
+    assert_eq!(plain, recorded, "recording changed the bits");
+    assert!(none.iter().all(Vec::is_empty));
+    for r in &residuals {
+        assert_eq!(r.len(), params.substeps * params.iterations);
+        assert!(r.iter().all(|v| v.is_finite() && *v >= 0.0));
+    }
+}
