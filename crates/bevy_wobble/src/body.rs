@@ -15,12 +15,15 @@ use wobble::{Body, SolverKind, WobbleError};
 /// moves the body into the [`WobbleWorld`](crate::WobbleWorld) in the next `Update`, bakes the
 /// entity's transform into it (the body's particles are in world coordinates from then on,
 /// and the entity's `Transform` is set to identity), and gives the entity a `Mesh3d` that it
-/// rewrites after every step.
+/// rewrites after every step. A mesh asset that fails to load is refused
+/// ([`WobbleEvent::Refused`](crate::WobbleEvent)).
 #[derive(Component)]
 #[require(Transform)]
 pub struct SoftBody {
     pub(crate) source: SyncCell<Option<Source>>,
-    /// The solver that steps it (built on the plugin's shared pool).
+    /// The solver that steps it (built on the plugin's shared pool). Read when the body is
+    /// added; afterwards change it through [`WobbleWorld`](crate::WobbleWorld)
+    /// (`world().body_mut(handle)?.set_solver(..)`).
     pub solver: SolverKind,
     /// Record the residual after every iteration into [`SoftBodyStats::residuals`] (a pass
     /// over the constraints per iteration).

@@ -265,20 +265,29 @@ fn attach_bodies(
     mut commands: Commands,
     mut ww: ResMut<WobbleWorld>,
     mut meshes: ResMut<Assets<Mesh>>,
+    server: Option<Res<AssetServer>>,
     mut new: Query<(Entity, &mut SoftBody, &mut Transform), Without<SoftBodyHandle>>,
     mut events: MessageWriter<WobbleEvent>,
 ) {
     let ww = &mut *ww;
     for (entity, mut soft, mut transform) in &mut new {
+        let mut failed = None;
         if let Some(Source::Mesh(m)) = soft.source.get() {
             if !meshes.contains(&m.mesh) {
-                continue; // not loaded yet
+                failed = load_failure(server.as_deref(), &m.mesh);
+                if failed.is_none() {
+                    continue; // not loaded yet
+                }
             }
         }
         let Some(source) = soft.source.get().take() else {
             continue;
         };
-        match attach(ww, &mut meshes, &soft, source, &transform) {
+        let attached = match failed {
+            Some(e) => Err(e),
+            None => attach(ww, &mut meshes, &soft, source, &transform),
+        };
+        match attached {
             Ok(tracked) => {
                 commands.entity(entity).insert((
                     SoftBodyHandle(tracked.handle),
@@ -297,6 +306,18 @@ fn attach_bodies(
                 commands.entity(entity).remove::<SoftBody>();
             }
         }
+    }
+}
+
+/// The error of a mesh asset that the asset server failed to load (`None` while it may still
+/// arrive).
+fn load_failure(server: Option<&AssetServer>, mesh: &Handle<Mesh>) -> Option<WobbleError> {
+    match server?.get_load_state(mesh)? {
+        bevy::asset::LoadState::Failed(e) => Some(WobbleError::InvalidStructure {
+            what: "bevy mesh asset",
+            detail: format!("it failed to load: {e}"),
+        }),
+        _ => None,
     }
 }
 
@@ -371,6 +392,7 @@ fn attach_mesh_colliders(
     mut commands: Commands,
     mut ww: ResMut<WobbleWorld>,
     meshes: Res<Assets<Mesh>>,
+    server: Option<Res<AssetServer>>,
     colliders: Query<(Entity, &WobbleCollider, &GlobalTransform)>,
     mut events: MessageWriter<WobbleEvent>,
 ) {
@@ -382,10 +404,18 @@ fn attach_mesh_colliders(
         if ww.meshes.contains_key(&entity) {
             continue;
         }
-        let Some(asset) = meshes.get(mesh) else {
-            continue; // not loaded yet
-        };
+        let asset = meshes.get(mesh);
+        let failed = asset
+            .is_none()
+            .then(|| load_failure(server.as_deref(), mesh))
+            .flatten();
         let made = (|| {
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            let Some(asset) = asset else {
+                return Ok(None); // not loaded yet
+            };
             let transform = at.compute_transform();
             let body = crate::MeshBody::cloth(mesh.clone());
             // The collider's triangles, placed once: the mesh body builder's checks and weld.
@@ -406,10 +436,11 @@ fn attach_mesh_colliders(
                 .collect::<Vec<_>>();
             let tri = TriMesh::new(positions, triangles)?;
             let made = MeshCollider::new(&tri, *thickness, collider.friction)?;
-            Ok::<_, WobbleError>(made)
+            Ok::<_, WobbleError>(Some(made))
         })();
         match made {
-            Ok(made) => {
+            Ok(None) => {}
+            Ok(Some(made)) => {
                 let handle = ww.world().add_mesh_collider(made);
                 ww.meshes.insert(
                     entity,

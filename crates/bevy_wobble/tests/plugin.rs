@@ -481,6 +481,47 @@ fn bad_input_is_refused_with_an_event_not_a_panic() {
 }
 
 #[test]
+fn a_mesh_asset_that_fails_to_load_is_refused() {
+    let mut app = app();
+    // No loader for this extension (the tests' app has none at all).
+    let missing: Handle<Mesh> = app
+        .world()
+        .resource::<AssetServer>()
+        .load("no_such_mesh.glb");
+    let entity = app
+        .world_mut()
+        .spawn(SoftBody::from_mesh(MeshBody::cloth(missing.clone())))
+        .id();
+    let collider = app.world_mut().spawn(WobbleCollider::mesh(missing)).id();
+    let mut refused = Vec::new();
+    for _ in 0..200 {
+        app.update();
+        refused.extend(
+            app.world_mut()
+                .resource_mut::<Messages<WobbleEvent>>()
+                .drain()
+                .filter_map(|e| match e {
+                    WobbleEvent::Refused { entity, error } => Some((entity, error)),
+                    _ => None,
+                }),
+        );
+        if refused.len() == 2 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let mut who: Vec<Entity> = refused.iter().map(|(e, _)| *e).collect();
+    let mut expected = vec![entity, collider];
+    who.sort();
+    expected.sort();
+    assert_eq!(who, expected, "{refused:?}");
+    assert!(
+        refused.iter().all(|(_, e)| e.contains("failed to load")),
+        "{refused:?}"
+    );
+}
+
+#[test]
 fn pause_stops_the_clock_and_step_once_runs_one_step() {
     let mut app = app();
     let entity = app.world_mut().spawn(SoftBody::new(cloth())).id();
