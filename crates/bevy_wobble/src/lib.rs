@@ -28,20 +28,20 @@
 //!
 //! ```no_run
 //! use bevy::prelude::*;
-//! use bevy_wobble::prelude::*;
+//! use bevy_wobble::{prelude::*, wobble};
 //!
-//! fn setup(mut commands: Commands) {
-//!     let cloth = wobble::Cloth::new().resolution(32, 32).pin_corners().build().unwrap();
-//!     commands.spawn(SoftBody::new(cloth).with_solver(wobble::SolverKind::Gs));
-//!     commands.spawn((WobbleCollider::sphere(0.2), Transform::from_xyz(0.5, -0.5, 0.5)));
+//! fn setup(mut commands: Commands, mut materials: ResMut<Assets<StandardMaterial>>) {
+//!     let cloth = wobble::Cloth::new().resolution(32, 32).at(wobble::glam::Vec3::Y).pin_corners().build().unwrap();
+//!     commands.spawn((SoftBody::new(cloth).with_solver(wobble::SolverKind::Gs), MeshMaterial3d(materials.add(Color::WHITE))));
+//!     commands.spawn((WobbleCollider::sphere(0.2), Transform::from_xyz(0.5, 0.5, 0.3))); // moves with its Transform
 //! }
 //!
-//! App::new()
-//!     .add_plugins((MinimalPlugins, AssetPlugin::default(), bevy::mesh::MeshPlugin))
-//!     .add_plugins(WobblePlugin::default())
-//!     .add_systems(Startup, setup)
-//!     .run();
+//! fn main() {
+//!     App::new().add_plugins((DefaultPlugins, WobblePlugin::default())).add_systems(Startup, setup).run();
+//! }
 //! ```
+//!
+//! (README.md's "Bevy" section shows these lines; the doc test compiles them.)
 
 pub mod body;
 pub mod collider;

@@ -590,3 +590,26 @@ fn residuals_are_recorded_per_iteration_when_asked() {
     assert_eq!(stats.residuals.len(), params.substeps * params.iterations);
     assert!(stats.residuals.iter().all(|r| r.is_finite() && *r >= 0.0));
 }
+
+/// README's "Bevy" section shows the crate doc's example, which `cargo test` compiles: the
+/// two must be the same lines.
+#[test]
+fn the_readme_example_is_the_compiled_doc_example() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("../../README.md")).expect("README.md");
+    let section = &readme[readme.find("\n## Bevy\n").expect("a Bevy section")..];
+    let block = |text: &str| -> Vec<String> {
+        let start = text.find("```rust\n").expect("a rust block") + 8;
+        let end = start + text[start..].find("```").expect("its end");
+        text[start..end].lines().map(str::to_owned).collect()
+    };
+    let lib = std::fs::read_to_string(root.join("src/lib.rs")).expect("lib.rs");
+    let doc: String = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("//!"))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace("```no_run\n", "```rust\n");
+    assert_eq!(block(section), block(&doc));
+}
