@@ -2,9 +2,8 @@
 //! entities and the wobble world.
 //!
 //! Order within a frame (Bevy runs `FixedUpdate` before `Update`):
-//! - `FixedUpdate`, [`WobbleSystems::Pointer`] then [`WobbleSystems::Step`], once per fixed
-//!   timestep: pointer messages applied, colliders moved to their entities, the world stepped,
-//!   stats and events written.
+//! - `FixedUpdate`, [`WobbleSystems::Step`], once per fixed timestep: pointer messages applied,
+//!   colliders moved to their entities, the world stepped, stats and events written.
 //! - `Update`, [`WobbleSystems::Attach`]: bodies and colliders of despawned entities removed,
 //!   new [`SoftBody`] and mesh [`WobbleCollider`] entities added to the world.
 //! - `PostUpdate`, [`WobbleSystems::WriteMeshes`]: the bodies' `Mesh3d` assets rewritten if
@@ -43,9 +42,8 @@ impl Default for WobblePlugin {
 /// The plugin's system sets, for ordering a game's systems against them.
 #[derive(SystemSet, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WobbleSystems {
-    /// `FixedUpdate`: [`PointerInput`] messages applied (write them before this).
-    Pointer,
-    /// `FixedUpdate`: colliders moved, the world stepped, stats and events written.
+    /// `FixedUpdate`: [`PointerInput`] messages applied (write them before this), colliders
+    /// moved, the world stepped, stats and events written.
     Step,
     /// `Update`: bodies and colliders added and removed.
     Attach,
@@ -77,18 +75,8 @@ impl Plugin for WobblePlugin {
         .init_resource::<PointerGrab>()
         .add_message::<WobbleEvent>()
         .add_message::<PointerInput>()
-        .configure_sets(
-            FixedUpdate,
-            (WobbleSystems::Pointer, WobbleSystems::Step).chain(),
-        )
-        .add_systems(FixedUpdate, apply_pointer.in_set(WobbleSystems::Pointer))
         .add_systems(FixedUpdate, step_world.in_set(WobbleSystems::Step))
-        .add_systems(
-            Update,
-            (forget_removed, attach_bodies, attach_mesh_colliders)
-                .chain()
-                .in_set(WobbleSystems::Attach),
-        )
+        .add_systems(Update, attach_and_remove.in_set(WobbleSystems::Attach))
         .add_systems(PostUpdate, write_meshes.in_set(WobbleSystems::WriteMeshes));
     }
 }
@@ -236,14 +224,50 @@ pub enum WobbleEvent {
     },
 }
 
-/// Removes the bodies and mesh colliders of entities that are gone (or lost the component).
-fn forget_removed(
+/// Soft bodies not yet in the world.
+type NewBodies<'w, 's> =
+    Query<'w, 's, (Entity, &'static mut SoftBody, &'static mut Transform), Without<SoftBodyHandle>>;
+
+/// Collider entities where they are.
+type PlacedColliders<'w, 's> =
+    Query<'w, 's, (Entity, &'static WobbleCollider, &'static GlobalTransform)>;
+
+/// [`WobbleSystems::Attach`]: the bodies and mesh colliders of entities that are gone removed,
+/// then the new ones added (one system, so that a frame hands the task pool one task, not three).
+#[allow(clippy::too_many_arguments)]
+fn attach_and_remove(
+    mut commands: Commands,
     mut ww: ResMut<WobbleWorld>,
+    mut meshes: ResMut<Assets<Mesh>>,
+    server: Option<Res<AssetServer>>,
     mut gone_bodies: RemovedComponents<SoftBodyHandle>,
     mut gone_colliders: RemovedComponents<WobbleCollider>,
     mut grab: ResMut<PointerGrab>,
+    mut new: NewBodies,
+    colliders: PlacedColliders,
+    mut events: MessageWriter<WobbleEvent>,
 ) {
     let ww = &mut *ww;
+    let server = server.as_deref();
+    forget_removed(ww, &mut gone_bodies, &mut gone_colliders, &mut grab);
+    attach_bodies(
+        &mut commands,
+        ww,
+        &mut meshes,
+        server,
+        &mut new,
+        &mut events,
+    );
+    attach_mesh_colliders(&mut commands, ww, &meshes, server, &colliders, &mut events);
+}
+
+/// Removes the bodies and mesh colliders of entities that are gone (or lost the component).
+fn forget_removed(
+    ww: &mut WobbleWorld,
+    gone_bodies: &mut RemovedComponents<SoftBodyHandle>,
+    gone_colliders: &mut RemovedComponents<WobbleCollider>,
+    grab: &mut PointerGrab,
+) {
     for entity in gone_bodies.read() {
         if let Some(t) = ww.bodies.remove(&entity) {
             // The handle came from this world, so removing it cannot fail.
@@ -262,19 +286,18 @@ fn forget_removed(
 
 /// Moves each new [`SoftBody`] into the world (a mesh body once its asset is loaded).
 fn attach_bodies(
-    mut commands: Commands,
-    mut ww: ResMut<WobbleWorld>,
-    mut meshes: ResMut<Assets<Mesh>>,
-    server: Option<Res<AssetServer>>,
-    mut new: Query<(Entity, &mut SoftBody, &mut Transform), Without<SoftBodyHandle>>,
-    mut events: MessageWriter<WobbleEvent>,
+    commands: &mut Commands,
+    ww: &mut WobbleWorld,
+    meshes: &mut Assets<Mesh>,
+    server: Option<&AssetServer>,
+    new: &mut NewBodies,
+    events: &mut MessageWriter<WobbleEvent>,
 ) {
-    let ww = &mut *ww;
-    for (entity, mut soft, mut transform) in &mut new {
+    for (entity, mut soft, mut transform) in new {
         let mut failed = None;
         if let Some(Source::Mesh(m)) = soft.source.get() {
             if !meshes.contains(&m.mesh) {
-                failed = load_failure(server.as_deref(), &m.mesh);
+                failed = load_failure(server, &m.mesh);
                 if failed.is_none() {
                     continue; // not loaded yet
                 }
@@ -285,7 +308,7 @@ fn attach_bodies(
         };
         let attached = match failed {
             Some(e) => Err(e),
-            None => attach(ww, &mut meshes, &soft, source, &transform),
+            None => attach(ww, meshes, &soft, source, &transform),
         };
         match attached {
             Ok(tracked) => {
@@ -389,15 +412,14 @@ fn attach(
 
 /// Adds each new mesh [`WobbleCollider`] to the world once its asset is loaded.
 fn attach_mesh_colliders(
-    mut commands: Commands,
-    mut ww: ResMut<WobbleWorld>,
-    meshes: Res<Assets<Mesh>>,
-    server: Option<Res<AssetServer>>,
-    colliders: Query<(Entity, &WobbleCollider, &GlobalTransform)>,
-    mut events: MessageWriter<WobbleEvent>,
+    commands: &mut Commands,
+    ww: &mut WobbleWorld,
+    meshes: &Assets<Mesh>,
+    server: Option<&AssetServer>,
+    colliders: &PlacedColliders,
+    events: &mut MessageWriter<WobbleEvent>,
 ) {
-    let ww = &mut *ww;
-    for (entity, collider, at) in &colliders {
+    for (entity, collider, at) in colliders {
         let ColliderShape::Mesh { mesh, thickness } = &collider.shape else {
             continue;
         };
@@ -407,7 +429,7 @@ fn attach_mesh_colliders(
         let asset = meshes.get(mesh);
         let failed = asset
             .is_none()
-            .then(|| load_failure(server.as_deref(), mesh))
+            .then(|| load_failure(server, mesh))
             .flatten();
         let made = (|| {
             if let Some(e) = failed {
@@ -464,18 +486,18 @@ fn attach_mesh_colliders(
 
 /// Applies the pointer's messages: a press grabs, a drag moves the grab, a release lets go.
 fn apply_pointer(
-    ww: Res<WobbleWorld>,
-    mut input: MessageReader<PointerInput>,
-    mut grab: ResMut<PointerGrab>,
+    ww: &WobbleWorld,
+    input: &mut MessageReader<PointerInput>,
+    grab: &mut PointerGrab,
 ) {
     for message in input.read() {
         let mut world = ww.world();
         match *message {
             PointerInput::Press(ray) => {
                 if let Some(held) = grab.held.take() {
-                    let _ = release_held(&ww, &mut world, held);
+                    let _ = release_held(ww, &mut world, held);
                 }
-                grab.held = press(&ww, &mut world, ray);
+                grab.held = press(ww, &mut world, ray);
             }
             PointerInput::Drag(ray) => {
                 if let Some(held) = &mut grab.held {
@@ -494,7 +516,7 @@ fn apply_pointer(
             }
             PointerInput::Release => {
                 if let Some(held) = grab.held.take() {
-                    let _ = release_held(&ww, &mut world, held);
+                    let _ = release_held(ww, &mut world, held);
                 }
             }
         }
@@ -544,10 +566,13 @@ fn release_held(ww: &WobbleWorld, world: &mut World, held: Held) -> Result<(), W
     Ok(())
 }
 
-/// One step of the world at the fixed timestep, unless paused.
+/// [`WobbleSystems::Step`]: the pointer's messages applied, then one step of the world at the
+/// fixed timestep, unless paused.
 #[allow(clippy::too_many_arguments)]
 fn step_world(
     mut ww: ResMut<WobbleWorld>,
+    mut input: MessageReader<PointerInput>,
+    mut grab: ResMut<PointerGrab>,
     params: Res<WobbleParams>,
     time: Res<Time>,
     mut control: ResMut<SimulationControl>,
@@ -556,6 +581,7 @@ fn step_world(
     mut bodies: Query<(Entity, &mut SoftBodyStats)>,
     mut events: MessageWriter<WobbleEvent>,
 ) {
+    apply_pointer(&ww, &mut input, &mut grab);
     if !control.take_step() {
         return;
     }
