@@ -129,3 +129,84 @@ impl WobbleCollider {
         Ok(Some(collider.with_friction(self.friction)?))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bevy::math::{Quat, Vec3};
+    use wobble::core::Shape;
+
+    fn at(t: Transform) -> GlobalTransform {
+        GlobalTransform::from(t)
+    }
+
+    fn shape(c: &WobbleCollider, t: Transform) -> Shape {
+        c.collider_at(&at(t))
+            .expect("valid")
+            .expect("a shape")
+            .shape
+    }
+
+    fn close(a: wobble::glam::Vec3, b: Vec3) -> bool {
+        (crate::to_bevy(a) - b).length() < 1e-5
+    }
+
+    #[test]
+    fn a_plane_takes_the_entity_up_as_its_normal_and_passes_through_its_origin() {
+        let t = Transform::from_xyz(0.0, 2.0, 0.0).with_rotation(Quat::from_rotation_z(0.3));
+        let Shape::Plane { normal, offset } = shape(&WobbleCollider::plane(), t) else {
+            panic!("a plane")
+        };
+        let up = t.rotation * Vec3::Y;
+        assert!(close(normal, up));
+        assert!((offset - up.dot(t.translation)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_capsule_lies_along_the_entity_y_axis_scaled() {
+        let t = Transform::from_xyz(1.0, 0.5, -1.0)
+            .with_rotation(Quat::from_rotation_x(std::f32::consts::FRAC_PI_2))
+            .with_scale(Vec3::new(1.0, 2.0, 1.0));
+        let Shape::Capsule { a, b, radius } = shape(&WobbleCollider::capsule(0.25, 0.1), t) else {
+            panic!("a capsule")
+        };
+        // Turned a quarter about x, the Y axis points along +z; scaled twice along it.
+        assert!(close(a, Vec3::new(1.0, 0.5, -1.5)) && close(b, Vec3::new(1.0, 0.5, -0.5)));
+        assert!(
+            (radius - 0.2).abs() < 1e-6,
+            "the radius takes the largest scale: {radius}"
+        );
+    }
+
+    #[test]
+    fn a_box_takes_the_entity_rotation_and_scale() {
+        let q = Quat::from_rotation_y(0.7);
+        let t = Transform::from_xyz(0.0, 1.0, 0.0)
+            .with_rotation(q)
+            .with_scale(Vec3::splat(2.0));
+        let Shape::Cuboid {
+            center,
+            half,
+            rotation,
+        } = shape(&WobbleCollider::cuboid(Vec3::new(0.1, 0.2, 0.3)), t)
+        else {
+            panic!("a box")
+        };
+        assert!(close(center, Vec3::Y) && close(half, Vec3::new(0.2, 0.4, 0.6)));
+        assert!(Quat::from_array(rotation.to_array()).abs_diff_eq(q, 1e-6));
+    }
+
+    #[test]
+    fn a_sphere_follows_the_translation_and_a_bad_radius_is_an_error() {
+        let t = Transform::from_xyz(3.0, 2.0, 1.0);
+        let Shape::Sphere { center, radius } = shape(&WobbleCollider::sphere(0.5), t) else {
+            panic!("a sphere")
+        };
+        assert!(close(center, t.translation) && radius == 0.5);
+        assert!(WobbleCollider::sphere(-1.0).collider_at(&at(t)).is_err());
+        assert!(WobbleCollider::sphere(0.5)
+            .friction(f32::NAN)
+            .collider_at(&at(t))
+            .is_err());
+    }
+}
