@@ -6,6 +6,9 @@
 //! Keys: 1-7 scene (cloth, flag, jelly, cube, drape, stack, character), S next solver, Up/Down
 //! iterations, Right/Left substeps, Space pause, N one step while paused, R restart the
 //! scene. Mouse: left drag grabs a body, right drag orbits, the wheel zooms.
+//!
+//! With `WOBBLE_TESTBED_SCREENSHOT=out.png` it saves the window after two seconds and exits
+//! (for a bug report, or to see it on a machine without a display: under `xvfb-run`).
 
 mod scenes;
 
@@ -64,6 +67,7 @@ fn main() {
             FixedUpdate,
             scenes::animate_character.before(WobbleSystems::Step),
         )
+        .add_systems(Update, screenshot_and_exit)
         .run();
 }
 
@@ -107,7 +111,12 @@ fn setup(
     mut meshes: ResMut<Assets<Mesh>>,
     mut materials: ResMut<Assets<StandardMaterial>>,
 ) {
-    commands.spawn((Camera3d::default(), scenes::view(scenes::START_VIEW)));
+    commands.spawn((
+        Camera3d::default(),
+        // The default tonemapping needs lookup tables, a Bevy feature the testbed leaves out.
+        bevy::core_pipeline::tonemapping::Tonemapping::None,
+        scenes::view(scenes::START_VIEW),
+    ));
     scenes::spawn_stage(&mut commands, &mut meshes, &mut materials);
     commands.spawn((
         Text::new(""),
@@ -299,7 +308,8 @@ fn overlay(
         t.0 = format!(
             "scene {} (1-7)   solver {} (S)   {} iterations (Up/Down) x {} substeps (Left/Right){}\n\
              {:.3} ms per step   mean stretch {:.2e}   residual of the last iteration {:.2e}\n\
-             left drag: grab   right drag: orbit   wheel: zoom   Space: pause   N: one step   R: restart",
+             left drag: grab   right drag: orbit   wheel: zoom   Space: pause   N: one step   R: restart\n\
+             bars: the residual after each iteration over the first's, log scale 1e-4 to 1",
             testbed.scene.name(),
             SOLVERS[testbed.solver].name(),
             params.iterations,
@@ -310,11 +320,37 @@ fn overlay(
             last,
         );
     }
-    // log10 of each iteration's residual, from 1e-8 (no bar) to 1 (full height).
+    // Each iteration's residual over the first iteration's, on a log scale from 1e-4 (no bar)
+    // to 1 (full height): how far the step's iterations converge.
+    let first = residuals.first().copied().unwrap_or(0.0);
     for (bar, mut node) in &mut bars {
-        let h = residuals.get(bar.0).map_or(0.0, |&r| {
-            ((r.max(1e-12).log10() + 8.0) / 8.0).clamp(0.0, 1.0)
-        });
+        let h = residuals
+            .get(bar.0)
+            .filter(|_| first > 0.0)
+            .map_or(0.0, |&r| {
+                (((r / first).max(1e-12).log10() + 4.0) / 4.0).clamp(0.0, 1.0)
+            });
         node.height = Val::Px(86.0 * h);
+    }
+}
+
+/// `WOBBLE_TESTBED_SCREENSHOT=path`: the window saved to `path` after 120 frames, then exit.
+fn screenshot_and_exit(
+    mut commands: Commands,
+    mut frame: Local<u32>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let Some(path) = std::env::var_os("WOBBLE_TESTBED_SCREENSHOT") else {
+        return;
+    };
+    *frame += 1;
+    if *frame == 120 {
+        use bevy::render::view::screenshot::{save_to_disk, Screenshot};
+        commands
+            .spawn(Screenshot::primary_window())
+            .observe(save_to_disk(std::path::PathBuf::from(path)));
+    }
+    if *frame == 150 {
+        exit.write(AppExit::Success);
     }
 }
