@@ -30,6 +30,7 @@ fn project_sse_floor(x: &mut [Packed4], d: &DistanceConstraints, lambda: &mut [f
     use std::arch::x86_64::*;
     assert!(d.pairs.iter().flatten().all(|&i| (i as usize) < x.len()));
     let base = x.as_mut_ptr().cast::<f32>();
+    #[allow(clippy::needless_range_loop)] // c indexes four parallel arrays
     for c in 0..d.len() {
         let [i, j] = d.pairs[c];
         // SAFETY: every index is below `x.len()` (checked above) and a `Packed4` is 16 bytes
