@@ -321,15 +321,20 @@ fn attach_bodies(
                 ww.bodies.insert(entity, tracked);
             }
             Err(e) => {
-                warn!("bevy_wobble: soft body {entity} refused: {e}");
-                events.write(WobbleEvent::Refused {
-                    entity,
-                    error: e.to_string(),
-                });
+                refuse(events, entity, "soft body", &e);
                 commands.entity(entity).remove::<SoftBody>();
             }
         }
     }
+}
+
+/// Logs and reports that `entity`'s `what` was not added.
+fn refuse(events: &mut MessageWriter<WobbleEvent>, entity: Entity, what: &str, e: &WobbleError) {
+    warn!("bevy_wobble: {what} {entity} refused: {e}");
+    events.write(WobbleEvent::Refused {
+        entity,
+        error: e.to_string(),
+    });
 }
 
 /// The error of a mesh asset that the asset server failed to load (`None` while it may still
@@ -473,11 +478,7 @@ fn attach_mesh_colliders(
                 );
             }
             Err(e) => {
-                warn!("bevy_wobble: mesh collider {entity} refused: {e}");
-                events.write(WobbleEvent::Refused {
-                    entity,
-                    error: e.to_string(),
-                });
+                refuse(events, entity, "mesh collider", &e);
                 commands.entity(entity).remove::<WobbleCollider>();
             }
         }

@@ -1,7 +1,7 @@
 //! The plugin in a Bevy `App` without a window or a GPU (`MinimalPlugins`), one fixed step
 //! per `update`: what a game would see on screen, asserted on the entities and mesh assets.
 
-use bevy::mesh::VertexAttributeValues;
+use bevy::mesh::{MeshVertexAttribute, VertexAttributeValues};
 use bevy::prelude::*;
 use bevy::time::TimeUpdateStrategy;
 use bevy_wobble::prelude::*;
@@ -50,31 +50,27 @@ fn run(app: &mut App, frames: usize) {
     }
 }
 
-/// The positions of `entity`'s render mesh.
-fn mesh_positions(app: &App, entity: Entity) -> Vec<Vec3> {
+/// The vectors of `attribute` (a `Float32x3` one) of `entity`'s render mesh.
+fn mesh_vectors(app: &App, entity: Entity, attribute: MeshVertexAttribute) -> Vec<Vec3> {
     let handle = &app.world().get::<Mesh3d>(entity).expect("a Mesh3d").0;
     let meshes = app.world().resource::<Assets<Mesh>>();
     match meshes
         .get(handle)
         .expect("the mesh asset")
-        .attribute(Mesh::ATTRIBUTE_POSITION)
+        .attribute(attribute)
     {
-        Some(VertexAttributeValues::Float32x3(p)) => p.iter().map(|&p| Vec3::from(p)).collect(),
-        other => panic!("positions are {other:?}"),
+        Some(VertexAttributeValues::Float32x3(v)) => v.iter().map(|&v| Vec3::from(v)).collect(),
+        other => panic!("{} is {other:?}", attribute.name),
     }
 }
 
+/// The positions of `entity`'s render mesh.
+fn mesh_positions(app: &App, entity: Entity) -> Vec<Vec3> {
+    mesh_vectors(app, entity, Mesh::ATTRIBUTE_POSITION)
+}
+
 fn mesh_normals(app: &App, entity: Entity) -> Vec<Vec3> {
-    let handle = &app.world().get::<Mesh3d>(entity).expect("a Mesh3d").0;
-    let meshes = app.world().resource::<Assets<Mesh>>();
-    match meshes
-        .get(handle)
-        .expect("the mesh asset")
-        .attribute(Mesh::ATTRIBUTE_NORMAL)
-    {
-        Some(VertexAttributeValues::Float32x3(n)) => n.iter().map(|&n| Vec3::from(n)).collect(),
-        other => panic!("normals are {other:?}"),
-    }
+    mesh_vectors(app, entity, Mesh::ATTRIBUTE_NORMAL)
 }
 
 #[test]
