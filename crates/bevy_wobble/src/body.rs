@@ -7,6 +7,7 @@ use bevy::mesh::{Indices, Mesh, MeshVertexAttribute, PrimitiveTopology, VertexAt
 use bevy::platform::cell::SyncCell;
 use bevy::prelude::{Handle, Transform};
 use std::sync::Arc;
+use wobble::core::effects::embedding::{Embedding, EmbeddingScratch, VertexNormals};
 use wobble::core::mesh::TriMesh;
 use wobble::core::BodyHandle;
 use wobble::{Body, SolverKind, WobbleError};
@@ -30,6 +31,11 @@ pub struct SoftBody {
     pub record_residuals: bool,
     /// Self-collision within the body at this thickness (m), for cloth that folds on itself.
     pub self_collision: Option<f32>,
+    /// A render mesh of its own (a Bevy mesh asset, placed by the entity's transform as the
+    /// body is) that follows the body through wobble's embedding instead of showing the
+    /// particles: a smooth high-resolution surface on a coarse body. Inside the tetrahedra of a
+    /// tetrahedral body, on the surface of any other.
+    pub render_mesh: Option<Handle<Mesh>>,
 }
 
 /// What a [`SoftBody`] is made from.
@@ -59,6 +65,7 @@ impl SoftBody {
             solver: SolverKind::Gs,
             record_residuals: false,
             self_collision: None,
+            render_mesh: None,
         }
     }
 
@@ -73,6 +80,13 @@ impl SoftBody {
     #[must_use]
     pub fn recording_residuals(mut self) -> Self {
         self.record_residuals = true;
+        self
+    }
+
+    /// The same body drawn with `mesh` embedded in it ([`SoftBody::render_mesh`]).
+    #[must_use]
+    pub fn with_render_mesh(mut self, mesh: Handle<Mesh>) -> Self {
+        self.render_mesh = Some(mesh);
         self
     }
 
@@ -174,39 +188,12 @@ impl MeshBody {
         mesh: &Mesh,
         transform: &Transform,
     ) -> Result<(Body, Vec<u32>), WobbleError> {
-        let bad = |detail: String| WobbleError::InvalidStructure {
-            what: "bevy mesh",
-            detail,
-        };
-        if mesh.primitive_topology() != PrimitiveTopology::TriangleList {
-            return Err(bad(format!(
-                "a soft body needs a triangle list, this mesh is a {:?}",
-                mesh.primitive_topology()
-            )));
-        }
-        let Some(VertexAttributeValues::Float32x3(positions)) =
-            mesh.attribute(Mesh::ATTRIBUTE_POSITION)
-        else {
-            return Err(bad("the mesh has no Float32x3 positions".into()));
-        };
-        let placed: Vec<bevy::math::Vec3> = positions
-            .iter()
-            .map(|&p| transform.transform_point(bevy::math::Vec3::from_array(p)))
+        let bad = bad_mesh;
+        let placed: Vec<bevy::math::Vec3> = positions_of(mesh)?
+            .into_iter()
+            .map(|p| transform.transform_point(p))
             .collect();
-        let corners: Vec<u32> = match mesh.indices() {
-            Some(indices) => indices.iter().map(|i| i as u32).collect(),
-            None => (0..positions.len() as u32).collect(),
-        };
-        if !corners.len().is_multiple_of(3) {
-            return Err(bad(format!(
-                "{} indices is not a whole number of triangles",
-                corners.len()
-            )));
-        }
-        let triangles: Vec<[u32; 3]> = corners
-            .chunks_exact(3)
-            .map(|t| [t[0], t[1], t[2]])
-            .collect();
+        let triangles = triangles_of(mesh, placed.len())?;
         let raw = TriMesh::new(
             placed.iter().map(|&p| crate::to_wobble(p)).collect(),
             triangles,
@@ -252,6 +239,115 @@ impl MeshBody {
         }
         Ok((body, remap))
     }
+}
+
+/// How a body's render mesh follows its particles.
+pub(crate) enum Render {
+    /// Render vertex `r` shows particle `map[r]`.
+    Particles(Vec<u32>),
+    /// A mesh of its own embedded in the body.
+    Embedded(Box<Embedded>),
+}
+
+/// An embedded render mesh and the buffers its update reuses.
+pub(crate) struct Embedded {
+    embedding: Embedding,
+    normals: VertexNormals,
+    scratch: EmbeddingScratch,
+    x: Vec<wobble::glam::Vec3>,
+    n: Vec<wobble::glam::Vec3>,
+}
+
+impl Render {
+    /// `asset`'s vertices, placed by `transform`, embedded in `body`.
+    pub(crate) fn embedded(
+        asset: &Mesh,
+        transform: &Transform,
+        body: &Body,
+    ) -> Result<Render, WobbleError> {
+        let origin = body.origin().as_vec3();
+        let placed: Vec<wobble::glam::Vec3> = positions_of(asset)?
+            .iter()
+            .map(|&p| crate::to_wobble(transform.transform_point(p)) - origin)
+            .collect();
+        let topology = body.topology();
+        let embedding = if topology.tets.is_empty() {
+            Embedding::on_surface(&placed, &body.particles.x, &topology.triangles)?
+        } else {
+            Embedding::in_tets(&placed, &body.particles.x, &topology.tets)?
+        };
+        let triangles = triangles_of(asset, placed.len())?;
+        Ok(Render::Embedded(Box::new(Embedded {
+            embedding,
+            normals: VertexNormals::new(&triangles, placed.len())?,
+            scratch: EmbeddingScratch::default(),
+            n: vec![wobble::glam::Vec3::ZERO; placed.len()],
+            x: placed,
+        })))
+    }
+
+    /// Writes `body`'s positions and normals, as this render shows them, into `mesh`.
+    pub(crate) fn write(&mut self, mesh: &mut Mesh, body: &Body) -> Result<(), WobbleError> {
+        match self {
+            Render::Particles(map) => write_into(mesh, body, map),
+            Render::Embedded(e) => {
+                e.embedding
+                    .update(&body.particles.x, &mut e.x, &mut e.scratch)?;
+                e.normals.compute(&e.x, &mut e.n)?;
+                let origin = body.origin().as_vec3();
+                let positions: Vec<[f32; 3]> =
+                    e.x.iter().map(|&p| (p + origin).to_array()).collect();
+                let normals: Vec<[f32; 3]> =
+                    e.n.iter()
+                        .map(|n| n.normalize_or(wobble::glam::Vec3::Y).to_array())
+                        .collect();
+                mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, positions);
+                mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, normals);
+                Ok(())
+            }
+        }
+    }
+}
+
+fn bad_mesh(detail: String) -> WobbleError {
+    WobbleError::InvalidStructure {
+        what: "bevy mesh",
+        detail,
+    }
+}
+
+/// A triangle-list mesh's positions.
+fn positions_of(mesh: &Mesh) -> Result<Vec<bevy::math::Vec3>, WobbleError> {
+    if mesh.primitive_topology() != PrimitiveTopology::TriangleList {
+        return Err(bad_mesh(format!(
+            "a soft body needs a triangle list, this mesh is a {:?}",
+            mesh.primitive_topology()
+        )));
+    }
+    match mesh.attribute(Mesh::ATTRIBUTE_POSITION) {
+        Some(VertexAttributeValues::Float32x3(p)) => {
+            Ok(p.iter().map(|&p| bevy::math::Vec3::from_array(p)).collect())
+        }
+        _ => Err(bad_mesh("the mesh has no Float32x3 positions".into())),
+    }
+}
+
+/// A triangle-list mesh's triangles (its indices, or its vertices in threes).
+fn triangles_of(mesh: &Mesh, vertices: usize) -> Result<Vec<[u32; 3]>, WobbleError> {
+    let corners: Vec<u32> = match mesh.indices() {
+        Some(indices) => indices.iter().map(|i| i as u32).collect(),
+        None => (0..vertices as u32).collect(),
+    };
+    if !corners.len().is_multiple_of(3) {
+        return Err(bad_mesh(format!(
+            "{} indices is not a whole number of triangles",
+            corners.len()
+        )));
+    }
+    Ok(corners
+        .chunks_exact(3)
+        .map(|t| [t[0], t[1], t[2]])
+        .collect())
 }
 
 /// The render mesh of a body built by a wobble builder: its particles, triangles and

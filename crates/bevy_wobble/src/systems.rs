@@ -9,7 +9,7 @@
 //! - `PostUpdate`, [`WobbleSystems::WriteMeshes`]: the bodies' `Mesh3d` assets rewritten if
 //!   the world stepped since the last frame.
 
-use crate::body::{mesh_of, write_into, Source};
+use crate::body::{mesh_of, write_into, Render, Source};
 use crate::collider::ColliderShape;
 use crate::pointer::{Held, PointerGrab, PointerInput, GRAB_COMPLIANCE, PICK_DISTANCE};
 use crate::{SoftBody, SoftBodyHandle, SoftBodyStats, WobbleCollider};
@@ -98,9 +98,9 @@ struct Tracked {
     own_colliders: usize,
     /// The collider entities whose colliders follow, in that order.
     synced: Vec<Entity>,
-    /// Its render mesh, and for each vertex of it the particle it shows.
+    /// Its render mesh, and how the mesh follows the particles.
     mesh: Handle<Mesh>,
-    map: Vec<u32>,
+    render: Render,
 }
 
 /// A mesh collider of the world, and where its entity was when it was added.
@@ -295,13 +295,21 @@ fn attach_bodies(
 ) {
     for (entity, mut soft, mut transform) in new {
         let mut failed = None;
-        if let Some(Source::Mesh(m)) = soft.source.get() {
-            if !meshes.contains(&m.mesh) {
-                failed = load_failure(server, &m.mesh);
-                if failed.is_none() {
-                    continue; // not loaded yet
+        let mut waiting = false;
+        let source_mesh = match soft.source.get() {
+            Some(Source::Mesh(m)) => Some(m.mesh.clone()),
+            _ => None,
+        };
+        for mesh in source_mesh.iter().chain(soft.render_mesh.iter()) {
+            if !meshes.contains(mesh) {
+                match load_failure(server, mesh) {
+                    Some(e) => failed = Some(e),
+                    None => waiting = true,
                 }
             }
+        }
+        if waiting && failed.is_none() {
+            continue; // not loaded yet
         }
         let Some(source) = soft.source.get().take() else {
             continue;
@@ -357,7 +365,7 @@ fn attach(
     source: Source,
     transform: &Transform,
 ) -> Result<Tracked, WobbleError> {
-    let (body, render, map) = match source {
+    let (body, mut render, mut map) = match source {
         Source::Body(mut body) => {
             let rigid_only = transform.rotation.is_near_identity()
                 && transform.scale.abs_diff_eq(Vec3::ONE, 1e-6);
@@ -371,7 +379,7 @@ fn attach(
             }
             body.translate(crate::to_wobble(transform.translation).as_dvec3())?;
             let render = mesh_of(&body)?;
-            let map = (0..body.len() as u32).collect();
+            let map = Render::Particles((0..body.len() as u32).collect());
             (*body, render, map)
         }
         Source::Mesh(m) => {
@@ -379,9 +387,15 @@ fn attach(
             let (body, map) = m.build(asset, transform)?;
             let mut render = asset.clone();
             write_into(&mut render, &body, &map)?;
-            (body, render, map)
+            (body, render, Render::Particles(map))
         }
     };
+    if let Some(handle) = &soft.render_mesh {
+        let asset = meshes.get(handle).expect("checked loaded");
+        map = Render::embedded(asset, transform, &body)?;
+        render = asset.clone();
+        map.write(&mut render, &body)?;
+    }
     let solver = soft.solver.build(&SolverOptions {
         pool: Some(ww.pool.clone()),
         ..SolverOptions::default()
@@ -411,7 +425,7 @@ fn attach(
         own_colliders,
         synced: Vec::new(),
         mesh: meshes.add(render),
-        map,
+        render: map,
     })
 }
 
@@ -696,12 +710,13 @@ fn write_meshes(mut ww: ResMut<WobbleWorld>, mut meshes: ResMut<Assets<Mesh>>) {
     if !std::mem::take(&mut ww.stepped) {
         return;
     }
-    let world = ww.world();
-    for t in ww.bodies.values() {
+    let WobbleWorld { world, bodies, .. } = &mut *ww;
+    let world = world.lock().unwrap_or_else(|p| p.into_inner());
+    for t in bodies.values_mut() {
         let (Some(b), Some(mut mesh)) = (world.body(t.handle), meshes.get_mut(&t.mesh)) else {
             continue;
         };
-        if let Err(e) = write_into(&mut mesh, b.body(), &t.map) {
+        if let Err(e) = t.render.write(&mut mesh, b.body()) {
             warn!("bevy_wobble: mesh of body {:?} not written: {e}", t.handle);
         }
     }

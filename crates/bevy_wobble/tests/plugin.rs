@@ -434,6 +434,117 @@ fn a_body_from_a_bevy_mesh_keeps_its_uvs_and_lands_on_a_ground_entity() {
 }
 
 #[test]
+fn a_fine_render_mesh_embedded_in_a_coarse_body_follows_it() {
+    let mut app = app();
+    let fine = app
+        .world_mut()
+        .resource_mut::<Assets<Mesh>>()
+        .add(Sphere::new(0.25).mesh().ico(15).expect("an icosphere"));
+    let vertices = app
+        .world()
+        .resource::<Assets<Mesh>>()
+        .get(&fine)
+        .expect("added")
+        .count_vertices();
+    // 42 particles, drawn with a sphere of a few thousand vertices, dropped onto the ground.
+    let coarse = wobble::SoftBody::sphere(0.25, 1).build().expect("a jelly");
+    let particles = coarse.len();
+    let ball = app
+        .world_mut()
+        .spawn((
+            SoftBody::new(coarse).with_render_mesh(fine),
+            Transform::from_xyz(0.0, 1.0, 0.0),
+        ))
+        .id();
+    app.world_mut()
+        .spawn((WobbleCollider::plane(), Transform::default()));
+    run(&mut app, 1);
+    let start = mesh_positions(&app, ball);
+    assert_eq!(start.len(), vertices);
+    assert!(
+        vertices > 10 * particles,
+        "{vertices} render vertices on {particles} particles"
+    );
+    let centre = |x: &[Vec3]| x.iter().sum::<Vec3>() / x.len() as f32;
+    assert!(
+        (centre(&start) - Vec3::Y).length() < 0.01,
+        "placed by the transform"
+    );
+    run(&mut app, 120);
+    let x = mesh_positions(&app, ball);
+    let normals = mesh_normals(&app, ball);
+    let ww = app.world().resource::<WobbleWorld>();
+    let world = ww.world();
+    let body = world
+        .body(ww.handle_of(ball).expect("in"))
+        .expect("body")
+        .body();
+    let sim: Vec<Vec3> = (0..body.len())
+        .map(|i| to_bevy(body.world_position(i).as_vec3()))
+        .collect();
+    assert!(
+        (centre(&x) - centre(&sim)).length() < 0.02,
+        "the render mesh rides on the body: {} against {}",
+        centre(&x),
+        centre(&sim)
+    );
+    let lowest = x.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+    assert!(
+        (-0.02..0.1).contains(&lowest),
+        "it fell onto the ground: lowest {lowest}"
+    );
+    let c = centre(&x);
+    let outward = x
+        .iter()
+        .zip(&normals)
+        .filter(|(p, n)| n.dot(**p - c) > 0.0)
+        .count();
+    assert_eq!(outward, x.len(), "every render normal points outward");
+}
+
+#[test]
+fn a_render_mesh_in_a_tetrahedral_body_moves_with_its_tetrahedra() {
+    let mut app = app();
+    // The `cube` scene's body: 0.5 m of tetrahedra with its corner at (-0.25, 0.5, -0.25); a box
+    // mesh over it, both moved 2 m along x by the entity.
+    let shell = Cuboid::new(0.5, 0.5, 0.5)
+        .mesh()
+        .build()
+        .translated_by(Vec3::new(0.0, 0.75, 0.0));
+    let shell = app.world_mut().resource_mut::<Assets<Mesh>>().add(shell);
+    let cube = app
+        .world_mut()
+        .spawn((
+            SoftBody::new(scenes::cube(2).expect("the cube")).with_render_mesh(shell),
+            Transform::from_xyz(2.0, 0.0, 0.0),
+        ))
+        .id();
+    run(&mut app, 1);
+    let x = mesh_positions(&app, cube);
+    assert_eq!(x.len(), 24, "a box mesh's 24 vertices");
+    let (lo, hi) = x
+        .iter()
+        .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), p| {
+            (lo.min(*p), hi.max(*p))
+        });
+    assert!((lo - Vec3::new(1.75, 0.5, -0.25)).length() < 0.02, "{lo}");
+    assert!((hi - Vec3::new(2.25, 1.0, 0.25)).length() < 0.02, "{hi}");
+    run(&mut app, 120);
+    let x = mesh_positions(&app, cube);
+    let lowest = x.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
+    let highest = x.iter().map(|p| p.y).fold(f32::NEG_INFINITY, f32::max);
+    assert!(
+        lowest > -0.02 && lowest < 0.05,
+        "the box sits on the ground: lowest {lowest}"
+    );
+    assert!(
+        (highest - lowest - 0.5).abs() < 0.05,
+        "and keeps its height: {}",
+        highest - lowest
+    );
+}
+
+#[test]
 fn bad_input_is_refused_with_an_event_not_a_panic() {
     let mut app = app();
     let turned = app
