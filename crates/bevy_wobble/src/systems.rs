@@ -711,7 +711,7 @@ fn write_meshes(mut ww: ResMut<WobbleWorld>, mut meshes: ResMut<Assets<Mesh>>) {
         return;
     }
     let WobbleWorld { world, bodies, .. } = &mut *ww;
-    let world = world.lock().unwrap_or_else(|p| p.into_inner());
+    let world = world.get_mut().unwrap_or_else(|p| p.into_inner());
     for t in bodies.values_mut() {
         let (Some(b), Some(mut mesh)) = (world.body(t.handle), meshes.get_mut(&t.mesh)) else {
             continue;
