@@ -15,7 +15,7 @@
 //! 2. [`collider`]: the [`WobbleCollider`] component (plane, sphere, capsule, box, triangle
 //!    mesh): its shape follows the entity's `GlobalTransform` every fixed step, and the
 //!    solver interpolates the motion across substeps.
-//! 3. [`pointer`]: [`PointerInput`] messages (a press, drag or release with a ray) grab the
+//! 3. [`pointer`](mod@pointer): [`PointerInput`] messages (a press, drag or release with a ray) grab the
 //!    surface point under the ray, move the grab, let go; [`PointerGrab`] says what is held.
 //! 4. [`systems`]: in `FixedUpdate` the world is stepped once per fixed timestep (the
 //!    [`WobbleParams`] with `dt` = the timestep), unless [`SimulationControl`] pauses it;
