@@ -188,18 +188,7 @@ impl MeshBody {
         mesh: &Mesh,
         transform: &Transform,
     ) -> Result<(Body, Vec<u32>), WobbleError> {
-        let bad = bad_mesh;
-        let placed: Vec<bevy::math::Vec3> = positions_of(mesh)?
-            .into_iter()
-            .map(|p| transform.transform_point(p))
-            .collect();
-        let triangles = triangles_of(mesh, placed.len())?;
-        let raw = TriMesh::new(
-            placed.iter().map(|&p| crate::to_wobble(p)).collect(),
-            triangles,
-        )?;
-        let (lo, hi) = raw.bounds();
-        let (welded, remap) = raw.weld(1e-6 * (hi - lo).length().max(1.0));
+        let (welded, remap) = placed_trimesh(mesh, transform)?;
         let mut body = match self.kind {
             MeshBodyKind::Cloth { stretch, bending } => {
                 let mut body =
@@ -214,20 +203,23 @@ impl MeshBody {
                 .build()?,
         };
         let pinned: Vec<bool> = match &self.pins {
-            Pins::None => vec![false; placed.len()],
-            Pins::Where(test) => placed.iter().map(|&p| test(p)).collect(),
+            Pins::None => Vec::new(),
+            Pins::Where(test) => positions_of(mesh)?
+                .into_iter()
+                .map(|p| test(transform.transform_point(p)))
+                .collect(),
             Pins::Attribute(attribute) => match mesh.attribute(attribute.id) {
                 Some(VertexAttributeValues::Float32(values)) => {
                     values.iter().map(|&v| v > 0.5).collect()
                 }
                 Some(_) => {
-                    return Err(bad(format!(
+                    return Err(bad_mesh(format!(
                         "pin attribute {} is not Float32",
                         attribute.name
                     )))
                 }
                 None => {
-                    return Err(bad(format!(
+                    return Err(bad_mesh(format!(
                         "the mesh has no pin attribute {}",
                         attribute.name
                     )))
@@ -243,8 +235,13 @@ impl MeshBody {
 
 /// How a body's render mesh follows its particles.
 pub(crate) enum Render {
-    /// Render vertex `r` shows particle `map[r]`.
-    Particles(Vec<u32>),
+    /// Render vertex `r` shows particle `map[r]`; `x` and `n` hold the particles' world
+    /// positions and normals between frames.
+    Particles {
+        map: Vec<u32>,
+        x: Vec<[f32; 3]>,
+        n: Vec<wobble::glam::Vec3>,
+    },
     /// A mesh of its own embedded in the body.
     Embedded(Box<Embedded>),
 }
@@ -259,6 +256,15 @@ pub(crate) struct Embedded {
 }
 
 impl Render {
+    /// Render vertex `r` showing particle `map[r]`.
+    pub(crate) fn particles(map: Vec<u32>) -> Render {
+        Render::Particles {
+            map,
+            x: Vec::new(),
+            n: Vec::new(),
+        }
+    }
+
     /// `asset`'s vertices, placed by `transform`, embedded in `body`.
     pub(crate) fn embedded(
         asset: &Mesh,
@@ -288,25 +294,78 @@ impl Render {
 
     /// Writes `body`'s positions and normals, as this render shows them, into `mesh`.
     pub(crate) fn write(&mut self, mesh: &mut Mesh, body: &Body) -> Result<(), WobbleError> {
+        let up = wobble::glam::Vec3::Y;
         match self {
-            Render::Particles(map) => write_into(mesh, body, map),
+            Render::Particles { map, x, n } => {
+                x.resize(body.len(), [0.0; 3]);
+                n.resize(body.len(), wobble::glam::Vec3::ZERO);
+                body.positions_into(x)?;
+                wobble::vertex_normals_into(&body.topology().triangles, &body.particles.x, n)?;
+                set_vectors(
+                    mesh,
+                    Mesh::ATTRIBUTE_POSITION,
+                    map.iter().map(|&p| x[p as usize]),
+                );
+                set_vectors(
+                    mesh,
+                    Mesh::ATTRIBUTE_NORMAL,
+                    map.iter()
+                        .map(|&p| n[p as usize].normalize_or(up).to_array()),
+                );
+            }
             Render::Embedded(e) => {
                 e.embedding
                     .update(&body.particles.x, &mut e.x, &mut e.scratch)?;
                 e.normals.compute(&e.x, &mut e.n)?;
                 let origin = body.origin().as_vec3();
-                let positions: Vec<[f32; 3]> =
-                    e.x.iter().map(|&p| (p + origin).to_array()).collect();
-                let normals: Vec<[f32; 3]> =
-                    e.n.iter()
-                        .map(|n| n.normalize_or(wobble::glam::Vec3::Y).to_array())
-                        .collect();
-                mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, positions);
-                mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, normals);
-                Ok(())
+                set_vectors(
+                    mesh,
+                    Mesh::ATTRIBUTE_POSITION,
+                    e.x.iter().map(|&p| (p + origin).to_array()),
+                );
+                set_vectors(
+                    mesh,
+                    Mesh::ATTRIBUTE_NORMAL,
+                    e.n.iter().map(|n| n.normalize_or(up).to_array()),
+                );
             }
         }
+        Ok(())
     }
+}
+
+/// Sets `mesh`'s `attribute` to `values`: in place when it already holds as many `Float32x3`
+/// values (every frame after the first), else anew.
+fn set_vectors(
+    mesh: &mut Mesh,
+    attribute: MeshVertexAttribute,
+    values: impl ExactSizeIterator<Item = [f32; 3]>,
+) {
+    if let Some(VertexAttributeValues::Float32x3(old)) = mesh.attribute_mut(attribute.id) {
+        if old.len() == values.len() {
+            for (o, v) in old.iter_mut().zip(values) {
+                *o = v;
+            }
+            return;
+        }
+    }
+    mesh.insert_attribute(attribute, values.collect::<Vec<_>>());
+}
+
+/// The triangles of a triangle-list `mesh` placed by `transform`, vertices at the same place
+/// (a UV seam) welded, and for each vertex of `mesh` the one it became.
+pub(crate) fn placed_trimesh(
+    mesh: &Mesh,
+    transform: &Transform,
+) -> Result<(TriMesh, Vec<u32>), WobbleError> {
+    let placed: Vec<wobble::glam::Vec3> = positions_of(mesh)?
+        .into_iter()
+        .map(|p| crate::to_wobble(transform.transform_point(p)))
+        .collect();
+    let triangles = triangles_of(mesh, placed.len())?;
+    let raw = TriMesh::new(placed, triangles)?;
+    let (lo, hi) = raw.bounds();
+    Ok(raw.weld(1e-6 * (hi - lo).length().max(1.0)))
 }
 
 fn bad_mesh(detail: String) -> WobbleError {
@@ -351,8 +410,8 @@ fn triangles_of(mesh: &Mesh, vertices: usize) -> Result<Vec<[u32; 3]>, WobbleErr
 }
 
 /// The render mesh of a body built by a wobble builder: its particles, triangles and
-/// normals.
-pub(crate) fn mesh_of(body: &Body) -> Result<Mesh, WobbleError> {
+/// normals, written by `render`.
+pub(crate) fn mesh_of(body: &Body, render: &mut Render) -> Result<Mesh, WobbleError> {
     let mut mesh = Mesh::new(
         PrimitiveTopology::TriangleList,
         RenderAssetUsages::default(),
@@ -365,25 +424,8 @@ pub(crate) fn mesh_of(body: &Body) -> Result<Mesh, WobbleError> {
         });
     }
     mesh.insert_indices(Indices::U32(triangles.iter().flatten().copied().collect()));
-    let identity: Vec<u32> = (0..body.len() as u32).collect();
-    write_into(&mut mesh, body, &identity)?;
+    render.write(&mut mesh, body)?;
     Ok(mesh)
-}
-
-/// Writes `body`'s positions and normals into `mesh`, vertex `r` taking particle `map[r]`.
-pub(crate) fn write_into(mesh: &mut Mesh, body: &Body, map: &[u32]) -> Result<(), WobbleError> {
-    let mut x = vec![[0.0f32; 3]; body.len()];
-    body.positions_into(&mut x)?;
-    let mut n = vec![wobble::glam::Vec3::ZERO; body.len()];
-    wobble::vertex_normals_into(&body.topology().triangles, &body.particles.x, &mut n)?;
-    let positions: Vec<[f32; 3]> = map.iter().map(|&p| x[p as usize]).collect();
-    let normals: Vec<[f32; 3]> = map
-        .iter()
-        .map(|&p| n[p as usize].normalize_or(wobble::glam::Vec3::Y).to_array())
-        .collect();
-    mesh.insert_attribute(Mesh::ATTRIBUTE_POSITION, positions);
-    mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, normals);
-    Ok(())
 }
 
 /// The body of an entity in the [`WobbleWorld`](crate::WobbleWorld).
@@ -393,10 +435,9 @@ pub struct SoftBodyHandle(pub BodyHandle);
 /// What the last step did to an entity's body.
 #[derive(Component, Clone, Debug, Default, PartialEq)]
 pub struct SoftBodyStats {
-    /// Mean stretch `|l - l0| / l0` of its structural distance constraints.
+    /// Mean stretch `|l - l0| / l0` of its structural distance constraints at the end of the
+    /// step (wobble's `StepReport::stretch_mean`).
     pub stretch_mean: f32,
-    /// Largest stretch.
-    pub stretch_max: f32,
     /// The residual after each iteration of each substep of the last step, when recorded.
     pub residuals: Vec<f32>,
     /// Steps taken.

@@ -9,16 +9,15 @@
 //! - `PostUpdate`, [`WobbleSystems::WriteMeshes`]: the bodies' `Mesh3d` assets rewritten if
 //!   the world stepped since the last frame.
 
-use crate::body::{mesh_of, write_into, Render, Source};
+use crate::body::{mesh_of, placed_trimesh, Render, Source};
 use crate::collider::ColliderShape;
 use crate::pointer::{Held, PointerGrab, PointerInput, GRAB_COMPLIANCE, PICK_DISTANCE};
 use crate::{SoftBody, SoftBodyHandle, SoftBodyStats, WobbleCollider};
 use bevy::prelude::*;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
-use wobble::core::mesh::TriMesh;
 use wobble::core::{BodyHandle, ColliderHandle, MeshCollider, World};
-use wobble::{figures, picking, Picker, Pool, SolverOptions, StepParams, StepWarning, WobbleError};
+use wobble::{picking, Picker, Pool, SolverOptions, StepParams, StepWarning, WobbleError};
 
 /// Steps every [`SoftBody`] in `FixedUpdate` at Bevy's fixed timestep, in one wobble
 /// [`World`] (bodies that touch push each other) spread over one shared pool of `threads`.
@@ -378,16 +377,17 @@ fn attach(
                 });
             }
             body.translate(crate::to_wobble(transform.translation).as_dvec3())?;
-            let render = mesh_of(&body)?;
-            let map = Render::Particles((0..body.len() as u32).collect());
+            let mut map = Render::particles((0..body.len() as u32).collect());
+            let render = mesh_of(&body, &mut map)?;
             (*body, render, map)
         }
         Source::Mesh(m) => {
             let asset = meshes.get(&m.mesh).expect("checked loaded");
             let (body, map) = m.build(asset, transform)?;
+            let mut map = Render::particles(map);
             let mut render = asset.clone();
-            write_into(&mut render, &body, &map)?;
-            (body, render, Render::Particles(map))
+            map.write(&mut render, &body)?;
+            (body, render, map)
         }
     };
     if let Some(handle) = &soft.render_mesh {
@@ -457,25 +457,7 @@ fn attach_mesh_colliders(
             let Some(asset) = asset else {
                 return Ok(None); // not loaded yet
             };
-            let transform = at.compute_transform();
-            let body = crate::MeshBody::cloth(mesh.clone());
-            // The collider's triangles, placed once: the mesh body builder's checks and weld.
-            let (surface, _) = crate::MeshBody {
-                kind: crate::MeshBodyKind::Cloth {
-                    stretch: 0.0,
-                    bending: None,
-                },
-                ..body
-            }
-            .build(asset, &transform)?;
-            let triangles = surface.topology().triangles.clone();
-            let positions = surface
-                .particles
-                .x
-                .iter()
-                .map(|p| p.xyz())
-                .collect::<Vec<_>>();
-            let tri = TriMesh::new(positions, triangles)?;
+            let (tri, _) = placed_trimesh(asset, &at.compute_transform())?;
             let made = MeshCollider::new(&tri, *thickness, collider.friction)?;
             Ok::<_, WobbleError>(Some(made))
         })();
@@ -651,20 +633,14 @@ fn step_world(
     let result = world.step(&params);
     stats.step_ms = stepping.elapsed().as_secs_f64() * 1e3;
     stats.steps += 1;
-    let by_index: Vec<BodyHandle> = world.bodies().map(|b| b.handle()).collect();
-    let entity_of = |h: BodyHandle| {
-        ww.bodies
-            .iter()
-            .find(|(_, t)| t.handle == h)
-            .map(|(&e, _)| e)
-    };
     match result {
         Ok(report) => {
             stats.substeps = report.substeps;
             stats.contacts = report.contacts;
         }
         Err(WobbleError::InBody { index, source }) => {
-            if let Some(entity) = by_index.get(index).and_then(|&h| entity_of(h)) {
+            let handle = world.bodies().nth(index).map(|b| b.handle());
+            if let Some(entity) = handle.and_then(|h| ww.entity_of(h)) {
                 warn!("bevy_wobble: soft body {entity} restored: {source}");
                 events.write(WobbleEvent::Restored {
                     entity,
@@ -683,21 +659,13 @@ fn step_world(
         let Some(b) = ww.bodies.get(&entity).and_then(|t| world.body(t.handle)) else {
             continue;
         };
-        let (mean, max) = figures::stretch(b.body());
-        s.stretch_mean = mean;
-        s.stretch_max = max;
+        let report = b.last_report();
+        s.stretch_mean = report.stretch_mean;
         s.residuals.clear();
         s.residuals.extend_from_slice(b.residuals());
         s.steps += 1;
-        // A stretch that is not a number warns too.
-        if mean.is_nan() || mean > params.stretch_warning {
-            events.write(WobbleEvent::Warning {
-                entity,
-                warning: StepWarning::Stretch {
-                    mean,
-                    bound: params.stretch_warning,
-                },
-            });
+        for &warning in &report.warnings {
+            events.write(WobbleEvent::Warning { entity, warning });
         }
     }
     drop(world);

@@ -685,6 +685,41 @@ fn a_diverging_body_is_restored_and_reported() {
 }
 
 #[test]
+fn a_step_warning_reaches_the_game_as_an_event() {
+    let mut app = app();
+    let entity = app.world_mut().spawn(SoftBody::new(cloth())).id();
+    run(&mut app, 3);
+    app.world_mut()
+        .resource_mut::<Messages<WobbleEvent>>()
+        .clear();
+    // A bound no falling cloth keeps: wobble's step warns, and the plugin passes it on.
+    app.world_mut()
+        .resource_mut::<WobbleParams>()
+        .stretch_warning = 1e-9;
+    run(&mut app, 1);
+    let warnings: Vec<WobbleEvent> = app
+        .world_mut()
+        .resource_mut::<Messages<WobbleEvent>>()
+        .drain()
+        .collect();
+    let stretch = app
+        .world()
+        .get::<SoftBodyStats>(entity)
+        .expect("stats")
+        .stretch_mean;
+    assert_eq!(
+        warnings,
+        vec![WobbleEvent::Warning {
+            entity,
+            warning: wobble::StepWarning::Stretch {
+                mean: stretch,
+                bound: 1e-9
+            }
+        }]
+    );
+}
+
+#[test]
 fn residuals_are_recorded_per_iteration_when_asked() {
     let mut app = app();
     let params = app.world().resource::<WobbleParams>().0;

@@ -492,3 +492,28 @@ fn recording_residuals_leaves_the_bits_and_gives_one_per_iteration_and_substep()
         assert!(r.iter().all(|v| v.is_finite() && *v >= 0.0));
     }
 }
+
+#[test]
+fn each_body_keeps_the_report_of_its_last_substep() {
+    let mut world = drape(16, false).unwrap();
+    let params = StepParams {
+        substeps: 4,
+        ..StepParams::default()
+    };
+    for _ in 0..20 {
+        world.step(&params).unwrap();
+    }
+    let b = world.bodies().next().unwrap();
+    let report = b.last_report();
+    assert_eq!(
+        report.substeps, 1,
+        "the world steps each body one substep at a time"
+    );
+    let (mean, _) = solver_core::figures::stretch(b.body());
+    assert!(mean > 0.0);
+    assert!(
+        (report.stretch_mean - mean).abs() <= 1e-5 * mean,
+        "the last substep's stretch is the step's: {} against {mean}",
+        report.stretch_mean
+    );
+}

@@ -100,7 +100,7 @@ use crate::geometry::packed::Packed4;
 use crate::par::*;
 use crate::shared_mut::SharedMut;
 use crate::solver::{Executor, GaussSeidel, Solver};
-use crate::step::{step, StepParams};
+use crate::step::{step, StepParams, StepReport};
 use glam::Vec3;
 use std::sync::Arc;
 
@@ -130,6 +130,8 @@ pub struct WorldBody {
     /// The residual after every iteration of every substep of the last [`World::step`], when
     /// recorded ([`WorldBody::record_residuals`]).
     residuals: Option<Vec<f32>>,
+    /// What the body's last substep reported ([`WorldBody::last_report`]).
+    report: StepReport,
     /// This substep's buffers: each particle's prediction and its motion to it.
     scratch: SubstepScratch,
 }
@@ -223,6 +225,14 @@ impl WorldBody {
     #[must_use]
     pub fn residuals(&self) -> &[f32] {
         self.residuals.as_deref().unwrap_or(&[])
+    }
+
+    /// What [`crate::step()`] reported for the body's last substep of the last
+    /// [`World::step`]: its `stretch_mean` is the stretch at the end of the step, its warnings
+    /// are that substep's (a body that failed keeps the report of its last good substep).
+    #[must_use]
+    pub fn last_report(&self) -> &StepReport {
+        &self.report
     }
 
     /// Moves the body's surface (if it has one) to its prediction for the substep, with the
@@ -400,6 +410,7 @@ impl World {
             surface,
             tangles: Vec::new(),
             residuals: None,
+            report: StepReport::default(),
             scratch: SubstepScratch::default(),
         });
         Ok(handle)
@@ -946,6 +957,7 @@ fn step_one(
         tangles: own_tangles,
         scratch,
         residuals,
+        report,
         ..
     } = b;
     let kind = contacts_kind(body)?;
@@ -1091,7 +1103,7 @@ fn step_one(
         sc.find_pairs(&p.x, table)?;
     }
     let count = table.len();
-    step(body, sub, solver.as_mut(), residuals.as_mut())?;
+    *report = step(body, sub, solver.as_mut(), residuals.as_mut())?;
     let offset = body.constraints.offsets()[kind + 1];
     let table: &WorldContacts = body.constraints.extra[kind]
         .as_any()
