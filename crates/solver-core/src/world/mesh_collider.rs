@@ -211,8 +211,17 @@ impl MeshCollider {
         // surface by the signed distance (module doc).
         let tie = if self.closed { 1e-3 * reach } else { -1.0 };
         let mut best: Option<(bool, f32, [u32; 3], Vec3, f32)> = None;
+        // A leaf's box holds up to four triangles; about half of those a query visits are
+        // clear of its box. `slack` is far above the rounding of the exact tests below, so a
+        // triangle clear of the box by more than it on one axis is one they would reject: its
+        // points are all farther than the reach from `to` and off the path.
+        let slack = Vec3::splat(1e-5 * (1.0 + from.abs().max(to.abs()).max_element()));
+        let (near_lo, near_hi) = (lo - slack, hi + slack);
         self.bvh.for_each_overlapping(lo, hi, |_, tri| {
             let [a, b, c] = tri.map(|v| self.x[v as usize].xyz());
+            if a.min(b).min(c).cmpgt(near_hi).any() || a.max(b).max(c).cmplt(near_lo).any() {
+                return;
+            }
             // The distances of `from` and `to` from the face's plane (times |n|) rule most
             // triangles out before the exact tests: a path that stays on one side cannot
             // cross, and a `to` farther than `reach` from the plane is farther from the
