@@ -1,9 +1,12 @@
 //! One whole cloth step (docs/SCENES.md defaults: dt = 1/60, 1 substep, 8 iterations) with the
 //! sequential scalar Gauss-Seidel solver and the colored SIMD solver (one thread), at n = 32 and
 //! n = 256; and the colored solver at n = 512 on 1 and 2 threads, and with its tiles off
-//! (`step/colored_n512`: `threads1`, `threads2`, `threads1_whole_body`). Throughput is in constraint
-//! projections (constraints x iterations), so criterion's elements/s converts to ns per
-//! projection.
+//! (`step/colored_n512`: `threads1`, `threads2`, `threads1_whole_body`); and small bodies against a
+//! large one (`step/small`: the colored solver on one thread at n = 16, 23 and 128, as 1 substep x
+//! 8 iterations, `1x8/<n>`, and as 8 substeps x 1 iteration, `8x1/<n>`: a small body's ns per
+//! projection over the large one's is what per-step work outside the projections costs it).
+//! Throughput is in constraint projections (constraints x iterations x substeps), so
+//! criterion's elements/s converts to ns per projection.
 
 mod common;
 
@@ -32,10 +35,20 @@ fn step_group<'a>(
 fn bench_hanging_steps(
     g: &mut BenchmarkGroup<WallTime>,
     id: BenchmarkId,
+    body: Body,
+    solver: Box<dyn Solver>,
+) {
+    bench_hanging_steps_with(g, id, body, solver, StepParams::default());
+}
+
+/// [`bench_hanging_steps`] with `params`.
+fn bench_hanging_steps_with(
+    g: &mut BenchmarkGroup<WallTime>,
+    id: BenchmarkId,
     mut body: Body,
     mut solver: Box<dyn Solver>,
+    params: StepParams,
 ) {
-    let params = StepParams::default();
     for _ in 0..20 {
         step(&mut body, &params, solver.as_mut(), None).expect("step");
     }
@@ -86,4 +99,26 @@ fn colored_threads(c: &mut Criterion) {
     g.finish();
 }
 
-common::bench_main!(common::plain_config(); cloth_step, colored_threads);
+fn small_bodies(c: &mut Criterion) {
+    let mut g = step_group(c, "step/small", Duration::from_secs(2));
+    for (label, substeps, iterations) in [("1x8", 1, 8), ("8x1", 8, 1)] {
+        for n in [16usize, 23, 128] {
+            let body = scenes::cloth(n).expect("cloth");
+            let solver = SolverKind::Colored(ColoredOptions::default())
+                .build(&SolverOptions {
+                    threads: 1,
+                    ..Default::default()
+                })
+                .expect("solver");
+            let params = StepParams {
+                substeps,
+                iterations,
+                ..Default::default()
+            };
+            bench_hanging_steps_with(&mut g, BenchmarkId::new(label, n), body, solver, params);
+        }
+    }
+    g.finish();
+}
+
+common::bench_main!(common::plain_config(); cloth_step, colored_threads, small_bodies);
