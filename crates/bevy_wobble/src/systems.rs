@@ -67,6 +67,7 @@ impl Plugin for WobblePlugin {
             bodies: BTreeMap::new(),
             meshes: BTreeMap::new(),
             stepped: false,
+            shapes: Vec::new(),
         })
         .insert_resource(WobbleParams(self.params))
         .init_resource::<SimulationControl>()
@@ -88,6 +89,8 @@ pub struct WobbleWorld {
     bodies: BTreeMap<Entity, Tracked>,
     meshes: BTreeMap<Entity, TrackedMesh>,
     stepped: bool,
+    /// The shape colliders of the step being made, kept so that steps allocate none.
+    shapes: Vec<(Entity, wobble::Collider)>,
 }
 
 /// What the plugin keeps of a body beside the world.
@@ -589,7 +592,8 @@ fn step_world(
         ..params.0
     };
     // The shape colliders in entity order, so every run adds them alike.
-    let mut shapes: Vec<(Entity, wobble::Collider)> = Vec::new();
+    let shapes = &mut ww.shapes;
+    shapes.clear();
     for (entity, collider, at) in &colliders {
         match collider.collider_at(at) {
             Ok(Some(c)) => shapes.push((entity, c)),
@@ -600,14 +604,13 @@ fn step_world(
         }
     }
     shapes.sort_by_key(|(e, _)| *e);
-    let order: Vec<Entity> = shapes.iter().map(|(e, _)| *e).collect();
     let mut world = ww.world.lock().unwrap_or_else(|p| p.into_inner());
     for t in ww.bodies.values_mut() {
         let Some(b) = world.body_mut(t.handle) else {
             continue;
         };
         let body = b.body_mut();
-        if t.synced == order {
+        if t.synced.iter().eq(shapes.iter().map(|(e, _)| e)) {
             for (k, (_, c)) in shapes.iter().enumerate() {
                 let at = t.own_colliders + k;
                 body.colliders[at].friction = c.friction;
@@ -619,7 +622,8 @@ fn step_world(
         } else {
             body.colliders.truncate(t.own_colliders);
             body.colliders.extend(shapes.iter().map(|(_, c)| *c));
-            t.synced.clone_from(&order);
+            t.synced.clear();
+            t.synced.extend(shapes.iter().map(|(e, _)| *e));
         }
     }
     for (&entity, m) in &ww.meshes {
