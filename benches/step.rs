@@ -4,7 +4,9 @@
 //! (`step/colored_n512`: `threads1`, `threads2`, `threads1_whole_body`); and small bodies against a
 //! large one (`step/small`: the colored solver on one thread at n = 16, 23 and 128, as 1 substep x
 //! 8 iterations, `1x8/<n>`, and as 8 substeps x 1 iteration, `8x1/<n>`: a small body's ns per
-//! projection over the large one's is what per-step work outside the projections costs it).
+//! projection over the large one's is what its size costs it, in the work fixed per step and per
+//! color sweep and in the pace of short sweeps; `benches/instructions_per_projection.sh` tells
+//! the two apart).
 //! Throughput is in constraint projections (constraints x iterations x substeps), so
 //! criterion's elements/s converts to ns per projection.
 
