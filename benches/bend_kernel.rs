@@ -26,7 +26,7 @@ use solver_core::constraints::{
     project_tethers, ConstraintKind, DihedralBending, IsometricBending, TetherDistance, Tethers,
 };
 use solver_core::glam::Vec3;
-use solver_core::simd::{project_batch_with, BendBatch, Kernel, LaneBatch, TetherBatch};
+use sparse::colored::simd::{project_batch_with, BendBatch, Kernel, LaneBatch, TetherBatch};
 use solver_core::{step, Body, GaussSeidel, Packed4, StepParams};
 use sparse::{Coloring, Incidence, SolverKind, SolverOptions};
 use std::hint::black_box;

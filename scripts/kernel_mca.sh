@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Static analysis of a vector kernel's inner loops with llvm-mca: for each loop of one kernel
-# entry point (default: the AVX2 bend kernel, `simd::avx2::project_bend_range`), its
+# entry point (default: the AVX2 bend kernel, `sparse::colored::simd::avx2::project_bend_range`), its
 # instruction count, stack references (spills and reloads), divisions, and the cycles per
 # iteration llvm-mca predicts on a few CPU models. A loop whose predicted cycles sit well above
 # its "Block RThroughput" (the port-bound figure) is bound by its dependency chain; the
@@ -11,7 +11,7 @@
 # Usage: bash scripts/kernel_mca.sh [--detail] [SYMBOL_PART] [CPU ...]
 #   SYMBOL_PART  a part of the mangled name (default: 4avx218project_bend_range)
 #   CPU          llvm-mca -mcpu models (default: skylake icelake-server znver3)
-# Needs llvm-mca on PATH (Debian/Ubuntu: the llvm package). Builds solver-core's assembly into
+# Needs llvm-mca on PATH (Debian/Ubuntu: the llvm package). Builds sparse's assembly into
 # target-mca/ (its own target directory, so the normal build is not touched).
 set -euo pipefail
 detail=0
@@ -24,16 +24,16 @@ command -v llvm-mca >/dev/null || { echo "kernel_mca.sh: llvm-mca not found on P
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 export CARGO_TARGET_DIR="$root/target-mca"
-cargo rustc --quiet --release -p solver-core --lib -- --emit asm -C debuginfo=0
+cargo rustc --quiet --release -p sparse --lib -- --emit asm -C debuginfo=0
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-asm=$(grep -l "^_ZN11solver_core4simd.*${symbol}" "$CARGO_TARGET_DIR"/release/deps/solver_core-*.s | head -1 || true)
+asm=$(grep -l "^_ZN6sparse7colored4simd.*${symbol}" "$CARGO_TARGET_DIR"/release/deps/sparse-*.s | head -1 || true)
 [[ -n "$asm" ]] || { echo "kernel_mca.sh: no function matching $symbol" >&2; exit 1; }
 python3 - "$asm" "$symbol" "$work" <<'PY'
 import re, sys
 asm, symbol, work = sys.argv[1:]
 lines = open(asm).read().split('\n')
-start = next(i for i, l in enumerate(lines) if re.match(r'^_ZN11solver_core4simd.*' + symbol + r'.*:$', l))
+start = next(i for i, l in enumerate(lines) if re.match(r'^_ZN6sparse7colored4simd.*' + symbol + r'.*:$', l))
 end = next(i for i in range(start, len(lines)) if lines[i].startswith('.Lfunc_end'))
 body = lines[start:end]
 labels = {l[:-1]: i for i, l in enumerate(body) if re.match(r'^\.LBB\d+_\d+:$', l)}

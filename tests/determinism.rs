@@ -207,7 +207,7 @@ fn run_steps(mut b: Body, solver: &mut dyn Solver, steps: usize, label: &str) ->
 /// `scene` after `steps` steps of [`colored`] with `kernel` on `threads` threads.
 fn run_kernel(scene: &str, n: usize, kernel: Kernel, threads: usize, steps: usize) -> Body {
     let mut solver = colored(kernel, threads);
-    assert_eq!(solver.report().kernel, Some(kernel));
+    assert_eq!(solver.report().kernel, Some(kernel.name()));
     let label = format!("{scene} with {kernel}");
     run_steps(scene_body(scene, n), solver.as_mut(), steps, &label)
 }
@@ -231,7 +231,7 @@ fn every_kernel_follows_the_scalar_twin_on_every_scene() {
         let reference = run_kernel(scene, n, Kernel::Scalar, 1, 20);
         for &kernel in &kernels[1..] {
             let b = run_kernel(scene, n, kernel, 1, 20);
-            if solver_core::simd::DETERMINISTIC {
+            if sparse::colored::simd::DETERMINISTIC {
                 assert_eq!(
                     figures::state_hash(&b.particles.x),
                     figures::state_hash(&reference.particles.x),
@@ -338,7 +338,7 @@ fn run_body(b: Body, kernel: Kernel, threads: usize, steps: usize) -> Body {
 #[test]
 fn bend_and_tether_kernels_follow_the_scalar_twin_and_thread_counts_agree() {
     let kernels = available("bend_and_tether_kernels_follow_the_scalar_twin");
-    let steps = if solver_core::simd::DETERMINISTIC {
+    let steps = if sparse::colored::simd::DETERMINISTIC {
         STEPS
     } else {
         60
@@ -350,7 +350,7 @@ fn bend_and_tether_kernels_follow_the_scalar_twin_and_thread_counts_agree() {
             for threads in sparse::thread_counts(&[1, 2]) {
                 let b = run_body(body.clone(), kernel, threads, steps);
                 let h = figures::state_hash(&b.particles.x);
-                if solver_core::simd::DETERMINISTIC {
+                if sparse::colored::simd::DETERMINISTIC {
                     assert_eq!(
                         h, want,
                         "{label}: {kernel} on {threads} thread(s) gives {h:016x}, the scalar twin {want:016x}"

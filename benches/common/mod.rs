@@ -5,7 +5,7 @@
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput};
 use solver_core::constraints::{project_generic, ConstraintKind};
-use solver_core::simd::{cpu_features, Kernel, DETERMINISTIC};
+use sparse::colored::simd::{cpu_features, Kernel, DETERMINISTIC};
 use solver_core::Packed4;
 use std::hint::black_box;
 use std::time::Duration;
@@ -99,7 +99,7 @@ pub fn projection_group<'a>(
 /// One batch of `body`'s distance constraints per color of the colored solver's greedy
 /// coloring. The coloring numbers every constraint of the body, the distance constraints first,
 /// so the other kinds' rows are left out; a color with no distance constraint gives no batch.
-pub fn distance_batches(body: &solver_core::Body) -> Vec<solver_core::simd::EdgeBatch> {
+pub fn distance_batches(body: &solver_core::Body) -> Vec<sparse::colored::simd::EdgeBatch> {
     let (distance, particles) = (&body.constraints().distance, body.particles.x.len());
     let inc = sparse::Incidence::new(body.constraints(), particles).expect("incidence");
     let coloring = sparse::Coloring::greedy(&inc);
@@ -111,7 +111,7 @@ pub fn distance_batches(body: &solver_core::Body) -> Vec<solver_core::simd::Edge
                 .copied()
                 .filter(|&c| (c as usize) < distance.len())
                 .collect();
-            solver_core::simd::EdgeBatch::new(distance, &rows, particles)
+            sparse::colored::simd::EdgeBatch::new(distance, &rows, particles)
                 .expect("independent colors")
         })
         .filter(|b| !b.is_empty())

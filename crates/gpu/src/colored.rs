@@ -13,7 +13,7 @@ use crate::error::{GpuError, Result};
 use crate::kernels::{storage, uniform, Kernels, Slot};
 use crate::solver::{Setup, Solve};
 use solver_core::constraints::Tethers;
-use solver_core::simd::TetherBatch;
+use sparse::colored::simd::TetherBatch;
 use solver_core::Constraints;
 use sparse::coloring::Coloring;
 use sparse::{ColoringMethod, Incidence, SolverKind};

@@ -488,7 +488,7 @@ fn step_names_its_kernel_and_refuses_one_the_cpu_lacks() {
                 );
                 let err = refused(&args);
                 assert!(!err.contains("panicked"), "{err}");
-                let has = solver_core::simd::cpu_features().join(" ");
+                let has = sparse::colored::simd::cpu_features().join(" ");
                 assert!(err.contains(kernel.needs()) && err.contains(&has), "{err}");
             }
         }

@@ -18,9 +18,7 @@
 //!    [`constraints::material`] (compliances from Young's modulus and Poisson's ratio). Beside
 //!    them: [`collide`] (plane, sphere, capsule and box colliders with friction and
 //!    restitution) and [`wind`].
-//! 5. [`simd`]: the batch kernels of the colored solver (distance quads, dihedral and
-//!    isometric bends, tethers) for AVX-512, AVX2+FMA and a portable path, each beside its
-//!    scalar twin. [`body`]: a [`Body`] ties particles, constraints, topology, colliders and
+//! 5. [`body`]: a [`Body`] ties particles, constraints, topology, colliders and
 //!    attachments, and keeps what a solver prepares from behind methods that record a change;
 //!    [`body::state`] saves and restores what changes as it steps ([`BodyState`]).
 //! 6. [`solver`]: the [`Solver`] trait, the only thing the step loop knows of solvers, and the
@@ -61,8 +59,8 @@ pub mod geometry;
 pub mod interaction;
 pub mod mesh;
 mod par;
+#[doc(hidden)]
 pub mod shared_mut;
-pub mod simd;
 pub mod skin;
 pub mod solver;
 pub mod step;

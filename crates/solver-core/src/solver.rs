@@ -107,8 +107,8 @@ pub struct SolverReport {
     pub threads: usize,
     /// Number of colors, for colored solvers once prepared.
     pub colors: Option<usize>,
-    /// The SIMD distance-batch kernel the solver runs (`None`: it runs none).
-    pub kernel: Option<crate::simd::Kernel>,
+    /// The name of the SIMD distance-batch kernel the solver runs (`None`: it runs none).
+    pub kernel: Option<&'static str>,
 }
 
 impl Default for SolverReport {

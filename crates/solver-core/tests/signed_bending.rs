@@ -12,7 +12,7 @@ use solver_core::constraints::bending::{
 use solver_core::constraints::{ConstraintKind, DihedralBending, IsometricBending, MAX_ARITY};
 use solver_core::glam::Vec3;
 use solver_core::mesh::TriMesh;
-use solver_core::simd::Kernel;
+use sparse::colored::simd::Kernel;
 use solver_core::{step, Body, Packed4, StepParams};
 use sparse::{ColoredOptions, SolverKind, SolverOptions};
 use std::f32::consts::{FRAC_PI_2, FRAC_PI_4, PI};

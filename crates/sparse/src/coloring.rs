@@ -25,7 +25,7 @@
 use crate::incidence::Incidence;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
-use solver_core::simd::LANES;
+use crate::colored::simd::LANES;
 use solver_core::WobbleError;
 
 const UNCOLORED: u32 = u32::MAX;

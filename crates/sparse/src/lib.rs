@@ -12,7 +12,7 @@
 //! - [`coloring`]: greedy and randomized (Vivace) colorings of the constraint graph.
 //! - [`ordering`]: particle renumberings applied once to a body (natural, shuffled, RCM, Morton).
 //! - One module per solver: [`gs`] (shuffled Gauss-Seidel; plain `gs` is solver-core's),
-//!   [`colored`], [`jacobi`], [`chebyshev`], [`gauss_newton`] (`gauss-newton-gs`, `gauss-newton-jacobi`,
+//!   [`colored`] (with its data layout and SIMD batch kernels, [`colored::simd`]), [`jacobi`], [`chebyshev`], [`gauss_newton`] (`gauss-newton-gs`, `gauss-newton-jacobi`,
 //!   `gauss-newton-direct`), and [`newton`], Newton's method with the geometric stiffness in
 //!   `f64`: the converged reference ([`SolverKind::REFERENCE`]) the convergence claims measure
 //!   against.
@@ -61,8 +61,8 @@ pub use newton::{Newton, NewtonOptions, NewtonReport};
 pub use ordering::{apply_ordering, Ordering};
 pub use parallel::{Pool, MAX_THREADS};
 
-pub use solver_core::simd::Kernel;
-use solver_core::simd::LANES;
+pub use crate::colored::simd::Kernel;
+use crate::colored::simd::LANES;
 use solver_core::WobbleError;
 
 /// How the Jacobi family (`jacobi`, `chebyshev`, and `gauss-newton-jacobi`'s inner sweeps) scales each constraint's update (see

@@ -5,7 +5,7 @@ mod common;
 
 use common::{cloth_with_extra_kinds, Tuples};
 use proptest::prelude::*;
-use solver_core::simd::LANES;
+use sparse::colored::simd::LANES;
 use solver_core::Constraints;
 use sparse::{Coloring, CsrPattern, Incidence, LaneSplit};
 

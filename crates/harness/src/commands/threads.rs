@@ -245,7 +245,7 @@ pub fn measure(args: &ThreadsArgs) -> Result<ThreadsReport, Error> {
         steps: turns * args.turn,
         turn: args.turn,
         counts: timings,
-        kernel: firsts[0].report().kernel.map(|k| k.name().to_string()),
+        kernel: firsts[0].report().kernel.map(|k| k.to_string()),
         same_bits,
     })
 }

@@ -34,7 +34,7 @@ pub struct Machine {
     pub cache_source: String,
     /// Kernel release.
     pub kernel: String,
-    /// The SIMD features the CPU reports (`solver_core::simd::cpu_features`).
+    /// The SIMD features the CPU reports (`sparse::colored::simd::cpu_features`).
     pub cpu_features: Vec<String>,
     /// How this binary was built.
     pub build: Build,
@@ -172,7 +172,7 @@ impl Build {
             target: env!("WOBBLE_TARGET").to_string(),
             rustflags: env!("WOBBLE_RUSTFLAGS").to_string(),
             target_features: env!("WOBBLE_TARGET_FEATURES").replace(',', " "),
-            enhanced_determinism: solver_core::simd::DETERMINISTIC,
+            enhanced_determinism: sparse::colored::simd::DETERMINISTIC,
         }
     }
 }
@@ -267,7 +267,7 @@ pub fn probe() -> Machine {
     });
     m.kernel = read(Path::new("/proc/sys/kernel/osrelease")).unwrap_or_else(|| "unknown".into());
     m.caches = caches_from(Path::new(CACHE_DIR));
-    m.cpu_features = solver_core::simd::cpu_features()
+    m.cpu_features = sparse::colored::simd::cpu_features()
         .into_iter()
         .map(String::from)
         .collect();
@@ -355,7 +355,7 @@ impl Machine {
     }
 
     /// The Markdown line naming the distance kernel that `choice` runs on this machine.
-    pub fn kernel_line(choice: solver_core::simd::Kernel) -> String {
+    pub fn kernel_line(choice: sparse::colored::simd::Kernel) -> String {
         match choice.resolve() {
             Ok(k) => format!("- distance kernel of `colored`: {k} (`--kernel {choice}`)\n"),
             Err(e) => format!("- distance kernel of `colored`: none ({e})\n"),

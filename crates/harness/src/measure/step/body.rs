@@ -133,7 +133,7 @@ pub fn measure_body(args: &StepArgs) -> Result<StepReport, Error> {
             threads: solver.report().threads,
             colors: solver.report().colors,
             per_substep: body.constraints().len() * args.passes.iterations,
-            kernel: solver.report().kernel.map(|k| k.name().to_string()),
+            kernel: solver.report().kernel.map(|k| k.to_string()),
             adapter: None,
         },
         Model::MassSpring(ms) => RunFacts {
@@ -194,7 +194,7 @@ pub fn measure_character(args: &StepArgs) -> Result<StepReport, Error> {
         threads: solver.report().threads,
         colors: solver.report().colors,
         per_substep: character.body.constraints().len() * args.passes.iterations,
-        kernel: solver.report().kernel.map(|k| k.name().to_string()),
+        kernel: solver.report().kernel.map(|k| k.to_string()),
         adapter: None,
     };
     let mut r = report(

@@ -239,7 +239,7 @@ fn run_world(args: &StepArgs, mut world: World, gravity: Vec3) -> Result<StepRep
         state_hash: format!("{:016x}", figures::state_hash(&all_x)),
         colors: solver.colors,
         ordering: "natural".into(),
-        kernel: solver.kernel.map(|k| k.name().to_string()),
+        kernel: solver.kernel.map(|k| k.to_string()),
         bending: 0,
         wind: false,
         distance_compliance: None,

@@ -1,8 +1,8 @@
 //! The SIMD kernels against their scalar twin, range-split invariance, and batch building.
 
 use super::*;
-use crate::constraints::{project_distance_scalar, DistanceConstraints};
-use crate::WobbleError;
+use solver_core::constraints::{project_distance_scalar, DistanceConstraints};
+use solver_core::WobbleError;
 
 /// splitmix64: a small deterministic generator, so failures reproduce.
 pub(super) struct Rng(pub u64);
@@ -430,14 +430,14 @@ fn greedy_colors(d: &DistanceConstraints, n: usize) -> Vec<Vec<u32>> {
 #[test]
 fn cloth_colors_load_mostly_as_windows_and_match_scalar_over_iterations() {
     // The standard cloth of docs/SCENES.md at n = 32 (the builder with its settings).
-    let mut body = crate::build::Cloth::new()
+    let mut body = solver_core::build::Cloth::new()
         .resolution(32, 32)
-        .at(glam::Vec3::Y)
+        .at(solver_core::glam::Vec3::Y)
         .pin_corners()
         .build()
         .unwrap();
     let n = body.particles.x.len();
-    let d = &body.constraints.distance;
+    let d = &body.constraints().distance;
     let colors = greedy_colors(d, n);
     assert_eq!(colors.len(), 6);
     let batches: Vec<EdgeBatch> = colors

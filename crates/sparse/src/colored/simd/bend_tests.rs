@@ -4,11 +4,11 @@
 
 use super::tests::{vector_kernels, Rng};
 use super::*;
-use crate::constraints::bending::DIHEDRAL_MAX_STEP;
-use crate::constraints::{
+use solver_core::constraints::bending::DIHEDRAL_MAX_STEP;
+use solver_core::constraints::{
     project_generic, project_tethers, ConstraintKind, DihedralBending, IsometricBending, Tethers,
 };
-use glam::Vec3;
+use solver_core::glam::Vec3;
 
 #[test]
 fn atan2_is_within_its_stated_error_in_every_quadrant() {

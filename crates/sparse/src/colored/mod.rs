@@ -60,7 +60,9 @@ use crate::parallel::{Pool, SharedMut};
 use crate::wavefront::Wavefront;
 use crate::{ColoredOptions, ColoringMethod, SolverOptions};
 use solver_core::constraints::{project_generic, DihedralBending, IsometricBending, Tethers};
-use solver_core::simd::{project_batch_range, BendBatch, EdgeBatch, Kernel, TetherBatch};
+pub mod simd;
+
+use simd::{project_batch_range, BendBatch, EdgeBatch, Kernel, TetherBatch};
 use solver_core::{Constraints, Packed4, Preparation, SolveState, Solver, WobbleError};
 use std::ops::Range;
 
@@ -812,7 +814,7 @@ impl Solver for Colored {
         solver_core::SolverReport {
             threads: self.pool.threads(),
             colors: self.colors,
-            kernel: Some(self.kernel),
+            kernel: Some(self.kernel.name()),
         }
     }
 }

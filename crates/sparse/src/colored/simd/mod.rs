@@ -3,7 +3,7 @@
 //!
 //! # Theory
 //! The XPBD distance update (Macklin, Müller, Chentanez 2016, eq. 18 with `|∇C| = 1`), the same
-//! as [`crate::constraints::project_distance_pair`]: with `d = x_i - x_j`, `α̃ = α / h²`,
+//! as [`solver_core::constraints::project_distance_pair`]: with `d = x_i - x_j`, `α̃ = α / h²`,
 //!
 //! ```text
 //! Δλ = (l0 - |d| - α̃ λ) / (w_i + w_j + α̃),   λ += Δλ,
@@ -82,8 +82,8 @@ pub use bend::{atan2_scalar, BendBatch, BendModel, ATAN_MAX_ERROR};
 pub use block::Job;
 pub use tether::TetherBatch;
 
-use crate::error::{Result, WobbleError};
-use crate::geometry::packed::Packed4;
+use solver_core::error::{Result, WobbleError};
+use solver_core::geometry::packed::Packed4;
 use std::fmt;
 use std::ops::Range;
 use std::str::FromStr;
@@ -203,7 +203,7 @@ impl fmt::Display for Kernel {
 impl FromStr for Kernel {
     type Err = WobbleError;
     fn from_str(s: &str) -> Result<Self> {
-        crate::error::parse_named("kernel", s, &Kernel::ALL, Kernel::name)
+        solver_core::error::parse_named("kernel", s, &Kernel::ALL, Kernel::name)
     }
 }
 
@@ -281,7 +281,7 @@ impl LaneBatch for EdgeBatch {
     unsafe fn project_scalar(job: Job<Self>) {
         let Job { x, b, lambda, .. } = job;
         for c in job.range {
-            crate::constraints::distance::project_distance_pair(
+            solver_core::constraints::project_distance_pair(
                 &mut *x.add(b.i[c] as usize),
                 &mut *x.add(b.j[c] as usize),
                 b.rest[c],

@@ -3,7 +3,7 @@
 //! twin.
 //!
 //! The updates are those of [`DihedralBending`] and [`IsometricBending`] through
-//! [`crate::constraints::project_generic`], rewritten so that they vectorize:
+//! [`solver_core::constraints::project_generic`], rewritten so that they vectorize:
 //!
 //! - dihedral: with `nA = e × (x2 - x0)`, `nB = (x3 - x0) × e`, the signed angle is
 //!   `θ = atan2(S, D)` with `S = -|e| (nA · b)`, `D = nA · nB` (`b = x3 - x0`; the generic
@@ -37,11 +37,11 @@ use super::block::arr4;
 use super::block::{Isa, Job};
 use super::lane::{positive_finite, Lane, V3, W};
 use super::{Kernel, LaneBatch, LANES};
-use crate::constraints::bending::{dihedral_deviation, DIHEDRAL_MAX_STEP};
-use crate::constraints::{DihedralBending, IsometricBending, MIN_DENOMINATOR};
-use crate::error::check_index;
-use crate::error::{Result, WobbleError};
-use crate::geometry::packed::Packed4;
+use solver_core::constraints::bending::{dihedral_deviation, DIHEDRAL_MAX_STEP};
+use solver_core::constraints::{DihedralBending, IsometricBending, MIN_DENOMINATOR};
+use solver_core::error::check_index;
+use solver_core::error::{Result, WobbleError};
+use solver_core::geometry::packed::Packed4;
 
 /// The bending model of a [`BendBatch`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -12,16 +12,16 @@
 //! thread-safe, so callers run tether batches on one thread.
 //!
 //! Each particle is one 16-byte gather and the lane update is the one of
-//! [`crate::constraints::project_tethers`] (skipped while `C <= 0`).
+//! [`solver_core::constraints::project_tethers`] (skipped while `C <= 0`).
 
 use super::block::arr4;
 use super::block::{Isa, Job};
 use super::lane::{positive_finite, Lane, V3, W};
 use super::{Kernel, LaneBatch, LANES};
-use crate::constraints::{Tethers, MIN_DENOMINATOR};
-use crate::error::check_index;
-use crate::error::{Result, WobbleError};
-use crate::geometry::packed::Packed4;
+use solver_core::constraints::{Tethers, MIN_DENOMINATOR};
+use solver_core::error::check_index;
+use solver_core::error::{Result, WobbleError};
+use solver_core::geometry::packed::Packed4;
 
 /// One batch of tethers of one table, laid out for the kernels; `ids[k]` is the table's id of
 /// the tether at position `k` (multiplier `lambda[k]` in every call).

@@ -29,9 +29,9 @@
 //! Whatever the layout, a block reads and writes only the particles of its own constraints.
 
 use super::LANES;
-use crate::constraints::DistanceConstraints;
-use crate::error::check_index;
-use crate::error::{Result, WobbleError};
+use solver_core::constraints::DistanceConstraints;
+use solver_core::error::check_index;
+use solver_core::error::{Result, WobbleError};
 
 /// Constraints per quad (four `Packed4` per side: 512 bits).
 pub(super) const QUAD: usize = 4;

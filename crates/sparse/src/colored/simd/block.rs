@@ -5,7 +5,7 @@
 
 use super::batch::{BlockKind, EdgeBatch, GATHER, PAIR, QUAD, RUN, STRIDE2};
 use super::{DETERMINISTIC, LANES};
-use crate::geometry::packed::Packed4;
+use solver_core::geometry::packed::Packed4;
 use std::ops::Range;
 
 /// `[e(0), e(1), e(2), e(3)]` for `arr4!(k => e(k))`: a macro, not a function of a closure,
