@@ -107,12 +107,12 @@ fn bends(c: &mut Criterion) {
         .iter()
         .map(|ids| BendBatch::dihedral(&table, ids, flag.len()).unwrap())
         .collect();
-    bench_bends(c, "dihedral_flag_32", &table, &batches, &flag.particles.x);
+    bench_bends(c, "dihedral_flag_32", &table, &batches, &flag.particles().x());
 
     // Isometric bending on the same flag.
     let mut iso_flag = scenes::flag(32).unwrap();
     let iso = IsometricBending::from_triangles(
-        &iso_flag.particles.x,
+        &iso_flag.particles().x(),
         &iso_flag.topology().triangles,
         1e-4,
     )
@@ -129,14 +129,14 @@ fn bends(c: &mut Criterion) {
         "isometric_flag_32",
         &iso,
         &batches,
-        &iso_flag.particles.x,
+        &iso_flag.particles().x(),
     );
 }
 
 fn tethers(c: &mut Criterion) {
     let cloth = scenes::cloth(64).unwrap();
     let t = Tethers::from_pins(
-        &cloth.particles.x,
+        &cloth.particles().x(),
         &cloth.constraints().distance,
         TetherDistance::Euclidean,
         2,
@@ -144,8 +144,8 @@ fn tethers(c: &mut Criterion) {
     )
     .unwrap();
     let x: Vec<Packed4> = cloth
-        .particles
-        .x
+        .particles()
+        .x()
         .iter()
         .map(|p| Packed4::new(Vec3::new(p.x * 1.2, p.y - 0.3, p.z * 1.2), p.w))
         .collect();
@@ -174,7 +174,7 @@ fn flag_step(c: &mut Criterion) {
     let plain = hung(scenes::cloth(32).unwrap());
     let mut tethered = plain.clone();
     let t = Tethers::from_pins(
-        &tethered.particles.x,
+        &tethered.particles().x(),
         &tethered.constraints().distance,
         TetherDistance::Euclidean,
         2,

@@ -68,15 +68,15 @@ fn bench_kind<K: ConstraintKind + 'static>(
 
 fn projections(c: &mut Criterion) {
     let cloth = scenes::cloth(64).unwrap();
-    let x = jitter(&cloth.particles.x, 0.005, 1);
+    let x = jitter(&cloth.particles().x(), 0.005, 1);
     let tris = &cloth.topology().triangles;
-    let dihedral = DihedralBending::from_triangles(&cloth.particles.x, tris, 1e-4).unwrap();
+    let dihedral = DihedralBending::from_triangles(&cloth.particles().x(), tris, 1e-4).unwrap();
     bench_kind(c, "dihedral_bending", &dihedral, &x, None);
-    let isometric = IsometricBending::from_triangles(&cloth.particles.x, tris, 1e-4).unwrap();
+    let isometric = IsometricBending::from_triangles(&cloth.particles().x(), tris, 1e-4).unwrap();
     bench_kind(c, "isometric_bending", &isometric, &x, None);
 
     let tethers = Tethers::from_pins(
-        &cloth.particles.x,
+        &cloth.particles().x(),
         &cloth.constraints().distance,
         TetherDistance::Euclidean,
         2,
@@ -91,11 +91,11 @@ fn projections(c: &mut Criterion) {
     bench_kind(c, "tether", &tethers, &stretched, Some(project_tethers));
 
     let cube = scenes::cube(8).unwrap();
-    let xc = jitter(&cube.particles.x, 0.003, 2);
-    let volume = TetVolume::new(&cube.particles.x, &cube.topology().tets, 1e-6).unwrap();
+    let xc = jitter(&cube.particles().x(), 0.003, 2);
+    let volume = TetVolume::new(&cube.particles().x(), &cube.topology().tets, 1e-6).unwrap();
     bench_kind(c, "tet_volume", &volume, &xc, Some(project_tet_volumes));
     let nh = NeoHookean::new(
-        &cube.particles.x,
+        &cube.particles().x(),
         &cube.topology().tets,
         &Material::new(1e5, 0.3).unwrap(),
     )
@@ -104,9 +104,9 @@ fn projections(c: &mut Criterion) {
 
     for s in [3usize, 5] {
         let jelly = scenes::jelly(s).unwrap();
-        let xj = jitter(&jelly.particles.x, 0.002, 3);
+        let xj = jitter(&jelly.particles().x(), 0.002, 3);
         let surface =
-            SurfaceVolume::new(&jelly.particles.x, &jelly.topology().triangles, 0.0).unwrap();
+            SurfaceVolume::new(&jelly.particles().x(), &jelly.topology().triangles, 0.0).unwrap();
         let mut g = c.benchmark_group(format!(
             "projection/surface_volume_{}_particles",
             jelly.len()
@@ -128,8 +128,8 @@ fn projections(c: &mut Criterion) {
 fn bumpy_sheet(n: usize) -> (Vec<[u32; 3]>, Vec<Packed4>) {
     let body = scenes::cloth(n).unwrap();
     let x = body
-        .particles
-        .x
+        .particles()
+        .x()
         .iter()
         .map(|p| {
             let y = 1.0 + 0.05 * (13.0 * p.x).sin() * (11.0 * p.z).cos();

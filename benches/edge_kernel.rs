@@ -70,7 +70,7 @@ fn hanging_cloth(n: usize) -> (Vec<Packed4>, DistanceConstraints, Vec<EdgeBatch>
     }
     let d = body.constraints().distance.clone();
     let batches = common::distance_batches(&body);
-    (body.particles.x, d, batches)
+    (body.particles().x().to_vec(), d, batches)
 }
 
 fn edge_kernel(c: &mut Criterion) {

@@ -31,8 +31,8 @@ fn skinned(method: SkinningMethod) -> (Body, Skin, [Mat4; 4]) {
     let n = body.len();
     let at = |j: usize| Vec3::new(j as f32 / 3.0, 1.0, 0.5);
     let weights = body
-        .particles
-        .x
+        .particles()
+        .x()
         .iter()
         .map(|p| {
             let w = [0, 1, 2, 3].map(|j| 1.0 / (0.05 + (p.xyz() - at(j)).length()));
@@ -83,13 +83,13 @@ fn skin_costs(c: &mut Criterion) {
         .find_map(|k| k.as_any().downcast_ref::<SkinConstraints>())
         .expect("the skin table")
         .clone();
-    let mut x = body.particles.x.clone();
+    let mut x = body.particles().x().to_vec();
     let mut lambda = vec![0.0f32; table.len()];
     g.bench_function("skinned constraints (per iteration)", |b| {
         b.iter(|| table.project_all(black_box(&mut x), &mut lambda, 0.0, 1.0))
     });
     let distance = body.constraints().distance.clone();
-    let mut x = body.particles.x.clone();
+    let mut x = body.particles().x().to_vec();
     let mut lambda = vec![0.0f32; distance.len()];
     g.bench_function("distance constraints (per iteration)", |b| {
         b.iter(|| {
@@ -109,7 +109,7 @@ fn skin_costs(c: &mut Criterion) {
         format!("distance constraints, colored {k}")
     }));
     for kernel in kernels {
-        let mut x = body.particles.x.clone();
+        let mut x = body.particles().x().to_vec();
         let mut lambdas: Vec<Vec<f32>> = batches.iter().map(|b| vec![0.0; b.len()]).collect();
         let label = format!("distance constraints, colored {kernel} (per iteration)");
         g.bench_function(label, |b| {

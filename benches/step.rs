@@ -59,7 +59,7 @@ fn bench_hanging_steps_with(
     g.bench_function(id, |b| {
         b.iter(|| {
             step(&mut body, &params, solver.as_mut(), None).expect("step");
-            black_box(&body.particles.x);
+            black_box(&body.particles().x());
         })
     });
 }

@@ -76,9 +76,9 @@ fn main() {
             }
         }
         // The checks change nothing: every copy is at the same state.
-        let x0 = &runs[0].0.particles.x;
+        let x0 = &runs[0].0.particles().x();
         assert!(
-            runs.iter().all(|(b, _)| &b.particles.x == x0),
+            runs.iter().all(|(b, _)| &b.particles().x() == x0),
             "the variants drifted apart"
         );
         println!(

@@ -61,7 +61,7 @@ fn four_bodies() -> World {
         let sc = first.self_collision().expect("self-collision");
         let (thickness, max_travel) = (sc.thickness, sc.max_travel);
         let mut body = one.remove_body(first.handle()).expect("the cloth");
-        for p in body.particles.x.iter_mut() {
+        for p in body.particles_mut().x_mut().iter_mut() {
             p.set_xyz(p.xyz() + Vec3::new(2.0 * k as f32, 0.0, 0.0));
         }
         let cloth = world.add_body(body, None).expect("body");

@@ -62,7 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let Shape::Capsule { a, b, radius } = proxy(torso(0.0)) else {
         unreachable!()
     };
-    cape.add_collider(Collider::capsule(a, b, radius)?);
+    cape.add_collider(Collider::capsule(a, b, radius)?)?;
     skin.hard_skin(&mut cape, &[torso(0.0)])?; // spawn on the skin
 
     let params = StepParams {
@@ -82,7 +82,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         step(&mut cape, &params, &mut solver, None)?;
         // Positions and normals out, straight into the renderer's vertex buffers.
         cape.positions_into(&mut positions)?;
-        vertex_normals_into(&cape.topology().triangles, &cape.particles.x, &mut normals)?;
+        vertex_normals_into(&cape.topology().triangles, &cape.particles().x(), &mut normals)?;
         for (p, s) in positions.iter().zip(skin.skinned()) {
             farthest = farthest.max((Vec3::from(*p) - *s).length());
         }
@@ -95,7 +95,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("farthest vertex from its skin: {farthest:.3} m (max distance 0.4 m)");
     let inside = positions
         .iter()
-        .filter(|p| cape.colliders[0].shape.signed_distance(Vec3::from(**p)).0 < -1e-3)
+        .filter(|p| cape.colliders()[0].shape.signed_distance(Vec3::from(**p)).0 < -1e-3)
         .count();
     println!("vertices inside the body proxy: {inside}");
     println!("normal of vertex 0: {:?}", normals[0]);

@@ -18,7 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let render = icosphere(Vec3::Y, 0.25, 4)?;
     let embedding = Embedding::on_surface(
         &render.positions,
-        &jelly.particles.x,
+        &jelly.particles().x(),
         &jelly.topology().triangles,
     )?;
     let normals = VertexNormals::new(&render.triangles, render.positions.len())?;
@@ -30,11 +30,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..90 {
         step(&mut jelly, &StepParams::default(), &mut solver, None)?;
         // What a renderer does every frame: place the render vertices, then shade them.
-        embedding.update(&jelly.particles.x, &mut out, &mut scratch)?;
+        embedding.update(&jelly.particles().x(), &mut out, &mut scratch)?;
         normals.compute(&out, &mut out_normals)?;
     }
 
-    jelly.particles.positions_into(&mut sim)?;
+    jelly.particles().positions_into(&mut sim)?;
     let centre = |v: &[Vec3]| v.iter().sum::<Vec3>() / v.len() as f32;
     let (c_render, c_sim) = (centre(&out), centre(&sim));
     let outward = out

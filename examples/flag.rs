@@ -19,19 +19,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         iterations: 4,
         ..StepParams::default()
     };
-    let wind = flag.wind.ok_or("the flag has wind")?.velocity;
+    let wind = flag.wind().ok_or("the flag has wind")?.velocity;
     let edge = builder.free_edge();
     let (mut vertices, mut normals) = (vec![Vec3::ZERO; flag.len()], vec![[0.0f32; 3]; flag.len()]);
     let edge_centre =
         |v: &[Vec3]| edge.iter().map(|&i| v[i as usize]).sum::<Vec3>() / edge.len() as f32;
-    flag.particles.positions_into(&mut vertices)?;
+    flag.particles().positions_into(&mut vertices)?;
     let start = edge_centre(&vertices);
 
     let frames = 300;
     for _ in 0..frames {
         step(&mut flag, &params, &mut solver, None)?;
-        flag.particles.positions_into(&mut vertices)?;
-        vertex_normals_into(&flag.topology().triangles, &flag.particles.x, &mut normals)?;
+        flag.particles().positions_into(&mut vertices)?;
+        vertex_normals_into(&flag.topology().triangles, &flag.particles().x(), &mut normals)?;
     }
 
     let (mean, max) = figures::stretch(&flag);

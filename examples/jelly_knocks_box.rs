@@ -18,18 +18,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The 162-particle jelly (1 kg, radius 0.25 m), moved onto the ledge a centimetre above its
     // top and sliding towards the box at 3 m/s; rapier's ground replaces the jelly's own plane.
     let mut jelly = scenes::jelly(2)?;
-    jelly.colliders.clear();
+    jelly.clear_colliders();
     let shift = Vec3::new(-0.8, LEDGE_TOP + 0.25 + 0.02 - 1.0, 0.0);
-    for (x, v) in jelly
-        .particles
-        .x
-        .iter_mut()
-        .zip(jelly.particles.v.iter_mut())
-    {
+    let slices = jelly.particles_mut().slices_mut();
+    for (x, v) in slices.x.iter_mut().zip(slices.v.iter_mut()) {
         x.set_xyz(x.xyz() + shift);
         v.set_xyz(Vec3::new(3.0, 0.0, 0.0));
     }
-    jelly.particles.x_prev.clone_from(&jelly.particles.x);
+    slices.x_prev.copy_from_slice(slices.x);
     let mut coupling = RapierCoupling::new(jelly, None)?;
     coupling.friction = 0.2;
 

@@ -28,13 +28,13 @@ fn hammocks(executor: Arc<dyn Executor>) -> Result<World, Box<dyn std::error::Er
             .pin(n * (n - 1))
             .pin(n * n - 1)
             .build()?;
-        hammock.add_collider(Collider::ground(0.5, 0.0));
+        hammock.add_collider(Collider::ground(0.5, 0.0))?;
         world.add_body(hammock, None)?;
         let mut ball = SoftBody::sphere(0.2, 2)
             .at(centre + Vec3::new(0.0, 0.35, 0.0))
             .mass(0.25)
             .build()?;
-        ball.add_collider(Collider::ground(0.5, 0.0));
+        ball.add_collider(Collider::ground(0.5, 0.0))?;
         world.add_body(ball, None)?;
     }
     Ok(world)
@@ -56,15 +56,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let hash = |w: &World| {
         let x: Vec<_> = w
             .bodies()
-            .flat_map(|b| b.body().particles.x.clone())
+            .flat_map(|b| b.body().particles().x().to_vec())
             .collect();
         figures::state_hash(&x)
     };
     let world = &worlds[0];
     let lowest = |i: usize| {
         let b = world.bodies().nth(i).expect("a body").body();
-        b.particles
-            .x
+        b.particles()
+            .x()
             .iter()
             .map(|p| p.y)
             .fold(f32::INFINITY, f32::min)

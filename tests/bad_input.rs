@@ -119,7 +119,7 @@ fn bad_input_cases() -> BTreeMap<&'static str, Vec<String>> {
     m.insert(
         "zero-length-constraint",
         vec![err(DistanceConstraints::default().push_rest(
-            &coincident.x,
+            &coincident.x(),
             0,
             1,
             0.0,
@@ -154,7 +154,7 @@ fn bad_input_cases() -> BTreeMap<&'static str, Vec<String>> {
     let mut body = scenes::cloth(4).unwrap();
     let mut gs = GaussSeidel::new();
     step(&mut body, &d, &mut gs, None).unwrap();
-    body.particles.force[7].z = f32::NAN;
+    body.particles_mut().force_mut()[7].z = f32::NAN;
     m.insert(
         "non-finite-force",
         vec![err(step(&mut body, &d, &mut gs, None))],
@@ -172,23 +172,21 @@ fn bad_input_cases() -> BTreeMap<&'static str, Vec<String>> {
     };
     m.insert(
         "non-finite-position",
-        spoilt(&|b| b.particles.x[6].y = f32::NAN),
+        spoilt(&|b| b.particles_mut().x_mut()[6].y = f32::NAN),
     );
     m.insert(
         "non-finite-velocity",
-        spoilt(&|b| b.particles.v[6].x = f32::INFINITY),
+        spoilt(&|b| b.particles_mut().v_mut()[6].x = f32::INFINITY),
     );
     m.insert(
         "negative-inverse-mass",
-        spoilt(&|b| b.particles.x[6].w = -1.0),
+        spoilt(&|b| b.particles_mut().x_mut()[6].w = -1.0),
     );
-    m.insert(
-        "non-finite-pin-target",
-        spoilt(&|b| {
-            let a = b.attach(3).unwrap();
-            b.attachments[a].to.z = f32::NAN;
-        }),
-    );
+    m.insert("non-finite-pin-target", {
+        let mut body = scenes::cloth(4).unwrap();
+        let a = body.attach(3).unwrap();
+        vec![err(body.move_attachment(a, Vec3::new(0.0, 0.0, f32::NAN)))]
+    });
     m.insert(
         "non-finite-drag-target",
         spoilt(&|b| {
@@ -206,9 +204,9 @@ fn bad_input_cases() -> BTreeMap<&'static str, Vec<String>> {
     // Pins released, so that the constraints cannot hand the momentum to them.
     let mut body = scenes::cloth(4).unwrap();
     for i in [0, 3] {
-        body.particles.set_mass(i, 1.0 / 16.0).unwrap();
+        body.particles_mut().set_mass(i, 1.0 / 16.0).unwrap();
     }
-    body.particles.force[5].x = 1e9;
+    body.particles_mut().force_mut()[5].x = 1e9;
     m.insert(
         "speed-above-bound",
         vec![err(step(&mut body, &d, &mut GaussSeidel::new(), None))],
@@ -234,8 +232,8 @@ fn run_extreme(e: &Extreme) -> String {
     body.constraints_mut().distance.set_compliance(e.compliance);
     if let Some(m) = e.mass {
         for i in 0..body.len() {
-            if body.particles.mass[i] > 0.0 {
-                if let Err(err) = body.particles.set_mass(i, m) {
+            if body.particles().mass()[i] > 0.0 {
+                if let Err(err) = body.particles_mut().set_mass(i, m) {
                     return err.to_string();
                 }
             }
@@ -248,8 +246,8 @@ fn run_extreme(e: &Extreme) -> String {
             return err.to_string();
         }
         let far = body
-            .particles
-            .x
+            .particles()
+            .x()
             .iter()
             .any(|p| p.xyz().abs().max_element() > 3.0);
         if !figures::all_finite(&body) || far {

@@ -53,7 +53,7 @@ fn run_kernel(
             .max(f.skin_backstop_violations);
         worst.proxy_penetrations = worst.proxy_penetrations.max(f.proxy_penetrations);
     }
-    (worst, figures::state_hash(&c.body.particles.x))
+    (worst, figures::state_hash(&c.body.particles().x()))
 }
 
 #[test]

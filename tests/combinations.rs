@@ -82,7 +82,7 @@ const MIDDLE: u32 = 8 * 4 + 4;
 /// Moves the body's first collider, the sphere of [`drape_sphere`], up into the cloth and back
 /// down, so that its contacts with the cloth come and go.
 fn bob(body: &mut Body, frame: usize) {
-    if let wobble::core::Shape::Sphere { center, .. } = &mut body.colliders[0].shape {
+    if let wobble::core::Shape::Sphere { center, .. } = &mut body.colliders_mut()[0].shape {
         center.y = 0.35 + 0.2 * (frame as f32 * 0.15).sin();
     }
 }
@@ -94,7 +94,7 @@ fn pusher() -> Collider {
 
 /// Moves the body's second collider, the [`pusher`], along x through the middle and back.
 fn push(body: &mut Body, frame: usize) {
-    if let wobble::core::Shape::Sphere { center, .. } = &mut body.colliders[1].shape {
+    if let wobble::core::Shape::Sphere { center, .. } = &mut body.colliders_mut()[1].shape {
         center.x = 0.6 * (frame as f32 * 0.03).cos();
     }
 }
@@ -111,11 +111,11 @@ fn bobbing(mut hook: Option<Hook>) -> Option<Hook> {
 fn feature(name: &str) -> (Body, Option<Hook>) {
     let (body, hook) = feature_body(name);
     let hanging = body
-        .colliders
+        .colliders()
         .first()
         .is_some_and(|c| c.shape == drape_sphere().shape);
     let solid = body
-        .colliders
+        .colliders()
         .get(1)
         .is_some_and(|c| c.shape == pusher().shape);
     let hook = if hanging {
@@ -138,7 +138,7 @@ fn feature_body(name: &str) -> (Body, Option<Hook>) {
         "tethers" => {
             let mut body = hanging().build().unwrap();
             let tethers = Tethers::from_pins(
-                &body.particles.x,
+                &body.particles().x(),
                 &body.constraints().distance,
                 TetherDistance::Graph,
                 2,
@@ -162,7 +162,7 @@ fn feature_body(name: &str) -> (Body, Option<Hook>) {
             let mut body = tet_cube().build().unwrap();
             let tets = body.topology().tets.clone();
             let table =
-                NeoHookean::new(&body.particles.x, &tets, &Material::new(2e4, 0.3).unwrap())
+                NeoHookean::new(&body.particles().x(), &tets, &Material::new(2e4, 0.3).unwrap())
                     .unwrap();
             *body.constraints_mut() = Constraints::default();
             body.constraints_mut().push_kind(Box::new(table));
@@ -171,7 +171,7 @@ fn feature_body(name: &str) -> (Body, Option<Hook>) {
         "attachments" => {
             let mut body = cloth().collider(drape_sphere()).build().unwrap();
             let held = [body.attach(0).unwrap(), body.attach(7).unwrap()];
-            let start = [body.particles.position(0), body.particles.position(7)];
+            let start = [body.particles().position(0), body.particles().position(7)];
             let hook: Hook = Box::new(move |body, frame| {
                 // The two held corners swing towards each other and back.
                 let s = 0.15 * (frame as f32 * 0.1).sin();
@@ -186,7 +186,7 @@ fn feature_body(name: &str) -> (Body, Option<Hook>) {
             let hook: Hook = Box::new(move |body, frame| {
                 if frame == 10 {
                     // A ray from above the middle of the cloth, as a mouse pick.
-                    let from = body.particles.position(MIDDLE as usize) + Vec3::Y;
+                    let from = body.particles().position(MIDDLE as usize) + Vec3::Y;
                     let mut picker = Picker::new(body)?;
                     let hit = picker
                         .pick(body, from, -Vec3::Y, 2.0)?
@@ -212,7 +212,7 @@ fn feature_body(name: &str) -> (Body, Option<Hook>) {
                 body.attach(j * 8).unwrap();
             }
             let right: Vec<usize> = (0..8).map(|j| body.attach(j * 8 + 7).unwrap()).collect();
-            let start: Vec<Vec3> = (0..8).map(|j| body.particles.position(j * 8 + 7)).collect();
+            let start: Vec<Vec3> = (0..8).map(|j| body.particles().position(j * 8 + 7)).collect();
             let rule = Tearing {
                 threshold: 0.2,
                 max_per_step: 2,
@@ -250,7 +250,7 @@ fn feature_body(name: &str) -> (Body, Option<Hook>) {
         }
         "wind" => {
             let mut body = hanging().bending(Bending::Dihedral(1e-2)).build().unwrap();
-            body.wind = Some(Wind::new(Vec3::new(0.0, 0.0, 4.0), 1.2, 1.0, 0.2).unwrap());
+            body.set_wind(Some(Wind::new(Vec3::new(0.0, 0.0, 4.0), 1.2, 1.0, 0.2).unwrap())).unwrap();
             Ok(body)
         }
         // A free cloth falling onto each collider shape.
@@ -353,7 +353,7 @@ impl Sim {
             Sim::Step(body, _) => body,
             Sim::World(world, h) => world.body_mut(*h).unwrap().body_mut(),
             #[cfg(feature = "rapier")]
-            Sim::Rapier(c) => &mut c.body,
+            Sim::Rapier(c) => c.body_mut(),
         }
     }
 
@@ -389,8 +389,8 @@ fn run(feature_name: &str, kind: SolverKind, way: &str, threads: usize) -> Optio
     );
     let (body, mut hook) = feature(feature_name);
     let (lo, hi) = body
-        .particles
-        .x
+        .particles()
+        .x()
         .iter()
         .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), p| {
             (lo.min(p.xyz()), hi.max(p.xyz()))
@@ -441,13 +441,13 @@ fn run(feature_name: &str, kind: SolverKind, way: &str, threads: usize) -> Optio
     Some(Outcome {
         height: height as f32,
         size: (hi - lo).length(),
-        hash: figures::state_hash(&body.particles.x),
+        hash: figures::state_hash(&body.particles().x()),
     })
 }
 
 /// The centre of the body's particles (all of equal mass in these rows).
 fn centre(body: &Body) -> Vec3 {
-    let x = &body.particles.x;
+    let x = &body.particles().x();
     x.iter().map(|p| p.xyz()).sum::<Vec3>() / x.len() as f32
 }
 

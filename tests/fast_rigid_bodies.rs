@@ -36,12 +36,12 @@ fn soft(kind: Soft) -> (Body, f32) {
     match kind {
         Soft::Jelly => {
             let mut body = scenes::jelly(2).expect("the jelly builds");
-            body.colliders.clear();
-            for x in body.particles.x.iter_mut() {
+            body.clear_colliders();
+            for x in body.particles_mut().x_mut().iter_mut() {
                 let p = x.xyz() - Vec3::new(0.0, 1.0, 0.0);
                 x.set_xyz(p);
             }
-            body.particles.x_prev.clone_from(&body.particles.x);
+            body.particles().x_prev().clone_from(&body.particles().x());
             (body, 0.25)
         }
         Soft::Cube => (
@@ -109,7 +109,7 @@ fn scene_with_mass(
     mass: Option<f32>,
 ) -> Run {
     let (body, soft_half) = soft(soft_kind);
-    let mass = mass.unwrap_or_else(|| body.particles.mass.iter().sum::<f32>());
+    let mass = mass.unwrap_or_else(|| body.particles().mass().iter().sum::<f32>());
     let mut coupling = RapierCoupling::new(body, None).unwrap();
     coupling.rapier.gravity = Vector::ZERO;
     let (collider, half) = rigid(rigid_kind, soft_kind, mass);
@@ -142,9 +142,9 @@ fn params() -> StepParams {
 
 /// The soft body's centre of mass.
 fn com(body: &Body) -> Vec3 {
-    let p = &body.particles;
-    let m: f32 = p.mass.iter().sum();
-    (0..p.len()).map(|i| p.x[i].xyz() * p.mass[i]).sum::<Vec3>() / m
+    let p = &body.particles();
+    let m: f32 = p.mass().iter().sum();
+    (0..p.len()).map(|i| p.x()[i].xyz() * p.mass()[i]).sum::<Vec3>() / m
 }
 
 /// What a run of `frames` frames showed.
@@ -196,7 +196,7 @@ fn run_with_mass(
     };
     for _ in 0..frames {
         run.coupling.step(&params()).unwrap();
-        let body = &run.coupling.body;
+        let body = &run.coupling.body();
         out.finite &= figures::all_finite(body);
         out.deepest = out.deepest.max(deepest_inside(&run.coupling, run.collider));
         out.stretch = out.stretch.max(figures::stretch(body).1);
@@ -204,8 +204,8 @@ fn run_with_mass(
         out.lead = out.lead.min(x - run.half - com(body).x);
     }
     out.momentum_error = (run.coupling.momentum() - before).length() / before.length();
-    out.final_stretch = figures::stretch(&run.coupling.body).1;
-    out.final_volume = figures::volume_ratio(&run.coupling.body).expect("closed soft bodies");
+    out.final_stretch = figures::stretch(&run.coupling.body()).1;
+    out.final_volume = figures::volume_ratio(&run.coupling.body()).expect("closed soft bodies");
     out.velocity = run.coupling.rigid_body(run.body).unwrap().linvel().x;
     out
 }
@@ -361,9 +361,9 @@ fn the_swept_test_is_deterministic() {
         }
         let x: Vec<[u32; 3]> = run
             .coupling
-            .body
-            .particles
-            .x
+            .body()
+            .particles()
+            .x()
             .iter()
             .map(|p| p.xyz().to_array().map(f32::to_bits))
             .collect();

@@ -51,11 +51,11 @@ fn push(config: &common::Config, substeps: usize) -> Result<(f64, f64), String> 
         ..Default::default()
     };
     let mut solver = config.solver();
-    let total: f64 = body.particles.mass.iter().map(|&m| m as f64).sum();
+    let total: f64 = body.particles().mass().iter().map(|&m| m as f64).sum();
     for _ in 0..STEPS {
         for i in 0..body.len() {
-            let share = body.particles.mass[i] as f64 / total;
-            body.particles
+            let share = body.particles().mass()[i] as f64 / total;
+            body.particles_mut()
                 .add_force(i, Vec3::new((FORCE as f64 * share) as f32, 0.0, 0.0))
                 .map_err(|e| e.to_string())?;
         }
@@ -66,9 +66,9 @@ fn push(config: &common::Config, substeps: usize) -> Result<(f64, f64), String> 
     body.positions_f64_into(&mut world)
         .map_err(|e| e.to_string())?;
     for (i, &p) in world.iter().enumerate() {
-        let m = body.particles.mass[i] as f64;
+        let m = body.particles().mass()[i] as f64;
         x += p * m;
-        v += body.particles.velocity(i).as_dvec3() * m;
+        v += body.particles().velocity(i).as_dvec3() * m;
     }
     let (x, v) = (x / total, v / total);
     let a = FORCE as f64 / MASS as f64;

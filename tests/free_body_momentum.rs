@@ -38,8 +38,8 @@ const SPIN: f32 = 1.0;
 fn spun(config: &common::Config, spin: f32, iterations: usize) -> Result<(Body, Body), String> {
     let mut body = free_cloth(16).map_err(|e| e.to_string())?;
     let centre = Vec3::new(0.5, 1.0, 0.5);
-    let x = body.particles.positions();
-    for (v, x) in body.particles.v.iter_mut().zip(x) {
+    let x = body.particles().positions();
+    for (v, x) in body.particles_mut().v_mut().iter_mut().zip(x) {
         v.set_xyz((spin * Vec3::Y).cross(x - centre));
     }
     let start = body.clone();

@@ -17,7 +17,7 @@ fn a_flag_on_a_pole_flutters_in_the_wind_and_reads_back() -> Result<(), WobbleEr
     let mut solver = colored.build(&SolverOptions::default())?; // a Box, passed as it is
     let mut vertices = vec![[0.0f32; 3]; flag.len()];
     let mut normals = vec![Vec3::ZERO; flag.len()];
-    flag.particles.positions_into(&mut vertices)?;
+    flag.particles().positions_into(&mut vertices)?;
     let (pole, edge): (Vec<[f32; 3]>, Vec<u32>) = (
         (0..32).map(|j| vertices[j * 32]).collect(),
         builder.free_edge(),
@@ -30,8 +30,8 @@ fn a_flag_on_a_pole_flutters_in_the_wind_and_reads_back() -> Result<(), WobbleEr
     };
     for _ in 0..120 {
         step(&mut flag, &params, &mut solver, None)?;
-        flag.particles.positions_into(&mut vertices)?;
-        vertex_normals_into(&flag.topology().triangles, &flag.particles.x, &mut normals)?;
+        flag.particles().positions_into(&mut vertices)?;
+        vertex_normals_into(&flag.topology().triangles, &flag.particles().x(), &mut normals)?;
     }
     assert!(vertices.iter().flatten().all(|c| c.is_finite()));
     for (j, p) in pole.iter().enumerate() {
@@ -67,10 +67,10 @@ fn a_jelly_dropped_near_a_sphere_slides_off_it_and_keeps_its_volume() -> Result<
     let mut deepest = 0.0f32;
     for _ in 0..150 {
         step(&mut jelly, &StepParams::default(), &mut solver, None)?;
-        jelly.particles.positions_into(&mut vertices)?;
+        jelly.particles().positions_into(&mut vertices)?;
         vertex_normals_into(
             &jelly.topology().triangles,
-            &jelly.particles.x,
+            &jelly.particles().x(),
             &mut normals,
         )?;
         for v in &vertices {
@@ -168,8 +168,8 @@ fn a_boxed_solver_steps_exactly_as_the_solver_it_boxes() -> Result<(), WobbleErr
         step(&mut b, &StepParams::default(), &mut plain, None)?;
     }
     assert_eq!(
-        figures::state_hash(&a.particles.x),
-        figures::state_hash(&b.particles.x)
+        figures::state_hash(&a.particles().x()),
+        figures::state_hash(&b.particles().x())
     );
     assert_eq!(wobble::Solver::name(&boxed), "gs");
     Ok(())
@@ -179,14 +179,14 @@ fn a_boxed_solver_steps_exactly_as_the_solver_it_boxes() -> Result<(), WobbleErr
 fn read_back_refuses_buffers_of_the_wrong_length() -> Result<(), WobbleError> {
     let cloth = Cloth::new().resolution(4, 4).build()?;
     let mut short = vec![[0.0f32; 3]; 15];
-    let err = cloth.particles.positions_into(&mut short).unwrap_err();
+    let err = cloth.particles().positions_into(&mut short).unwrap_err();
     assert!(
         err.to_string().contains("15 entries for 16 particles"),
         "{err}"
     );
     let mut long = vec![Vec3::ZERO; 17];
     assert!(
-        vertex_normals_into(&cloth.topology().triangles, &cloth.particles.x, &mut long).is_err()
+        vertex_normals_into(&cloth.topology().triangles, &cloth.particles().x(), &mut long).is_err()
     );
     Ok(())
 }

@@ -16,7 +16,7 @@ fn middle_hit(body: &Body) -> Hit {
     let t = body.topology().triangles.len() / 2;
     let corners = body.topology().triangles[t];
     let point = (0..3)
-        .map(|k| body.particles.position(corners[k] as usize))
+        .map(|k| body.particles().position(corners[k] as usize))
         .sum::<Vec3>()
         / 3.0;
     Hit {
@@ -73,14 +73,14 @@ fn grab_and_release_keep_the_topology_and_match_a_re_prepared_twin() {
                 // twin's re-prepare at the release starts it anew, so from there on the two
                 // trajectories part; the kept one must stay sane.
                 assert!(
-                    body.particles.x.iter().all(|p| p.xyz().is_finite()),
+                    body.particles().x().iter().all(|p| p.xyz().is_finite()),
                     "{}: frame {frame}",
                     config.label
                 );
             } else {
                 assert_eq!(
-                    state_hash(&body.particles.x),
-                    state_hash(&twin.particles.x),
+                    state_hash(&body.particles().x()),
+                    state_hash(&twin.particles().x()),
                     "{}: frame {frame}",
                     config.label
                 );

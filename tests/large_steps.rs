@@ -25,7 +25,7 @@ fn dt_10_s_is_refused_by_default_and_changes_nothing() {
         let mut body = scenes::cloth(8).unwrap();
         let mut s = solver(name);
         step(&mut body, &StepParams::default(), s.as_mut(), None).unwrap();
-        let (x, v) = (body.particles.x.clone(), body.particles.v.clone());
+        let (x, v) = (body.particles().x().to_vec(), body.particles().v().to_vec());
         let params = StepParams {
             dt: 10.0,
             ..Default::default()
@@ -47,8 +47,8 @@ fn dt_10_s_is_refused_by_default_and_changes_nothing() {
         for part in ["dt = 10 s", "max_substeps = 16", "step a shorter dt"] {
             assert!(text.contains(part), "{name}: {text}");
         }
-        assert_eq!(body.particles.x, x, "{name}");
-        assert_eq!(body.particles.v, v, "{name}");
+        assert_eq!(body.particles().x(), x, "{name}");
+        assert_eq!(body.particles().v(), v, "{name}");
     }
 }
 
@@ -86,8 +86,8 @@ fn dt_10_s_with_the_cap_raised_substeps_safely() {
             "{name} step {k}: stretch {mean} (max {max})"
         );
         assert!(
-            body.particles
-                .x
+            body.particles()
+                .x()
                 .iter()
                 .all(|p| p.xyz().abs().max_element() < 3.0),
             "{name} step {k}: left the 3 m box"

@@ -19,8 +19,8 @@ use wobble::{figures, Body, GaussSeidel, RapierCoupling, StepParams, WobbleError
 /// particle moving at `velocity`.
 fn jelly(velocity: Vec3) -> Body {
     let mut body = scenes::jelly(1).expect("the jelly builds");
-    body.colliders.clear();
-    for v in body.particles.v.iter_mut() {
+    body.clear_colliders();
+    for v in body.particles_mut().v_mut().iter_mut() {
         v.set_xyz(velocity);
     }
     body
@@ -148,7 +148,7 @@ fn contacts_inside_the_iterations_against_a_projection_after_the_step() {
     let mut inside = (0.0f32, 0.0f64);
     for _ in 0..60 {
         coupling.step(&params).unwrap();
-        distortion(&coupling.body, &mut inside);
+        distortion(&coupling.body(), &mut inside);
     }
     let inside_error = (coupling.momentum() - before).length() / before.length();
 
@@ -176,10 +176,10 @@ fn contacts_inside_the_iterations_against_a_projection_after_the_step() {
             let mp = rb.mass_properties();
             let com = Vec3::new(mp.world_com.x, mp.world_com.y, mp.world_com.z);
             let mut pushes = Vec::new();
-            let p = &mut body.particles;
+            let p = body.particles_mut();
             for i in 0..p.len() {
-                let w = p.x[i].w;
-                let x = p.x[i].xyz();
+                let w = p.x()[i].w;
+                let x = p.x()[i].xyz();
                 let hit = shape.project_point(&pose, Vector::new(x.x, x.y, x.z), false);
                 let surface = Vec3::new(hit.point.x, hit.point.y, hit.point.z);
                 let d = x - surface;
@@ -199,9 +199,9 @@ fn contacts_inside_the_iterations_against_a_projection_after_the_step() {
                 let i_rn = mp.effective_world_inv_inertia * Vector::new(rn.x, rn.y, rn.z);
                 let w_b = mp.effective_inv_mass.x + rn.dot(Vec3::new(i_rn.x, i_rn.y, i_rn.z));
                 let push = n * ((thickness - distance) * w / (w + w_b));
-                p.x[i].set_xyz(x + push);
-                let v = p.v[i].xyz();
-                p.v[i].set_xyz(v + push / h);
+                p.x_mut()[i].set_xyz(x + push);
+                let v = p.v()[i].xyz();
+                p.v_mut()[i].set_xyz(v + push / h);
                 pushes.push((-push / (w * h), surface));
             }
             let rb = &mut world.bodies[box_handle];
@@ -217,7 +217,7 @@ fn contacts_inside_the_iterations_against_a_projection_after_the_step() {
         distortion(&body, &mut after);
     }
     let soft: Vec3 = (0..body.len())
-        .map(|i| body.particles.velocity(i) * body.particles.mass[i])
+        .map(|i| body.particles().velocity(i) * body.particles().mass()[i])
         .sum();
     let rb = &world.bodies[box_handle];
     let rigid = Vec3::new(rb.linvel().x, rb.linvel().y, rb.linvel().z) * rb.mass();
@@ -253,7 +253,7 @@ fn a_moving_rapier_box_pushes_a_resting_jelly() {
         ColliderBuilder::cuboid(0.2, 0.2, 0.2),
     );
     let centre = |c: &RapierCoupling| {
-        let x = &c.body.particles.x;
+        let x = &c.body().particles().x();
         x.iter().map(|p| p.xyz()).sum::<Vec3>() / x.len() as f32
     };
     let start = centre(&coupling);
@@ -268,7 +268,7 @@ fn a_moving_rapier_box_pushes_a_resting_jelly() {
         end.x - start.x > 0.5,
         "the box must push the jelly along +x: {start:?} -> {end:?}"
     );
-    assert!(coupling.body.particles.v.iter().all(|v| v.x > 0.0));
+    assert!(coupling.body().particles().v().iter().all(|v| v.x > 0.0));
 }
 
 #[test]
@@ -297,7 +297,7 @@ fn bad_input_is_an_error() {
         .step(&weightless())
         .expect("a finite state steps again");
 
-    coupling.body.particles.v[3].x = f32::INFINITY;
+    coupling.body_mut().particles_mut().v_mut()[3].x = f32::INFINITY;
     let e = coupling.step(&weightless()).unwrap_err();
     assert!(matches!(e, WobbleError::BadState { .. }), "{e}");
 
@@ -339,7 +339,7 @@ fn cube_hit_by_sphere(kind: wobble::sparse::SolverKind, frames: usize) -> Vec3 {
             .unwrap_or_else(|e| panic!("frame {frame}: {e}"));
         counts.insert(report.contacts);
         assert!(
-            figures::all_finite(&coupling.body),
+            figures::all_finite(&coupling.body()),
             "frame {frame}: a position or velocity is not finite"
         );
     }
@@ -347,7 +347,7 @@ fn cube_hit_by_sphere(kind: wobble::sparse::SolverKind, frames: usize) -> Vec3 {
         counts.len() > 3,
         "the contact count must change from step to step: {counts:?}"
     );
-    let x = &coupling.body.particles.x;
+    let x = &coupling.body().particles().x();
     x.iter().map(|p| p.xyz()).sum::<Vec3>() / x.len() as f32
 }
 

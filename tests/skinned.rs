@@ -70,7 +70,7 @@ fn table(body: &Body) -> &SkinConstraints {
 fn skinning_one_joint_is_its_rigid_motion_with_either_method() {
     for method in [SkinningMethod::Linear, SkinningMethod::DualQuaternion] {
         let mut body = cloth();
-        let bind: Vec<Vec3> = body.particles.x.iter().map(|x| x.xyz()).collect();
+        let bind: Vec<Vec3> = body.particles().x().iter().map(|x| x.xyz()).collect();
         let mut skin = skin_of(&mut body, method, &[]).unwrap();
         let m = pose(40);
         skin.pose(&mut body, &[m]).unwrap();
@@ -114,7 +114,7 @@ fn dual_quaternions_keep_a_twisted_joint_s_radius_where_linear_blending_shrinks_
         let (s, b) = (skin.skinned()[i], bind[i]);
         (s.y.hypot(s.z), b.y.hypot(b.z))
     };
-    let bind: Vec<Vec3> = body.particles.x.iter().map(|x| x.xyz()).collect();
+    let bind: Vec<Vec3> = body.particles().x().iter().map(|x| x.xyz()).collect();
     let mut lbs_body = body.clone();
     let mut lbs = Skin::new(&mut lbs_body, desc.clone(), &[]).unwrap();
     lbs.pose(&mut lbs_body, &joints).unwrap();
@@ -152,7 +152,7 @@ fn a_vertex_with_max_distance_zero_follows_its_skinned_position_exactly() {
                     .unwrap_or_else(|e| panic!("{} step {k}: {e}", cfg.label));
                 for i in 0..8 {
                     assert_eq!(
-                        body.particles.x[i].xyz(),
+                        body.particles().x()[i].xyz(),
                         skin.skinned()[i],
                         "{} x{substeps} step {k}: particle {i} off its skinned position",
                         cfg.label
@@ -185,7 +185,7 @@ fn free_vertices_stay_within_their_max_distance_through_the_motion() {
         step(&mut body, &params, &mut solver, None).unwrap();
         let t = table(&body);
         for (row, &p) in t.particles_skinned().iter().enumerate() {
-            let (over, inside) = t.violations(row, body.particles.x[p as usize].xyz());
+            let (over, inside) = t.violations(row, body.particles().x()[p as usize].xyz());
             assert!(
                 over <= 1e-6 && inside == 0.0,
                 "step {k} particle {p}: {over} m over"
@@ -207,8 +207,8 @@ fn a_vertex_pushed_inside_its_back_stop_is_put_back_on_its_surface() {
     let mut skin = skin_of(&mut body, SkinningMethod::Linear, &vertices).unwrap();
     skin.hard_skin(&mut body, &[Mat4::IDENTITY]).unwrap();
     let n = skin.normals()[27];
-    let pushed = body.particles.x[27].xyz() - 0.1 * n;
-    body.particles.x[27].set_xyz(pushed);
+    let pushed = body.particles().x()[27].xyz() - 0.1 * n;
+    body.particles_mut().x_mut()[27].set_xyz(pushed);
     let mut solver = wobble::GaussSeidel::new();
     let params = StepParams {
         gravity: Vec3::ZERO,
@@ -220,14 +220,14 @@ fn a_vertex_pushed_inside_its_back_stop_is_put_back_on_its_surface() {
     let row = t.particles_skinned().iter().position(|&p| p == 27).unwrap();
     let (s, normal) = t.target(row);
     let centre = s - normal * (0.5 + 0.02);
-    let r = (body.particles.x[27].xyz() - centre).length();
+    let r = (body.particles().x()[27].xyz() - centre).length();
     // On the surface to the millimetre the cloth around it pulls it back out by, never inside.
     assert!(
         (0.5 - 1e-6..0.5 + 1e-3).contains(&r),
         "particle 27 at {r} m from the back stop's centre"
     );
     for (row, &p) in t.particles_skinned().iter().enumerate() {
-        let (_, inside) = t.violations(row, body.particles.x[p as usize].xyz());
+        let (_, inside) = t.violations(row, body.particles().x()[p as usize].xyz());
         assert!(
             inside <= 1e-6,
             "particle {p} {inside} m inside its back stop"
@@ -253,15 +253,15 @@ fn a_hard_skin_puts_every_vertex_on_the_skin_at_rest() {
     let far = Mat4::from_translation(Vec3::new(500.0, 0.0, 0.0)) * pose(30);
     skin.hard_skin(&mut body, &[far]).unwrap();
     for i in 0..body.len() {
-        assert_eq!(body.particles.x[i].xyz(), skin.skinned()[i], "particle {i}");
-        assert_eq!(body.particles.v[i].xyz(), Vec3::ZERO, "particle {i}");
+        assert_eq!(body.particles().x()[i].xyz(), skin.skinned()[i], "particle {i}");
+        assert_eq!(body.particles().v()[i].xyz(), Vec3::ZERO, "particle {i}");
     }
     // The next step starts from there: no interpolation across the teleport.
     skin.pose(&mut body, &[far]).unwrap();
     step(&mut body, &StepParams::default(), &mut solver, None).unwrap();
     let fastest = body
-        .particles
-        .v
+        .particles()
+        .v()
         .iter()
         .map(|v| v.xyz().length())
         .fold(0.0f32, f32::max);
@@ -298,13 +298,13 @@ fn skinned_targets_are_interpolated_across_a_world_s_substeps() {
     world.step(&params).unwrap();
     let body = world.body(h).unwrap().body();
     for i in 0..8 {
-        let v = body.particles.v[i].x;
-        let want = alone.particles.v[i].x;
+        let v = body.particles().v()[i].x;
+        let want = alone.particles().v()[i].x;
         assert!(
             (v - 0.08 / dt).abs() < 1e-3 * want.abs(),
             "particle {i}: {v} m/s, alone {want}"
         );
-        assert_eq!(body.particles.x[i].xyz(), skin.skinned()[i]);
+        assert_eq!(body.particles().x()[i].xyz(), skin.skinned()[i]);
     }
 }
 
@@ -335,7 +335,7 @@ fn a_skinned_cloth_gives_the_same_bits_on_one_and_two_threads() {
             skin.pose(&mut body, &[pose(k)]).unwrap();
             step(&mut body, &StepParams::default(), &mut solver, None).unwrap();
         }
-        figures::state_hash(&body.particles.x)
+        figures::state_hash(&body.particles().x())
     };
     assert_eq!(run(1), run(2));
 }

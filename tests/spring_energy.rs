@@ -27,10 +27,10 @@ const STEPS: usize = 120;
 
 /// `m v²/2 + Σ C²/(2α)` (f64).
 fn energy(body: &Body) -> f64 {
-    let p = &body.particles;
+    let p = &body.particles();
     let mut e = 0.0f64;
     for i in 0..p.len() {
-        e += 0.5 * p.mass[i] as f64 * p.v[i].xyz().length_squared() as f64;
+        e += 0.5 * p.mass()[i] as f64 * p.v()[i].xyz().length_squared() as f64;
     }
     let d = &body.constraints().distance;
     for (&[i, j], (&rest, &alpha)) in d.pairs.iter().zip(d.rest.iter().zip(&d.compliance)) {
@@ -43,8 +43,8 @@ fn energy(body: &Body) -> f64 {
 /// The worst relative error of the energy against `E₀ (1 + h²ω²)⁻ⁿ`.
 fn energy_error(config: &common::Config, anchors: usize) -> Result<f64, String> {
     let mut body = spring_mass(anchors, 1.0, ALPHA);
-    let rest = body.particles.position(MASS);
-    body.particles
+    let rest = body.particles().position(MASS);
+    body.particles_mut()
         .teleport(MASS, rest + 0.01 * Vec3::X)
         .unwrap();
     let params = StepParams {

@@ -30,8 +30,8 @@ const STEPS_PER: [usize; 3] = [60, 240, 960];
 /// The measured period of the mass (`anchors` = 1 or 2) at step `h`, against the continuum one.
 fn period_error(config: &common::Config, anchors: usize, h: f32) -> Result<f64, String> {
     let mut body = spring_mass(anchors, M, ALPHA);
-    let rest = body.particles.position(MASS);
-    body.particles
+    let rest = body.particles().position(MASS);
+    body.particles_mut()
         .teleport(MASS, rest + AMPLITUDE * Vec3::X)
         .unwrap();
     let params = StepParams {

@@ -54,7 +54,7 @@ fn matrix(scene: &str, n: usize) -> usize {
                 ..Default::default()
             };
             let g = params.gravity;
-            let free_mass: f64 = body.particles.mass.iter().map(|&m| m as f64).sum();
+            let free_mass: f64 = body.particles().mass().iter().map(|&m| m as f64).sum();
             let tolerance = 0.01 * free_mass * g.length() as f64;
             let e0 = figures::energy(&body, g);
             let mut worst_rise = f64::NEG_INFINITY;

@@ -100,7 +100,7 @@ pub fn projection_group<'a>(
 /// coloring. The coloring numbers every constraint of the body, the distance constraints first,
 /// so the other kinds' rows are left out; a color with no distance constraint gives no batch.
 pub fn distance_batches(body: &solver_core::Body) -> Vec<sparse::colored::simd::EdgeBatch> {
-    let (distance, particles) = (&body.constraints().distance, body.particles.x.len());
+    let (distance, particles) = (&body.constraints().distance, body.particles().x().len());
     let inc = sparse::Incidence::new(body.constraints(), particles).expect("incidence");
     let coloring = sparse::Coloring::greedy(&inc);
     (0..coloring.colors())

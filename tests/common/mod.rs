@@ -19,7 +19,7 @@ pub fn hit_on(body: &Body, triangle: u32, barycentric: [f32; 3]) -> Hit {
         corners,
         barycentric,
         distance: 1.0,
-        point: body.particles.position(corners[0] as usize),
+        point: body.particles().position(corners[0] as usize),
     }
 }
 
@@ -173,10 +173,10 @@ pub fn trace_x(
 ) -> Result<Vec<f64>, String> {
     let mut solver = config.solver();
     let mut f = Vec::with_capacity(steps + 1);
-    f.push(body.particles.position(particle).x as f64);
+    f.push(body.particles().position(particle).x as f64);
     for _ in 0..steps {
         step(body, params, solver.as_mut(), None).map_err(|e| e.to_string())?;
-        f.push(body.particles.position(particle).x as f64);
+        f.push(body.particles().position(particle).x as f64);
     }
     Ok(f)
 }
@@ -187,7 +187,7 @@ pub fn spring_body(positions: &[Vec3], masses: &[f32], pairs: &[[u32; 2]], alpha
     let particles = Particles::new(positions, masses).unwrap();
     let mut distance = DistanceConstraints::default();
     for &[i, j] in pairs {
-        distance.push_rest(&particles.x, i, j, alpha).unwrap();
+        distance.push_rest(&particles.x(), i, j, alpha).unwrap();
     }
     let structural = distance.len();
     Body::new(
@@ -233,12 +233,12 @@ pub use scenes::analytic::{free_cloth, relative_change, Noise};
 
 /// Angular momentum about the centre of mass, `Σ m (x - c) × (v - V)` (f64).
 pub fn angular_momentum(body: &Body) -> [f64; 3] {
-    let p = &body.particles;
-    let mass: f64 = p.mass.iter().map(|&m| m as f64).sum();
+    let p = &body.particles();
+    let mass: f64 = p.mass().iter().map(|&m| m as f64).sum();
     let (mut c, mut vc) = ([0.0f64; 3], [0.0f64; 3]);
     for i in 0..p.len() {
-        let m = p.mass[i] as f64;
-        let (x, v) = (p.x[i].xyz(), p.v[i].xyz());
+        let m = p.mass()[i] as f64;
+        let (x, v) = (p.x()[i].xyz(), p.v()[i].xyz());
         for (k, (a, b)) in [(x.x, v.x), (x.y, v.y), (x.z, v.z)].into_iter().enumerate() {
             c[k] += m * a as f64 / mass;
             vc[k] += m * b as f64 / mass;
@@ -246,8 +246,8 @@ pub fn angular_momentum(body: &Body) -> [f64; 3] {
     }
     let mut l = [0.0f64; 3];
     for i in 0..p.len() {
-        let m = p.mass[i] as f64;
-        let (x, v) = (p.x[i].xyz(), p.v[i].xyz());
+        let m = p.mass()[i] as f64;
+        let (x, v) = (p.x()[i].xyz(), p.v()[i].xyz());
         let r = [x.x as f64 - c[0], x.y as f64 - c[1], x.z as f64 - c[2]];
         let u = [v.x as f64 - vc[0], v.y as f64 - vc[1], v.z as f64 - vc[2]];
         l[0] += m * (r[1] * u[2] - r[2] * u[1]);
@@ -285,9 +285,9 @@ pub fn deepest_inside(
 ) -> f32 {
     let collider = &coupling.rapier.colliders[handle];
     coupling
-        .body
-        .particles
-        .x
+        .body()
+        .particles()
+        .x()
         .iter()
         .map(|p| {
             let point = wobble::rapier3d::prelude::Vector::new(p.x, p.y, p.z);

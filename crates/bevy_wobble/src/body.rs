@@ -227,7 +227,7 @@ impl MeshBody {
             },
         };
         for (v, _) in pinned.iter().enumerate().filter(|(_, &p)| p) {
-            body.particles.pin(remap[v] as usize);
+            body.particles_mut().pin(remap[v] as usize);
         }
         Ok((body, remap))
     }
@@ -278,9 +278,9 @@ impl Render {
             .collect();
         let topology = body.topology();
         let embedding = if topology.tets.is_empty() {
-            Embedding::on_surface(&placed, &body.particles.x, &topology.triangles)?
+            Embedding::on_surface(&placed, &body.particles().x(), &topology.triangles)?
         } else {
-            Embedding::in_tets(&placed, &body.particles.x, &topology.tets)?
+            Embedding::in_tets(&placed, &body.particles().x(), &topology.tets)?
         };
         let triangles = triangles_of(asset, placed.len())?;
         Ok(Render::Embedded(Box::new(Embedded {
@@ -300,7 +300,7 @@ impl Render {
                 x.resize(body.len(), [0.0; 3]);
                 n.resize(body.len(), wobble::glam::Vec3::ZERO);
                 body.positions_into(x)?;
-                wobble::vertex_normals_into(&body.topology().triangles, &body.particles.x, n)?;
+                wobble::vertex_normals_into(&body.topology().triangles, &body.particles().x(), n)?;
                 set_vectors(
                     mesh,
                     Mesh::ATTRIBUTE_POSITION,
@@ -315,7 +315,7 @@ impl Render {
             }
             Render::Embedded(e) => {
                 e.embedding
-                    .update(&body.particles.x, &mut e.x, &mut e.scratch)?;
+                    .update(&body.particles().x(), &mut e.x, &mut e.scratch)?;
                 e.normals.compute(&e.x, &mut e.n)?;
                 let origin = body.origin().as_vec3();
                 set_vectors(

@@ -404,7 +404,7 @@ fn attach(
         ..SolverOptions::default()
     })?;
     let mut world = ww.world();
-    let own_colliders = body.colliders.len();
+    let own_colliders = body.colliders().len();
     let handle = world.add_body(body, Some(solver))?;
     let set_up = (|| {
         if let Some(thickness) = soft.self_collision {
@@ -613,15 +613,15 @@ fn step_world(
         if t.synced.iter().eq(shapes.iter().map(|(e, _)| e)) {
             for (k, (_, c)) in shapes.iter().enumerate() {
                 let at = t.own_colliders + k;
-                body.colliders[at].friction = c.friction;
+                body.colliders()[at].friction = c.friction;
                 // A shape that changed kind (a component replaced) is put there anew.
                 if body.move_collider(at, c.shape).is_err() {
-                    body.colliders[at] = *c;
+                    body.colliders()[at] = *c;
                 }
             }
         } else {
-            body.colliders.truncate(t.own_colliders);
-            body.colliders.extend(shapes.iter().map(|(_, c)| *c));
+            body.colliders().truncate(t.own_colliders);
+            body.colliders().extend(shapes.iter().map(|(_, c)| *c));
             t.synced.clear();
             t.synced.extend(shapes.iter().map(|(e, _)| *e));
         }
@@ -642,13 +642,19 @@ fn step_world(
             stats.substeps = report.substeps;
             stats.contacts = report.contacts;
         }
-        Err(WobbleError::InBody { index, source }) => {
-            let handle = world.bodies().nth(index).map(|b| b.handle());
-            if let Some(entity) = handle.and_then(|h| ww.entity_of(h)) {
-                warn!("bevy_wobble: soft body {entity} restored: {source}");
+        Err(WobbleError::InBody { .. }) => {
+            // Every body that failed, not only the first the error names.
+            for &handle in &world.last_report().failed {
+                let (Some(entity), Some(error)) = (
+                    ww.entity_of(handle),
+                    world.body(handle).and_then(|b| b.failure()),
+                ) else {
+                    continue;
+                };
+                warn!("bevy_wobble: soft body {entity} restored: {error}");
                 events.write(WobbleEvent::Restored {
                     entity,
-                    error: source.to_string(),
+                    error: error.to_string(),
                 });
             }
         }

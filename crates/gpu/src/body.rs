@@ -51,12 +51,12 @@ fn unsupported(body: &Body) -> Option<String> {
             "constraint kind '{kind}' (the GPU kernels project distance constraints and tethers only)"
         ));
     }
-    if body.wind.is_some() {
+    if body.wind().is_some() {
         return Some("wind".into());
     }
     if let Some(i) = body
-        .particles
-        .force
+        .particles()
+        .force()
         .iter()
         .position(|f| f.xyz() != solver_core::glam::Vec3::ZERO)
     {
@@ -70,7 +70,7 @@ fn unsupported(body: &Body) -> Option<String> {
             body.origin()
         ));
     }
-    for (k, c) in body.colliders.iter().enumerate() {
+    for (k, c) in body.colliders().iter().enumerate() {
         if c.motion.is_some() {
             return Some(format!(
                 "moving collider {k} (the GPU kernels collide with colliders that stay put)"
@@ -102,7 +102,7 @@ impl GpuBody {
         if let Some(what) = unsupported(body) {
             return Err(GpuError::Unsupported(what));
         }
-        for (k, c) in body.colliders.iter().enumerate() {
+        for (k, c) in body.colliders().iter().enumerate() {
             c.validate(k)?;
         }
         let n = body.len();
@@ -120,11 +120,11 @@ impl GpuBody {
         if 2 * m >= u32::MAX as usize {
             return Err(too_many("constraints", m).into());
         }
-        let p = &body.particles;
-        let x: Vec<[f32; 4]> = p.x.iter().map(packed).collect();
-        let v: Vec<[f32; 4]> = p.v.iter().map(packed).collect();
+        let p = &body.particles();
+        let x: Vec<[f32; 4]> = p.x().iter().map(packed).collect();
+        let v: Vec<[f32; 4]> = p.v().iter().map(packed).collect();
         let colliders: Vec<[f32; 8]> = body
-            .colliders
+            .colliders()
             .iter()
             .map(|c| {
                 let (shape, kind) = match c.shape {
@@ -137,7 +137,7 @@ impl GpuBody {
             })
             .collect();
         let attach: Vec<[u32; 4]> = body
-            .attachments
+            .attachments()
             .iter()
             .map(|a| {
                 [
@@ -376,9 +376,9 @@ impl GpuBody {
     /// common state without preparing the solver again.
     pub fn write_state(&mut self, body: &Body) -> Result<()> {
         self.check_len(body)?;
-        let p = &body.particles;
-        let x: Vec<[f32; 4]> = p.x.iter().map(packed).collect();
-        let v: Vec<[f32; 4]> = p.v.iter().map(packed).collect();
+        let p = &body.particles();
+        let x: Vec<[f32; 4]> = p.x().iter().map(packed).collect();
+        let v: Vec<[f32; 4]> = p.v().iter().map(packed).collect();
         self.gpu
             .queue
             .write_buffer(&self.shared.x, 0, bytemuck::cast_slice(&x));
@@ -435,13 +435,13 @@ impl GpuBody {
                 .into());
             }
         }
-        let p = &mut body.particles;
-        for (q, x) in p.x.iter_mut().zip(&x) {
+        let p = body.particles_mut();
+        for (q, x) in p.x_mut().iter_mut().zip(&x) {
             q.x = x[0];
             q.y = x[1];
             q.z = x[2];
         }
-        for (q, v) in p.v.iter_mut().zip(&v) {
+        for (q, v) in p.v_mut().iter_mut().zip(&v) {
             q.x = v[0];
             q.y = v[1];
             q.z = v[2];

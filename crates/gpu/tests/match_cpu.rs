@@ -25,7 +25,7 @@ fn adapter() -> Option<Gpu> {
 fn difference(a: &Body, b: &Body) -> (f64, f32) {
     let mut sum = 0.0f64;
     let mut max = 0.0f32;
-    for (p, q) in a.particles.x.iter().zip(&b.particles.x) {
+    for (p, q) in a.particles().x().iter().zip(b.particles().x()) {
         let d = (p.xyz() - q.xyz()).length();
         sum += d as f64;
         max = max.max(d);
@@ -86,9 +86,9 @@ const CHEBYSHEV_HUNDRED_STEPS_MEAN: f64 = 5e-3;
 /// The 16 x 16 cloth falling on a sphere above a ground plane (friction and restitution on).
 fn cloth_on_sphere() -> Body {
     let mut body = scenes::cloth(16).unwrap();
-    body.add_collider(Collider::ground(0.5, 0.3));
+    body.add_collider(Collider::ground(0.5, 0.3)).unwrap();
     let centre = solver_core::glam::Vec3::new(0.5, 0.6, 0.5);
-    body.add_collider(Collider::sphere(centre, 0.25).unwrap());
+    body.add_collider(Collider::sphere(centre, 0.25).unwrap()).unwrap();
     body
 }
 
@@ -138,8 +138,8 @@ fn contacts_with_a_sphere_and_the_ground_match_the_cpu() {
     on_gpu.read_into(&mut body).unwrap();
     let centre = solver_core::glam::Vec3::new(0.5, 0.6, 0.5);
     let nearest = body
-        .particles
-        .x
+        .particles()
+        .x()
         .iter()
         .map(|p| (p.xyz() - centre).length())
         .fold(f32::INFINITY, f32::min);
@@ -212,7 +212,7 @@ fn tethered_cloth() -> Body {
     use solver_core::constraints::{TetherDistance, Tethers};
     let mut body = scenes::cloth(16).unwrap();
     let tethers = Tethers::from_pins(
-        &body.particles.x,
+        &body.particles().x(),
         &body.constraints().distance,
         TetherDistance::Graph,
         2,
@@ -247,7 +247,7 @@ fn tethers_match_the_cpu_on_every_gpu_solver() {
             on_gpu.step(&StepParams::default()).unwrap();
         }
         on_gpu.read_into(&mut body).unwrap();
-        let x = &body.particles.x;
+        let x = &body.particles().x();
         table
             .pairs
             .iter()
@@ -272,7 +272,7 @@ fn a_tether_to_a_free_anchor_is_refused_by_colored_and_run_by_jacobi() {
     use solver_core::constraints::{TetherDistance, Tethers};
     let mut body = scenes::cloth(8).unwrap();
     let tethers = Tethers::to_anchors(
-        &body.particles.x,
+        &body.particles().x(),
         &body.constraints().distance,
         &[10],
         TetherDistance::Euclidean,

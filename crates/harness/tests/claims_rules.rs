@@ -186,7 +186,7 @@ fn asymptotic_rate_reads_the_tail_of_a_geometric_curve() {
 fn young_holds_exactly_for_the_linearized_chain() {
     // A sagging chain: the constraint graph is a path, A tridiagonal, consistently ordered.
     let mut rope = scenes::rope(8).unwrap();
-    for (k, p) in rope.particles.x.iter_mut().enumerate() {
+    for (k, p) in rope.particles_mut().x_mut().iter_mut().enumerate() {
         p.y -= 0.05 * (k as f32).powi(2) / 49.0;
     }
     use harness::commands::claims::classic::linearized;

@@ -51,8 +51,8 @@ pub fn hanging_chain(solver: &mut dyn Solver, params: &StepParams) -> Result<Cha
         step(&mut body, params, solver, None)?;
     }
     let d = &body.constraints().distance;
-    let x = &body.particles.x;
-    let m = body.particles.mass[1] as f64;
+    let x = &body.particles().x();
+    let m = body.particles().mass()[1] as f64;
     let g = params.gravity.length() as f64;
     let mut f = ChainFigures {
         worst: 0.0,
@@ -76,7 +76,7 @@ pub fn free_cloth(n: usize) -> Result<Body> {
     let mut body = scenes::cloth(n)?;
     let m = 1.0 / (n * n) as f32;
     for i in [0, n - 1] {
-        body.particles.set_mass(i, m)?;
+        body.particles_mut().set_mass(i, m)?;
     }
     Ok(body)
 }
@@ -109,10 +109,10 @@ impl Noise {
 
 /// Total linear momentum `Σ m v` (f64).
 pub fn momentum(body: &Body) -> [f64; 3] {
-    let p = &body.particles;
+    let p = &body.particles();
     let mut s = [0.0f64; 3];
     for i in 0..p.len() {
-        let (m, v) = (p.mass[i] as f64, p.v[i].xyz());
+        let (m, v) = (p.mass()[i] as f64, p.v()[i].xyz());
         s[0] += m * v.x as f64;
         s[1] += m * v.y as f64;
         s[2] += m * v.z as f64;
@@ -139,7 +139,7 @@ pub const CLOTH_STEPS: usize = 100;
 pub fn cloth_momentum(solver: &mut dyn Solver, n: usize, params: &StepParams) -> Result<f64> {
     let mut body = free_cloth(n)?;
     let mut noise = Noise::new(16);
-    for v in body.particles.v.iter_mut() {
+    for v in body.particles_mut().v_mut().iter_mut() {
         v.set_xyz(CLOTH_DRIFT + noise.next_vec3());
     }
     let p0 = momentum(&body);

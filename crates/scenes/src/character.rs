@@ -268,7 +268,7 @@ impl Character {
                     p.radius,
                 )?
                 .with_friction(0.3)?,
-            );
+            )?;
         }
         skin.hard_skin(&mut body, &at0)?;
         Ok(Character {
@@ -297,8 +297,8 @@ impl Character {
                 radius: p.radius,
             };
             if teleport {
-                self.body.colliders[k].shape = shape;
-                self.body.colliders[k].motion = None;
+                self.body.colliders_mut()[k].shape = shape;
+                self.body.colliders_mut()[k].motion = None;
             } else {
                 self.body.move_collider(k, shape)?;
             }
@@ -321,15 +321,15 @@ impl Character {
             .find_map(|k| k.as_any().downcast_ref::<SkinConstraints>());
         if let Some(t) = table {
             for (row, &p) in t.particles_skinned().iter().enumerate() {
-                let (over, inside) = t.violations(row, self.body.particles.x[p as usize].xyz());
+                let (over, inside) = t.violations(row, self.body.particles().x()[p as usize].xyz());
                 f.skin_max_distance_violations += (over > TOLERANCE) as usize;
                 f.skin_backstop_violations += (inside > TOLERANCE) as usize;
             }
         }
-        for x in &self.body.particles.x {
+        for x in self.body.particles().x() {
             let inside = self
                 .body
-                .colliders
+                .colliders()
                 .iter()
                 .any(|c| c.shape.signed_distance(x.xyz()).0 < -TOLERANCE);
             f.proxy_penetrations += inside as usize;

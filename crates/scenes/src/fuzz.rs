@@ -103,11 +103,11 @@ pub fn fuzz_entry(bytes: &[u8]) -> std::result::Result<FuzzOutcome, String> {
     {
         return Err("a body constraint is out of range or has a bad rest length".into());
     }
-    body.add_collider(Collider::ground(0.5, 0.0));
+    body.add_collider(Collider::ground(0.5, 0.0)).unwrap();
     let mut solver = GaussSeidel::new();
     let params = StepParams::default();
     for s in 0..10 {
-        let before = body.particles.x.clone();
+        let before = body.particles().x().to_vec();
         match step(&mut body, &params, &mut solver, None) {
             Ok(_) => {
                 if !figures::all_finite(&body) {
@@ -115,7 +115,7 @@ pub fn fuzz_entry(bytes: &[u8]) -> std::result::Result<FuzzOutcome, String> {
                 }
             }
             Err(WobbleError::Diverged { .. }) => {
-                if body.particles.x != before {
+                if body.particles().x() != before {
                     return Err(format!("step {s} diverged without restoring the body"));
                 }
                 return Ok(FuzzOutcome::Stepped {

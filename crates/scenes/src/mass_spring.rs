@@ -189,7 +189,7 @@ impl MassSpring {
             ms.kind.push(kind);
             ms.stiffness.push(k);
         }
-        let x = &body.particles.x;
+        let x = &body.particles().x();
         let n = x.len();
         let mut nbr: Vec<Vec<u32>> = vec![Vec::new(); n];
         for &[i, j] in &d.pairs[..structural] {
@@ -272,7 +272,7 @@ impl MassSpring {
 
     /// Mechanical energy: kinetic + gravitational (of free particles) + spring.
     pub fn energy(&self, body: &Body, gravity: Vec3) -> f64 {
-        let x = &body.particles.x;
+        let x = &body.particles().x();
         let mut e = solver_core::figures::energy(body, gravity);
         for (s, &[i, j]) in self.pairs.iter().enumerate() {
             let l = (x[i as usize].xyz() - x[j as usize].xyz()).length();
@@ -288,7 +288,7 @@ impl MassSpring {
     pub fn step(&mut self, body: &mut Body, dt: f32, gravity: Vec3) -> Result<()> {
         check_dt(dt)?;
         check_finite("gravity", 0, gravity.x + gravity.y + gravity.z)?;
-        for (k, c) in body.colliders.iter().enumerate() {
+        for (k, c) in body.colliders().iter().enumerate() {
             c.validate(k)?;
         }
         for (s, &[i, j]) in self.pairs.iter().enumerate() {
@@ -304,9 +304,18 @@ impl MassSpring {
         let n = body.len();
         self.ensure_scratch(n);
         let h = dt;
-        let p = &mut body.particles;
-        self.backup_x.copy_from_slice(&p.x);
-        self.backup_v.copy_from_slice(&p.v);
+        // What the integrator reads of the body besides its particles: the attachments'
+        // targets and the colliders.
+        let targets: Vec<(usize, Vec3)> = body
+            .attachments()
+            .iter()
+            .map(|a| (a.particle as usize, a.to))
+            .collect();
+        let colliders = body.colliders().to_vec();
+        body.complete_attachments();
+        let p = body.particles_mut().slices_mut();
+        self.backup_x.copy_from_slice(p.x);
+        self.backup_v.copy_from_slice(p.v);
         let Self {
             pairs,
             rest,
@@ -321,7 +330,7 @@ impl MassSpring {
         } = self;
         let accel = |x: &[Packed4], v: &[Packed4], out: &mut [Vec3]| {
             Self::accelerations(
-                pairs, rest, stiffness, *damping, x, v, &p.force, gravity, out,
+                pairs, rest, stiffness, *damping, x, v, p.force, gravity, out,
             )
         };
         let add = |q: &mut Packed4, d: Vec3| {
@@ -331,7 +340,7 @@ impl MassSpring {
         };
         match integrator {
             Integrator::ExplicitEuler => {
-                accel(&p.x, &p.v, &mut acc[0]);
+                accel(p.x, p.v, &mut acc[0]);
                 for ((xi, vi), &ai) in p.x.iter_mut().zip(p.v.iter_mut()).zip(&acc[0]) {
                     let v = vi.xyz();
                     add(xi, v * h);
@@ -339,7 +348,7 @@ impl MassSpring {
                 }
             }
             Integrator::SemiImplicitEuler => {
-                accel(&p.x, &p.v, &mut acc[0]);
+                accel(p.x, p.v, &mut acc[0]);
                 for ((xi, vi), &ai) in p.x.iter_mut().zip(p.v.iter_mut()).zip(&acc[0]) {
                     add(vi, ai * h);
                     let v = vi.xyz();
@@ -347,14 +356,14 @@ impl MassSpring {
                 }
             }
             Integrator::Verlet => {
-                accel(&p.x, &p.v, &mut acc[0]);
-                stage_v.copy_from_slice(&p.v);
+                accel(p.x, p.v, &mut acc[0]);
+                stage_v.copy_from_slice(p.v);
                 for i in 0..n {
                     let v = p.v[i].xyz();
                     add(&mut p.x[i], v * h + acc[0][i] * (0.5 * h * h));
                     add(&mut stage_v[i], acc[0][i] * h);
                 }
-                accel(&p.x, stage_v, &mut acc[1]);
+                accel(p.x, stage_v, &mut acc[1]);
                 for ((vi, &a0), &a1) in p.v.iter_mut().zip(&acc[0]).zip(&acc[1]) {
                     add(vi, (a0 + a1) * (0.5 * h));
                 }
@@ -364,7 +373,7 @@ impl MassSpring {
                 for (i, v) in p.v.iter().enumerate() {
                     vel[0][i] = v.xyz();
                 }
-                accel(&p.x, &p.v, &mut acc[0]);
+                accel(p.x, p.v, &mut acc[0]);
                 for (s, c) in [(1usize, 0.5f32), (2, 0.5), (3, 1.0)] {
                     for i in 0..n {
                         let mut xs = p.x[i];
@@ -393,11 +402,10 @@ impl MassSpring {
                 p.v[i] = Packed4::default();
             }
         }
-        for a in body.attachments.iter_mut() {
-            p.x[a.particle as usize].set_xyz(a.to);
-            a.from = a.to;
+        for &(i, to) in &targets {
+            p.x[i].set_xyz(to);
         }
-        for c in &body.colliders {
+        for c in &colliders {
             for i in 0..n {
                 if p.x[i].w == 0.0 {
                     continue;
@@ -424,10 +432,11 @@ impl MassSpring {
         }
         p.x_prev.copy_from_slice(&self.backup_x);
         p.force.iter_mut().for_each(|f| *f = Packed4::default());
-        if let Some(bad) =
-            p.x.iter()
-                .zip(&p.v)
-                .position(|(x, v)| !(x.is_finite() && v.is_finite()))
+        if let Some(bad) = p
+            .x
+            .iter()
+            .zip(p.v.iter())
+            .position(|(x, v)| !(x.is_finite() && v.is_finite()))
         {
             p.x.copy_from_slice(&self.backup_x);
             p.x_prev.copy_from_slice(&self.backup_x);
@@ -460,11 +469,11 @@ pub fn is_stable(
     let gravity = Vec3::new(0.0, -9.81, 0.0);
     let mut b = body.clone();
     let mut ms = MassSpring::from_body(&b, SpringParams::uniform(k, damping), integrator)?;
-    let (lo, hi) = b.particles.x.iter().fold(
+    let (lo, hi) = b.particles().x().iter().fold(
         (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
         |(lo, hi), p| (lo.min(p.xyz()), hi.max(p.xyz())),
     );
-    let free_mass: f64 = b.particles.mass.iter().map(|&m| m as f64).sum();
+    let free_mass: f64 = b.particles().mass().iter().map(|&m| m as f64).sum();
     let allowance = free_mass * gravity.length() as f64 * ((hi - lo).length() as f64).max(0.01);
     let e0 = ms.energy(&b, gravity);
     for _ in 0..steps {

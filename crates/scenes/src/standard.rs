@@ -136,19 +136,19 @@ fn grid_constraints(
     d.compliance.reserve(edges);
     for j in 0..rows {
         for i in 0..cols - 1 {
-            d.push_rest(&x.x, v(i, j), v(i + 1, j), 0.0)?;
+            d.push_rest(&x.x(), v(i, j), v(i + 1, j), 0.0)?;
         }
     }
     for j in 0..rows - 1 {
         for i in 0..cols {
-            d.push_rest(&x.x, v(i, j), v(i, j + 1), 0.0)?;
+            d.push_rest(&x.x(), v(i, j), v(i, j + 1), 0.0)?;
         }
     }
     let structural = d.len();
     let mut tris = Vec::with_capacity(2 * (rows - 1) * (cols - 1));
     for j in 0..rows - 1 {
         for i in 0..cols - 1 {
-            d.push_rest(&x.x, v(i, j), v(i + 1, j + 1), 0.0)?;
+            d.push_rest(&x.x(), v(i, j), v(i + 1, j + 1), 0.0)?;
             tris.push([v(i, j), v(i + 1, j + 1), v(i + 1, j)]);
             tris.push([v(i, j), v(i, j + 1), v(i + 1, j + 1)]);
         }
@@ -194,7 +194,7 @@ pub fn rope(n: usize) -> Result<Body> {
     let particles = Particles::new(&pos, &mass)?;
     let mut distance = DistanceConstraints::default();
     for i in 0..n - 1 {
-        distance.push_rest(&particles.x, i as u32, i as u32 + 1, 0.0)?;
+        distance.push_rest(&particles.x(), i as u32, i as u32 + 1, 0.0)?;
     }
     let structural = distance.len();
     let topology = Topology {
@@ -228,14 +228,14 @@ pub fn flag(n: usize) -> Result<Body> {
     let particles = Particles::new(&pos, &mass)?;
     let (distance, triangles, structural) = grid_constraints(&particles, cols, n)?;
     let bending =
-        DihedralBending::from_triangles(&particles.x, &triangles, FLAG_BENDING_COMPLIANCE)?;
+        DihedralBending::from_triangles(&particles.x(), &triangles, FLAG_BENDING_COMPLIANCE)?;
     let topology = Topology {
         triangles,
         structural,
         ..Default::default()
     };
     let mut body = scene_body(particles, distance, vec![Box::new(bending)], topology)?;
-    body.wind = Some(flag_wind());
+    body.set_wind(Some(flag_wind()))?;
     Ok(body)
 }
 
@@ -260,10 +260,10 @@ pub fn closed_surface_body(mesh: &TriMesh, total_mass: f32) -> Result<Body> {
             needs: "a closed surface: every edge shared by exactly two triangles",
         });
     }
-    let volume = SurfaceVolume::new(&body.particles.x, &mesh.triangles, 0.0)?;
+    let volume = SurfaceVolume::new(&body.particles().x(), &mesh.triangles, 0.0)?;
     body.constraints_mut().push_kind(Box::new(volume));
     body.topology_changed();
-    body.add_collider(Collider::ground(0.5, 0.0));
+    body.add_collider(Collider::ground(0.5, 0.0))?;
     Ok(body)
 }
 
@@ -279,7 +279,7 @@ pub fn jelly(subdivisions: usize) -> Result<Body> {
 pub fn cube(k: usize) -> Result<Body> {
     let mesh = cube_tets(k, Vec3::new(-0.25, 0.5, -0.25), 0.5)?;
     let mut body = body_from_tetmesh(&mesh, 1.0, 0.0, 0.0)?;
-    body.add_collider(Collider::ground(0.5, 0.0));
+    body.add_collider(Collider::ground(0.5, 0.0))?;
     Ok(body)
 }
 
@@ -310,7 +310,7 @@ pub(crate) fn surface_body(mesh: &TriMesh, total_mass: f32) -> Result<Body> {
         return closed_surface_body(mesh, total_mass);
     }
     let mut body = body_from_trimesh(mesh, total_mass, 0.0)?;
-    body.add_collider(Collider::ground(0.5, 0.0));
+    body.add_collider(Collider::ground(0.5, 0.0))?;
     Ok(body)
 }
 
@@ -351,7 +351,7 @@ pub fn mesh_scene_with(
             )));
         }
         let mut body = body_from_tetmesh(&mesh, 1.0, 0.0, 0.0)?;
-        body.add_collider(Collider::ground(0.5, 0.0));
+        body.add_collider(Collider::ground(0.5, 0.0))?;
         let report = RepairReport {
             tets_turned_over: mesh.turned_over,
             ..RepairReport::default()

@@ -72,7 +72,7 @@ pub fn stack() -> Result<World> {
             Vec3::new(-0.5 * STACK_BLOCK, y, -0.5 * STACK_BLOCK) + STACK_STAGGER * i as f32;
         let mesh = cube_tets(3, corner, STACK_BLOCK)?;
         let mut body = body_from_tetmesh(&mesh, 1.0, 1e-4, 1e-4)?;
-        body.add_collider(Collider::ground(0.5, 0.0));
+        body.add_collider(Collider::ground(0.5, 0.0))?;
         world.add_body(body, None)?;
     }
     Ok(world)
@@ -100,8 +100,8 @@ pub fn drape(n: usize, self_collision: bool) -> Result<World> {
         }
     }
     let mut body = grid_body(Particles::new(&pos, &vec![1.0 / (n * n) as f32; n * n])?, n)?;
-    body.add_collider(Collider::ground(0.5, 0.0));
-    body.add_collider(Collider::sphere(Vec3::new(0.0, 0.3, 0.0), 0.3)?);
+    body.add_collider(Collider::ground(0.5, 0.0))?;
+    body.add_collider(Collider::sphere(Vec3::new(0.0, 0.3, 0.0), 0.3)?)?;
     let mut world = World::new();
     let cloth = world.add_body(body, None)?;
     if self_collision {
@@ -126,7 +126,7 @@ pub fn tunnel() -> Result<World> {
     for z in [0.0, 2.0] {
         let mesh = icosphere(Vec3::new(-0.5, 0.6, z), 0.1, 1)?;
         let mut body = closed_surface_body(&mesh, 0.5)?;
-        for v in body.particles.v.iter_mut() {
+        for v in body.particles_mut().v_mut().iter_mut() {
             v.set_xyz(Vec3::new(TUNNEL_SPEED, 0.0, 0.0));
         }
         world.add_body(body, None)?;
@@ -189,7 +189,7 @@ pub fn crowd_with(touching: bool) -> Result<World> {
             mass[corner] = f32::INFINITY;
         }
         let mut hammock = grid_body(Particles::new(&pos, &mass)?, N)?;
-        hammock.add_collider(Collider::ground(0.5, 0.0));
+        hammock.add_collider(Collider::ground(0.5, 0.0))?;
         world.add_body(hammock, None)?;
         let at = if touching && cell % 2 == 0 {
             centre + Vec3::new(0.0, 0.35, 0.0)

@@ -191,8 +191,8 @@ fn apart(name: &str) -> World {
         let body = b.body();
         let mut part = TriMesh {
             positions: body
-                .particles
-                .x
+                .particles()
+                .x()
                 .iter()
                 .map(|p| p.xyz() + body.origin().as_vec3())
                 .collect(),
@@ -227,7 +227,7 @@ fn run(world: &mut World, seconds: f32, (substeps, iterations): (usize, usize)) 
     };
     let centres = |w: &World| -> Vec<Vec3> {
         w.bodies()
-            .map(|b| centroid(&b.body().particles.x) + b.body().origin().as_vec3())
+            .map(|b| centroid(&b.body().particles().x()) + b.body().origin().as_vec3())
             .collect()
     };
     let mut fastest = 0.0f32;
@@ -249,7 +249,7 @@ fn pairs(world: &World) -> u64 {
         .map(|b| {
             (
                 &b.body().topology().triangles[..],
-                &b.body().particles.x[..],
+                &b.body().particles().x()[..],
             )
         })
         .collect();
@@ -276,8 +276,8 @@ fn teapot_lid_stays_on_pot_and_spout_outside_it() {
         );
         let b: Vec<_> = world.bodies().map(|b| b.body()).collect();
         let (pot, lid, spout) = (b[0], b[1], b[2]);
-        let rim = pot.particles.x.iter().map(|p| p.y).fold(f32::MIN, f32::max);
-        let lid_centre = centroid(&lid.particles.x);
+        let rim = pot.particles().x().iter().map(|p| p.y).fold(f32::MIN, f32::max);
+        let lid_centre = centroid(&lid.particles().x());
         assert!(
             lid_centre.y > rim,
             "{settings:?}: lid centre at y = {}, rim at {rim}",
@@ -285,10 +285,10 @@ fn teapot_lid_stays_on_pot_and_spout_outside_it() {
         );
         let pot_tris = &pot.topology().triangles;
         let inside = spout
-            .particles
-            .x
+            .particles()
+            .x()
             .iter()
-            .filter(|p| winding_number(pot_tris, &pot.particles.x, p.xyz()) > 0.5)
+            .filter(|p| winding_number(pot_tris, &pot.particles().x(), p.xyz()) > 0.5)
             .count();
         assert_eq!(inside, 0, "{settings:?}: spout vertices inside the pot");
     }
@@ -331,7 +331,7 @@ fn stacked_parts_stay_stacked() {
         let rise = run(&mut world, 4.0, settings);
         let ys: Vec<f32> = world
             .bodies()
-            .map(|b| centroid(&b.body().particles.x).y + b.body().origin().y as f32)
+            .map(|b| centroid(&b.body().particles().x()).y + b.body().origin().y as f32)
             .collect();
         assert!(
             ys[0] < ys[1] && ys[1] < ys[2],

@@ -279,13 +279,15 @@ pub enum WobbleError {
         /// The finite value it was given instead, in words.
         restored: &'static str,
     },
-    /// A body of a [`crate::world::World`] failed to step (the other bodies were stepped).
-    #[error("body {index} of the world: {source}")]
+    /// A body of a [`crate::world::World`] failed to step: it was restored to its state at
+    /// the start of the substep that failed and held there for the rest of the step, and the
+    /// other bodies finished the step (`World::last_report` lists every body that failed).
+    #[error("{body} of the world failed and was restored (the other bodies finished the step): {source}")]
     InBody {
-        /// The body's index in the world.
-        index: usize,
-        /// What went wrong with it.
-        source: Box<WobbleError>,
+        /// The body, by its handle in the world.
+        body: crate::handle::BodyHandle,
+        /// What went wrong with it (shared with `WorldBody::failure`).
+        source: std::sync::Arc<WobbleError>,
     },
     /// A step produced a non-finite value, or a speed above [`MAX_SPEED`] (`speed`
     /// is then that speed); the body was rolled back to its last good state.

@@ -6,7 +6,8 @@
 //! import cycle), ground first:
 //!
 //! 1. [`error`]: [`WobbleError`], the one error type, its `check_*` helpers and the divergence
-//!    bound [`error::MAX_SPEED`].
+//!    bound [`error::MAX_SPEED`]; [`handle`]: the handles a world names its bodies and colliders
+//!    by, so that an error names a body as the world does.
 //! 2. [`geometry`]: plain data and geometry: [`Packed4`] (a position packed with its inverse
 //!    mass, `[x, y, z, w]`), [`Xyz`] (what a read-back writes into), the refitted triangle BVH,
 //!    segment-triangle and closest-point queries, volumes and winding numbers.
@@ -56,6 +57,7 @@ pub mod effects;
 pub mod error;
 pub mod figures;
 pub mod geometry;
+pub mod handle;
 pub mod interaction;
 pub mod mesh;
 mod par;
@@ -67,7 +69,7 @@ pub mod step;
 pub mod wind;
 pub mod world;
 
-pub use body::particles::Particles;
+pub use body::particles::{Particles, ParticlesMut};
 pub use body::state::BodyState;
 pub use body::{Attachment, Body, Topology};
 pub use build::{Bending, Cloth, Flag, Rope, SoftBody, TetBody};

@@ -228,14 +228,14 @@ fn specialised_paths_equal_the_generic_projection() {
     }
 
     let cloth = scenes::cloth(5).unwrap();
-    let mut x = cloth.particles.x.clone();
+    let mut x = cloth.particles().x().to_vec();
     let noise = random_state(x.len(), 3);
     for (p, r) in x.iter_mut().zip(noise) {
         p.y += 0.2 * r.y;
         p.w = r.w;
     }
     let tris = &cloth.topology().triangles;
-    let x0 = &cloth.particles.x;
+    let x0 = &cloth.particles().x();
     generic_equals_range(
         &DihedralBending::from_triangles(x0, tris, 1e-4).unwrap(),
         &x,
@@ -279,8 +279,8 @@ fn strip(cols: usize, rows: usize) -> Body {
     let mesh = TriMesh::new(pos, tris).unwrap();
     let mut body = body_from_trimesh(&mesh, 0.1, 0.0).unwrap();
     for j in 0..rows {
-        body.particles.pin(v(0, j) as usize);
-        body.particles.pin(v(1, j) as usize);
+        body.particles_mut().pin(v(0, j) as usize).unwrap();
+        body.particles_mut().pin(v(1, j) as usize).unwrap();
     }
     body
 }
@@ -312,12 +312,12 @@ fn a_strip_droops_less_with_bending() {
     };
     let dihedral = with(&|b| {
         Box::new(
-            DihedralBending::from_triangles(&b.particles.x, &b.topology().triangles, 0.0).unwrap(),
+            DihedralBending::from_triangles(&b.particles().x(), &b.topology().triangles, 0.0).unwrap(),
         )
     });
     let isometric = with(&|b| {
         Box::new(
-            IsometricBending::from_triangles(&b.particles.x, &b.topology().triangles, 0.0).unwrap(),
+            IsometricBending::from_triangles(&b.particles().x(), &b.topology().triangles, 0.0).unwrap(),
         )
     });
     let mut linked = strip(12, 3);
@@ -356,11 +356,11 @@ fn surface_volume_matches_the_figure_and_its_projection_restores_volume() {
     assert!(kind.is_global());
     assert_eq!(kind.len(), 1);
     assert_eq!(kind.particles(0).len(), body.len());
-    let v0 = figures::enclosed_volume(&body.topology().triangles, &body.particles.x);
+    let v0 = figures::enclosed_volume(&body.topology().triangles, &body.particles().x());
     assert!((v0 - body.topology().rest_volume as f64).abs() < 1e-6);
     // Squash the sphere to 80% height: C < 0; one projection at compliance 0 brings the
     // volume back to within 1% (the constraint is nearly linear for small changes).
-    let mut x = body.particles.x.clone();
+    let mut x = body.particles().x().to_vec();
     for p in x.iter_mut() {
         p.y = 1.0 + 0.8 * (p.y - 1.0);
     }
@@ -374,12 +374,12 @@ fn surface_volume_matches_the_figure_and_its_projection_restores_volume() {
     let after = kind.evaluate(0, &x, &mut g);
     assert!(after.abs() < 1e-3 * v0 as f32, "{before} -> {after}");
     // Renumbering keeps the volume.
-    let mut table = SurfaceVolume::new(&body.particles.x, &body.topology().triangles, 0.0).unwrap();
+    let mut table = SurfaceVolume::new(&body.particles().x(), &body.topology().triangles, 0.0).unwrap();
     let n = body.len();
     let new_index: Vec<u32> = (0..n as u32).rev().collect();
     let mut xr = vec![Packed4::default(); n];
     for (old, &new) in new_index.iter().enumerate() {
-        xr[new as usize] = body.particles.x[old];
+        xr[new as usize] = body.particles().x()[old];
     }
     table.remap_particles(&new_index);
     assert!((table.volume(&xr) - v0).abs() < 1e-6);
@@ -416,11 +416,11 @@ fn cube_lands_and_rests_with_no_inverted_tetrahedron() {
     let mut body = scenes::cube(4).unwrap();
     assert_eq!(body.len(), 125);
     assert_eq!(body.topology().tets.len(), 320);
-    assert!((figures::tet_volume(&body.topology().tets, &body.particles.x) - 0.125).abs() < 1e-5);
+    assert!((figures::tet_volume(&body.topology().tets, &body.particles().x()) - 0.125).abs() < 1e-5);
     // The boundary is the cube's 6 faces of 4x4 cells, two triangles each.
     assert_eq!(body.topology().triangles.len(), 6 * 16 * 2);
     assert!(
-        (figures::enclosed_volume(&body.topology().triangles, &body.particles.x) - 0.125).abs()
+        (figures::enclosed_volume(&body.topology().triangles, &body.particles().x()) - 0.125).abs()
             < 1e-5
     );
     let mut gs = GaussSeidel::new();
@@ -428,13 +428,13 @@ fn cube_lands_and_rests_with_no_inverted_tetrahedron() {
     for s in 0..240 {
         step(&mut body, &params, &mut gs, None).unwrap();
         for (t, tet) in body.topology().tets.iter().enumerate() {
-            let v = figures::tet_volume(std::slice::from_ref(tet), &body.particles.x);
+            let v = figures::tet_volume(std::slice::from_ref(tet), &body.particles().x());
             assert!(v > 0.0, "tet {t} inverted at step {s}");
         }
     }
     let speed = body
-        .particles
-        .v
+        .particles()
+        .v()
         .iter()
         .map(|v| v.xyz().length())
         .fold(0.0f32, f32::max);

@@ -81,11 +81,11 @@ fn particle_and_constraint_errors() {
     assert!(d.push(0, 1, 1.0, -1.0).is_err());
     let p = Particles::new(&[Vec3::ZERO, Vec3::ZERO], &[1.0, 1.0]).unwrap();
     assert!(matches!(
-        d.push_rest(&p.x, 0, 1, 0.0).unwrap_err(),
+        d.push_rest(&p.x(), 0, 1, 0.0).unwrap_err(),
         WobbleError::ZeroLengthConstraint { .. }
     ));
     assert!(matches!(
-        d.push_rest(&p.x, 0, 5, 0.0).unwrap_err(),
+        d.push_rest(&p.x(), 0, 5, 0.0).unwrap_err(),
         WobbleError::IndexOutOfRange { value: 5, .. }
     ));
     assert!(body_from_trimesh(&quad(), 0.0, 0.0).is_err());
@@ -119,5 +119,5 @@ fn mesh_building_welds_and_finds_adjacency() {
     assert_eq!(remap, vec![0, 1, 2, 0, 2, 3]);
     let body = body_from_trimesh(&welded, 1.0, 0.0).unwrap();
     assert_eq!(body.constraints().distance.len(), 5);
-    assert!((body.particles.mass.iter().sum::<f32>() - 1.0).abs() < 1e-6);
+    assert!((body.particles().mass().iter().sum::<f32>() - 1.0).abs() < 1e-6);
 }

@@ -13,9 +13,9 @@ use solver_core::{figures, step, Body, GaussSeidel, Material, Packed4, StepParam
 /// boundary triangles for bending, tethers to two pinned corners, a drag).
 fn everything() -> Body {
     let mut body = scenes::cube(2).unwrap();
-    body.particles.pin(0);
-    body.particles.pin(2);
-    let x = body.particles.x.clone();
+    body.particles_mut().pin(0).unwrap();
+    body.particles_mut().pin(2).unwrap();
+    let x = body.particles().x().to_vec();
     let tris = body.topology().triangles.clone();
     let tets = body.topology().tets.clone();
     let c = &mut body.constraints_mut();
@@ -30,7 +30,7 @@ fn everything() -> Body {
         NeoHookean::new(&x, &tets, &Material::new(1e4, 0.3).unwrap()).unwrap(),
     ));
     let tethers = Tethers::from_pins(
-        &body.particles.x,
+        &body.particles().x(),
         &body.constraints().distance,
         TetherDistance::Graph,
         2,
@@ -38,10 +38,10 @@ fn everything() -> Body {
     )
     .unwrap();
     body.constraints_mut().push_kind(Box::new(tethers));
-    let bvh = TriangleBvh::build(&body.topology().triangles, &body.particles.x).unwrap();
+    let bvh = TriangleBvh::build(&body.topology().triangles, &body.particles().x()).unwrap();
     let hit = bvh
         .raycast(
-            &body.particles.x,
+            &body.particles().x(),
             Vec3::new(0.01, 3.0, 0.02),
             -Vec3::Y,
             10.0,
@@ -73,8 +73,8 @@ fn every_kind_keeps_its_values_when_particles_are_renumbered() {
     );
     // A deformed state, then a reversing permutation of the particles.
     let x: Vec<Packed4> = body
-        .particles
-        .x
+        .particles()
+        .x()
         .iter()
         .map(|p| {
             Packed4::new(

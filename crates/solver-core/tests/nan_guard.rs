@@ -27,9 +27,9 @@ fn diverged(err: WobbleError) -> (usize, String) {
 #[test]
 fn a_non_finite_force_is_refused_naming_its_particle_and_is_cleared() {
     let (mut body, mut gs) = settled_cloth();
-    let (x, v) = (body.particles.x.clone(), body.particles.v.clone());
-    body.particles.force[7].z = f32::NAN;
-    body.particles.force[2].x = 1.0;
+    let (x, v) = (body.particles().x().to_vec(), body.particles().v().to_vec());
+    body.particles_mut().force_mut()[7].z = f32::NAN;
+    body.particles_mut().force_mut()[2].x = 1.0;
     let err = step(&mut body, &StepParams::default(), &mut gs, None).unwrap_err();
     let text = err.to_string();
     let WobbleError::BadState {
@@ -44,14 +44,14 @@ fn a_non_finite_force_is_refused_naming_its_particle_and_is_cleared() {
         "{text}"
     );
     assert_eq!(
-        body.particles.x, x,
+        body.particles().x(), x,
         "positions as they were: nothing was stepped"
     );
-    assert_eq!(body.particles.x_prev, x);
-    assert_eq!(body.particles.v, v, "velocities as they were");
+    assert_eq!(body.particles().x_prev(), x);
+    assert_eq!(body.particles().v(), v, "velocities as they were");
     assert!(body
-        .particles
-        .force
+        .particles()
+        .force()
         .iter()
         .all(|f| *f == Packed4::default()));
     // The body steps on normally afterwards.
@@ -64,8 +64,8 @@ fn the_replay_of_a_non_finite_body_names_the_bad_position_not_a_force_it_spreads
     // Wind spreads a position's NaN to the forces of every particle sharing a triangle with
     // it, lower indices among them; the replay checks the state before any force.
     let (mut body, _) = settled_cloth();
-    body.wind = Some(solver_core::wind::Wind::new(Vec3::X, 1.2, 1.0, 0.0).unwrap());
-    body.particles.x[10].y = f32::NAN;
+    body.set_wind(Some(solver_core::wind::Wind::new(Vec3::X, 1.2, 1.0, 0.0).unwrap())).unwrap();
+    body.particles_mut().x_mut()[10].y = f32::NAN;
     let finding = replay_checked(&mut body, &StepParams::default(), &mut GaussSeidel::new())
         .expect("a finding");
     assert_eq!(finding.particle, 10, "{finding:?}");
@@ -80,13 +80,13 @@ fn the_replay_of_a_non_finite_body_names_the_bad_position_not_a_force_it_spreads
 #[test]
 fn an_overflowing_finite_force_is_caught_at_prediction() {
     let (mut body, mut gs) = settled_cloth();
-    let x = body.particles.x.clone();
-    body.particles.force[9].y = 3e38;
+    let x = body.particles().x().to_vec();
+    body.particles_mut().force_mut()[9].y = 3e38;
     let (particle, stage) =
         diverged(step(&mut body, &StepParams::default(), &mut gs, None).unwrap_err());
     assert_eq!(particle, 9);
     assert!(stage.starts_with("prediction"), "{stage}");
-    assert_eq!(body.particles.x, x);
+    assert_eq!(body.particles().x(), x);
 }
 
 /// A constraint kind whose constraint 1 evaluates to NaN: a stand-in for a buggy kind.
@@ -132,7 +132,7 @@ fn a_constraint_kind_that_produces_nan_is_named() {
         pairs: vec![[2, 3], [5, 6], [9, 10]],
     }));
     body.topology_changed();
-    let x = body.particles.x.clone();
+    let x = body.particles().x().to_vec();
     let err = step(&mut body, &StepParams::default(), &mut gs, None).unwrap_err();
     let text = err.to_string();
     let (particle, stage) = diverged(err);
@@ -141,7 +141,7 @@ fn a_constraint_kind_that_produces_nan_is_named() {
         stage.starts_with("constraint kind 'poison', constraint 1 (particles [5, 6]), in solver 'gs' iteration 0, substep 0"),
         "{text}"
     );
-    assert_eq!(body.particles.x, x);
+    assert_eq!(body.particles().x(), x);
 }
 
 #[test]
@@ -158,10 +158,10 @@ fn the_checked_replay_of_a_healthy_step_is_the_step_bit_for_bit() {
             friction: 0.5,
             restitution: 0.5,
             motion: None,
-        });
+        }).unwrap();
         let a = body.attach(20).unwrap();
         body.move_attachment(a, Vec3::new(0.3, 1.2, 0.5)).unwrap();
-        body.particles.force[11] = Packed4::new(Vec3::new(0.5, -2.0, 0.1), 0.0);
+        body.particles_mut().force_mut()[11] = Packed4::new(Vec3::new(0.5, -2.0, 0.1), 0.0);
         body
     };
     let params = StepParams {
@@ -178,10 +178,10 @@ fn the_checked_replay_of_a_healthy_step_is_the_step_bit_for_bit() {
         None
     );
     assert_eq!(
-        figures::state_hash(&stepped.particles.x),
-        figures::state_hash(&replayed.particles.x)
+        figures::state_hash(&stepped.particles().x()),
+        figures::state_hash(&replayed.particles().x())
     );
-    assert_eq!(stepped.particles.v, replayed.particles.v);
+    assert_eq!(stepped.particles().v(), replayed.particles().v());
     assert!(
         !stepped.contacts().is_empty(),
         "the collider must be touched for this test to cover contacts"
@@ -195,10 +195,10 @@ fn a_finite_speed_above_the_bound_is_a_divergence_and_the_body_is_restored() {
     // the pins are released, so that they cannot take the momentum).
     let (mut body, mut gs) = settled_cloth();
     for i in [0, 3] {
-        body.particles.set_mass(i, 1.0 / 16.0).unwrap();
+        body.particles_mut().set_mass(i, 1.0 / 16.0).unwrap();
     }
-    let (x, v) = (body.particles.x.clone(), body.particles.v.clone());
-    body.particles.force[5].x = 1e9;
+    let (x, v) = (body.particles().x().to_vec(), body.particles().v().to_vec());
+    body.particles_mut().force_mut()[5].x = 1e9;
     let err = step(&mut body, &StepParams::default(), &mut gs, None).unwrap_err();
     let text = err.to_string();
     let WobbleError::Diverged {
@@ -217,9 +217,9 @@ fn a_finite_speed_above_the_bound_is_a_divergence_and_the_body_is_restored() {
         "{text}"
     );
     assert!(text.contains("above the speed bound of 1e6 m/s"), "{text}");
-    assert_eq!(body.particles.x, x, "positions back at the last good state");
+    assert_eq!(body.particles().x(), x, "positions back at the last good state");
     assert_eq!(
-        body.particles.v, v,
+        body.particles().v(), v,
         "velocities back at the last good state"
     );
     step(&mut body, &StepParams::default(), &mut gs, None).unwrap();

@@ -56,10 +56,10 @@ fn run(body: &mut Body, solver: &mut dyn Solver, params: &StepParams, steps: usi
     for s in 0..steps {
         // An external force on a few particles, consumed by each step.
         let i = s * 7919 % body.len();
-        body.particles.force[i].y = 2.0;
+        body.particles_mut().force_mut()[i].y = 2.0;
         step(body, params, solver, None).unwrap();
     }
-    figures::state_hash(&body.particles.x) ^ figures::state_hash(&body.particles.v).rotate_left(1)
+    figures::state_hash(&body.particles().x()) ^ figures::state_hash(&body.particles().v()).rotate_left(1)
 }
 
 #[test]
@@ -80,7 +80,7 @@ fn particle_passes_give_the_same_bits_whatever_runs_their_blocks() {
     let parallel = run(&mut b, &mut scrambled, &params, 4);
     assert_eq!(serial, parallel);
     assert!(scrambled.executor.blocks_run.load(Ordering::Relaxed) >= 4 * 3 * 3);
-    assert!(b.particles.force.iter().all(|f| f.xyz() == Vec3::ZERO));
+    assert!(b.particles().force().iter().all(|f| f.xyz() == Vec3::ZERO));
 }
 
 #[test]
@@ -89,12 +89,12 @@ fn a_diverged_step_restores_the_backup_taken_during_prediction() {
     let params = StepParams::default();
     let mut solver = ScrambledBlocks::default();
     run(&mut body, &mut solver, &params, 2);
-    let (x0, v0) = (body.particles.x.clone(), body.particles.v.clone());
+    let (x0, v0) = (body.particles().x().to_vec(), body.particles().v().to_vec());
     // A huge force on one particle in the last block overflows its velocity.
     let last = body.len() - 3;
-    body.particles.force[last].y = f32::MAX;
+    body.particles_mut().force_mut()[last].y = f32::MAX;
     let err = step(&mut body, &params, &mut solver, None).unwrap_err();
     assert!(err.to_string().contains(&last.to_string()), "{err}");
-    assert_eq!(body.particles.x, x0);
-    assert_eq!(body.particles.v, v0);
+    assert_eq!(body.particles().x(), x0);
+    assert_eq!(body.particles().v(), v0);
 }

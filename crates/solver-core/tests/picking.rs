@@ -10,7 +10,7 @@ use solver_core::{figures, step, GaussSeidel, Packed4, StepParams};
 #[test]
 fn a_ray_through_a_known_point_returns_its_triangle_and_barycentrics() {
     let body = scenes::cloth(9).unwrap();
-    let x = &body.particles.x;
+    let x = &body.particles().x();
     let tris = &body.topology().triangles;
     let bvh = TriangleBvh::build(tris, x).unwrap();
     for (t, b) in [
@@ -50,9 +50,9 @@ fn a_ray_through_a_known_point_returns_its_triangle_and_barycentrics() {
 #[test]
 fn the_bvh_agrees_with_brute_force_after_deformation_and_refit() {
     let mut body = scenes::jelly(3).unwrap();
-    let mut bvh = TriangleBvh::build(&body.topology().triangles, &body.particles.x).unwrap();
+    let mut bvh = TriangleBvh::build(&body.topology().triangles, &body.particles().x()).unwrap();
     // Squash and twist the ball, then refit.
-    for p in body.particles.x.iter_mut() {
+    for p in body.particles_mut().x_mut().iter_mut() {
         let (y, a) = (p.y - 1.0, 2.0 * (p.y - 1.0));
         let (s, c) = a.sin_cos();
         *p = Packed4::new(
@@ -60,7 +60,7 @@ fn the_bvh_agrees_with_brute_force_after_deformation_and_refit() {
             p.w,
         );
     }
-    bvh.refit(&body.particles.x).unwrap();
+    bvh.refit(&body.particles().x()).unwrap();
     let mut seed = 12345u64;
     let mut rnd = || {
         seed = seed
@@ -72,10 +72,10 @@ fn the_bvh_agrees_with_brute_force_after_deformation_and_refit() {
     for _ in 0..300 {
         let origin = Vec3::new(0.6 * rnd(), 1.0 + 0.4 * rnd(), 1.5);
         let dir = Vec3::new(rnd() * 0.2, rnd() * 0.2, -1.0);
-        let a = bvh.raycast(&body.particles.x, origin, dir, 10.0).unwrap();
+        let a = bvh.raycast(&body.particles().x(), origin, dir, 10.0).unwrap();
         let b = raycast_brute_force(
             &body.topology().triangles,
-            &body.particles.x,
+            &body.particles().x(),
             origin,
             dir,
             10.0,
@@ -96,7 +96,7 @@ fn the_bvh_agrees_with_brute_force_after_deformation_and_refit() {
 #[test]
 fn bad_rays_and_meshes_are_errors() {
     let body = scenes::cloth(3).unwrap();
-    let x = &body.particles.x;
+    let x = &body.particles().x();
     let bvh = TriangleBvh::build(&body.topology().triangles, x).unwrap();
     assert!(bvh.raycast(x, Vec3::ZERO, Vec3::ZERO, 1.0).is_err());
     assert!(bvh.raycast(x, Vec3::NAN, Vec3::Y, 1.0).is_err());
@@ -111,10 +111,10 @@ fn bad_rays_and_meshes_are_errors() {
 #[test]
 fn dragging_brings_the_grabbed_point_to_its_target_and_release_frees_it() {
     let mut body = scenes::cloth(10).unwrap();
-    let bvh = TriangleBvh::build(&body.topology().triangles, &body.particles.x).unwrap();
+    let bvh = TriangleBvh::build(&body.topology().triangles, &body.particles().x()).unwrap();
     let origin = Vec3::new(0.43, 2.0, 0.61);
     let hit = bvh
-        .raycast(&body.particles.x, origin, -Vec3::Y, 5.0)
+        .raycast(&body.particles().x(), origin, -Vec3::Y, 5.0)
         .unwrap()
         .unwrap();
     let id = grab(&mut body, &hit, 1e-6).unwrap();
@@ -132,7 +132,7 @@ fn dragging_brings_the_grabbed_point_to_its_target_and_release_frees_it() {
         move_grab(&mut body, id, start.lerp(target, t)).unwrap();
         step(&mut body, &params, &mut gs, None).unwrap();
     }
-    let x = &body.particles.x;
+    let x = &body.particles().x();
     let b = hit.barycentric;
     let p = x[hit.corners[0] as usize].xyz() * b[0]
         + x[hit.corners[1] as usize].xyz() * b[1]
@@ -161,31 +161,31 @@ fn dragging_brings_the_grabbed_point_to_its_target_and_release_frees_it() {
 #[test]
 fn an_impulse_at_a_point_conserves_momentum_and_teleport_keeps_velocity() {
     let mut body = scenes::cloth(5).unwrap();
-    let bvh = TriangleBvh::build(&body.topology().triangles, &body.particles.x).unwrap();
+    let bvh = TriangleBvh::build(&body.topology().triangles, &body.particles().x()).unwrap();
     let hit = bvh
-        .raycast(&body.particles.x, Vec3::new(0.55, 3.0, 0.45), -Vec3::Y, 5.0)
+        .raycast(&body.particles().x(), Vec3::new(0.55, 3.0, 0.45), -Vec3::Y, 5.0)
         .unwrap()
         .unwrap();
     impulse_at(&mut body, &hit, Vec3::new(0.0, 0.2, 0.0)).unwrap();
     let momentum: Vec3 = (0..body.len())
-        .map(|i| body.particles.velocity(i) * body.particles.mass[i])
+        .map(|i| body.particles().velocity(i) * body.particles().mass()[i])
         .sum();
     assert!(
         (momentum - Vec3::new(0.0, 0.2, 0.0)).length() < 1e-6,
         "{momentum}"
     );
-    let v = body.particles.v.clone();
-    let x0 = body.particles.position(7);
+    let v = body.particles().v().to_vec();
+    let x0 = body.particles().position(7);
     teleport_body(&mut body, Vec3::new(1.0, 0.0, 0.0)).unwrap();
-    assert_eq!(body.particles.v, v);
-    assert!((body.particles.position(7) - x0 - Vec3::X).length() < 1e-6);
+    assert_eq!(body.particles().v(), v);
+    assert!((body.particles().position(7) - x0 - Vec3::X).length() < 1e-6);
     assert!(teleport_body(&mut body, Vec3::NAN).is_err());
 }
 
 #[test]
 fn the_parallel_refit_equals_the_serial_one_bit_for_bit() {
     let body = scenes::cloth(80).unwrap();
-    let x0 = &body.particles.x;
+    let x0 = &body.particles().x();
     let mut a = TriangleBvh::build(&body.topology().triangles, x0).unwrap();
     let mut b = a.clone();
     let moved: Vec<Packed4> = x0

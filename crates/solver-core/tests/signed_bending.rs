@@ -40,9 +40,9 @@ fn hinge(rest: f32, isometric: bool) -> Body {
     let mesh = TriMesh::new(pos, vec![[0, 1, 2], [1, 0, 3]]).unwrap();
     let mut body = body_from_trimesh(&mesh, 0.4, 0.0).unwrap();
     for p in 0..3 {
-        body.particles.pin(p);
+        body.particles_mut().pin(p).unwrap();
     }
-    let x = &body.particles.x;
+    let x = &body.particles().x();
     let kind: Box<dyn ConstraintKind> = if isometric {
         Box::new(IsometricBending::from_triangles(x, &body.topology().triangles, 0.0).unwrap())
     } else {
@@ -56,7 +56,7 @@ fn hinge(rest: f32, isometric: bool) -> Body {
 }
 
 fn theta_of(body: &Body) -> f32 {
-    theta_of_positions(&body.particles.x)
+    theta_of_positions(&body.particles().x())
 }
 
 /// A push: where the free corner is put (at rest distance from the hinge or off it) and the
@@ -157,17 +157,17 @@ fn jolt_params() -> StepParams {
 /// and returns how far the free corner ends from its rest position.
 fn released(rest: f32, isometric: bool, push: &Push, solver: &mut dyn solver_core::Solver) -> f32 {
     let mut body = hinge(rest, isometric);
-    let at_rest = body.particles.x[3].xyz();
+    let at_rest = body.particles().x()[3].xyz();
     let (to, v) = (push.apply)(rest);
-    let w = body.particles.x[3].w;
-    body.particles.x[3] = Packed4::new(to, w);
-    body.particles.x_prev[3] = Packed4::new(to, w);
-    body.particles.v[3] = Packed4::new(v, 0.0);
+    let w = body.particles().x()[3].w;
+    body.particles_mut().x_mut()[3] = Packed4::new(to, w);
+    body.particles_mut().x_prev_mut()[3] = Packed4::new(to, w);
+    body.particles_mut().v_mut()[3] = Packed4::new(v, 0.0);
     let params = jolt_params();
     for _ in 0..15 {
         step(&mut body, &params, solver, None).unwrap();
     }
-    (body.particles.x[3].xyz() - at_rest).length()
+    (body.particles().x()[3].xyz() - at_rest).length()
 }
 
 /// The rest angles of the issue: flat, ±45, ±90, 135 degrees and fully folded, and -135.
@@ -191,10 +191,10 @@ fn concave_crease_pushed_flat_returns_concave_not_mirrored() {
         for rest in [FRAC_PI_2, -FRAC_PI_2] {
             let mut body = hinge(rest, false);
             let (to, v) = (push.apply)(rest);
-            let w = body.particles.x[3].w;
-            body.particles.x[3] = Packed4::new(to, w);
-            body.particles.x_prev[3] = body.particles.x[3];
-            body.particles.v[3] = Packed4::new(v, 0.0);
+            let w = body.particles().x()[3].w;
+            body.particles_mut().x_mut()[3] = Packed4::new(to, w);
+            body.particles_mut().x_prev_mut()[3] = body.particles().x()[3];
+            body.particles_mut().v_mut()[3] = Packed4::new(v, 0.0);
             assert!(theta_of(&body).abs() < 1e-6);
             let params = jolt_params();
             for _ in 0..15 {
@@ -263,7 +263,7 @@ fn rest_angles_keep_their_sign_and_the_fold_is_one_state() {
             table.rest[0]
         );
         assert!(table.rest[0] > -PI && table.rest[0] <= PI, "{name}");
-        assert!(table.evaluate(0, &body.particles.x, &mut g).abs() < 1e-5);
+        assert!(table.evaluate(0, &body.particles().x(), &mut g).abs() < 1e-5);
     }
     assert_eq!(signed_rest_angle(-PI), PI);
     // The mirror image of a crease is not at rest: its deviation is the whole way back,

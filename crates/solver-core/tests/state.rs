@@ -16,7 +16,7 @@ fn scene() -> (Body, GrabId) {
     let corners = body.topology().triangles[40];
     let barycentric = [0.2, 0.3, 0.5];
     let point = (0..3)
-        .map(|k| body.particles.position(corners[k] as usize) * barycentric[k])
+        .map(|k| body.particles().position(corners[k] as usize) * barycentric[k])
         .sum();
     let hit = Hit {
         triangle: 40,
@@ -47,15 +47,15 @@ fn drive(body: &mut Body, solver: &mut dyn Solver, id: GrabId, from: usize, coun
             move_grab(body, id, Vec3::new(0.3, 0.6 + 0.1 * (2.0 * t).cos(), 0.4)).unwrap();
         }
         step(body, &params, solver, None).unwrap();
-        body.particles
+        body.particles_mut()
             .add_force(17, Vec3::new(0.0, 0.0, 0.02 * (3.0 * t).cos()))
             .unwrap();
     }
 }
 
 fn hash(body: &Body) -> (u64, u64, u64) {
-    let p = &body.particles;
-    (state_hash(&p.x), state_hash(&p.v), state_hash(&p.force))
+    let p = &body.particles();
+    (state_hash(&p.x()), state_hash(&p.v()), state_hash(&p.force()))
 }
 
 fn solver(kind: SolverKind) -> Box<dyn Solver> {
@@ -129,9 +129,9 @@ fn a_state_through_json_continues_bit_for_bit() {
 
 /// `restore` fails and leaves the body as it was; returns the error.
 fn refused(body: &mut Body, state: &BodyState) -> WobbleError {
-    let before = (hash(body), body.attachments.clone());
+    let before = (hash(body), body.attachments().to_vec());
     let err = body.restore(state).unwrap_err();
-    assert_eq!((hash(body), body.attachments.clone()), before, "{err}");
+    assert_eq!((hash(body), body.attachments().to_vec()), before, "{err}");
     err
 }
 

@@ -103,18 +103,18 @@ fn a_dropped_rope_rests_on_every_collider_shape() {
     ];
     for shape in shapes {
         let mut body = scenes::rope(8).unwrap();
-        body.particles.set_mass(0, 0.1).unwrap();
+        body.particles_mut().set_mass(0, 0.1).unwrap();
         body.add_collider(Collider {
             shape,
             friction: 0.5,
             restitution: 0.0,
             motion: None,
-        });
+        }).unwrap();
         let mut gs = GaussSeidel::new();
         for _ in 0..300 {
             step(&mut body, &StepParams::default(), &mut gs, None).unwrap();
         }
-        for p in &body.particles.x {
+        for p in body.particles().x() {
             let (d, _) = shape.signed_distance(p.xyz());
             assert!(d > -1e-3, "{shape:?}: particle inside by {d}");
         }
@@ -127,7 +127,7 @@ fn a_dropped_rope_rests_on_every_collider_shape() {
 fn restitution_bounces_and_friction_stops_sliding() {
     let drop = |restitution: f32| {
         let mut body = scenes::rope(2).unwrap();
-        body.particles.set_mass(0, 0.5).unwrap();
+        body.particles_mut().set_mass(0, 0.5).unwrap();
         body.add_collider(Collider {
             shape: Shape::Plane {
                 normal: Vec3::Y,
@@ -136,12 +136,12 @@ fn restitution_bounces_and_friction_stops_sliding() {
             friction: 0.0,
             restitution,
             motion: None,
-        });
+        }).unwrap();
         let mut gs = GaussSeidel::new();
         let mut max_up = 0.0f32;
         for _ in 0..60 {
             step(&mut body, &StepParams::default(), &mut gs, None).unwrap();
-            max_up = max_up.max(body.particles.velocity(0).y);
+            max_up = max_up.max(body.particles().velocity(0).y);
         }
         max_up
     };
@@ -150,12 +150,12 @@ fn restitution_bounces_and_friction_stops_sliding() {
 
     let slide = |friction: f32| {
         let mut body = scenes::rope(2).unwrap();
-        body.particles.set_mass(0, 0.5).unwrap();
+        body.particles_mut().set_mass(0, 0.5).unwrap();
         for i in 0..2 {
-            body.particles
+            body.particles_mut()
                 .teleport(i, Vec3::new(i as f32, 0.0, 0.0))
                 .unwrap();
-            body.particles.v[i].x = 3.0;
+            body.particles_mut().v_mut()[i].x = 3.0;
         }
         body.add_collider(Collider {
             shape: Shape::Plane {
@@ -165,12 +165,12 @@ fn restitution_bounces_and_friction_stops_sliding() {
             friction,
             restitution: 0.0,
             motion: None,
-        });
+        }).unwrap();
         let mut gs = GaussSeidel::new();
         for _ in 0..120 {
             step(&mut body, &StepParams::default(), &mut gs, None).unwrap();
         }
-        body.particles.velocity(0).x.abs()
+        body.particles().velocity(0).x.abs()
     };
     assert!(
         slide(1.0) < 0.05 && slide(0.0) > 2.5,
@@ -197,15 +197,15 @@ fn attachments_are_driven_every_substep() {
         None,
     )
     .unwrap();
-    assert!((body.particles.position(4) - target).length() < 1e-6);
-    let v = body.particles.velocity(4);
+    assert!((body.particles().position(4) - target).length() < 1e-6);
+    let v = body.particles().velocity(4);
     let expected = (target - Vec3::new(1.0, 1.0, 0.0)) * 60.0;
     assert!(
         (v - expected).length() < 1e-2 * expected.length(),
         "velocity {v} vs {expected}"
     );
     body.release_attachment(a, 0.2).unwrap();
-    assert!(body.particles.inv_mass(4) > 0.0);
+    assert!(body.particles().inv_mass(4) > 0.0);
 }
 
 #[test]
@@ -250,9 +250,9 @@ fn bad_parameters_are_errors_not_panics() {
         },
     ];
     for p in bad {
-        let before = body.particles.x.clone();
+        let before = body.particles().x().to_vec();
         assert!(step(&mut body, &p, &mut gs, None).is_err(), "{p:?}");
-        assert_eq!(before, body.particles.x);
+        assert_eq!(before, body.particles().x());
     }
 }
 
@@ -261,16 +261,16 @@ fn a_non_finite_force_is_refused_and_the_body_kept() {
     let mut body = scenes::cloth(4).unwrap();
     let mut gs = GaussSeidel::new();
     step(&mut body, &StepParams::default(), &mut gs, None).unwrap();
-    let good = body.particles.x.clone();
-    body.particles.force[5].y = f32::INFINITY;
+    let good = body.particles().x().to_vec();
+    body.particles_mut().force_mut()[5].y = f32::INFINITY;
     let err = step(&mut body, &StepParams::default(), &mut gs, None).unwrap_err();
     assert!(
         matches!(err, WobbleError::BadState { index: 5, .. }),
         "{err}"
     );
-    assert_eq!(body.particles.x, good);
+    assert_eq!(body.particles().x(), good);
     assert!(body
-        .particles
+        .particles_mut()
         .add_force(5, Vec3::new(f32::NAN, 0.0, 0.0))
         .is_err());
 }

@@ -15,7 +15,7 @@ fn a_cloth_pulled_apart_tears_into_two_pieces() {
         body.attach((j * n) as u32).unwrap();
         right.push(body.attach((j * n + n - 1) as u32).unwrap());
     }
-    let mass_before: f32 = body.particles.mass.iter().sum();
+    let mass_before: f32 = body.particles().mass().iter().sum();
     let rule = Tearing {
         threshold: 0.3,
         max_per_step: 2,
@@ -51,7 +51,7 @@ fn a_cloth_pulled_apart_tears_into_two_pieces() {
     );
     assert!(added > 0, "particles were duplicated to open the surface");
     assert_eq!(body.len(), n * n + added);
-    let mass_after: f32 = body.particles.mass.iter().sum();
+    let mass_after: f32 = body.particles().mass().iter().sum();
     assert!(
         (mass_after - mass_before).abs() < 1e-5,
         "mass kept: {mass_before} -> {mass_after}"
@@ -120,7 +120,7 @@ fn a_slit_from_the_border_duplicates_only_the_border_particle() {
     // slit from the border vertex 3 inward: 3's triangles fall into two fans (3 is copied),
     // while the centre's triangles stay connected around it (no copy).
     let mut body = scenes::cloth(3).unwrap();
-    body.particles.x[4].x += 0.5;
+    body.particles_mut().x_mut()[4].x += 0.5;
     let r = tear(
         &mut body,
         &Tearing {
@@ -133,8 +133,8 @@ fn a_slit_from_the_border_duplicates_only_the_border_particle() {
     assert!(!body.constraints().distance.pairs.contains(&[3, 4]));
     assert_eq!(r.duplicated, 1);
     assert_eq!(body.len(), 10);
-    assert_eq!(body.particles.position(9), body.particles.position(3));
-    assert!((body.particles.mass[3] + body.particles.mass[9] - 1.0 / 9.0).abs() < 1e-7);
+    assert_eq!(body.particles().position(9), body.particles().position(3));
+    assert!((body.particles().mass()[3] + body.particles().mass()[9] - 1.0 / 9.0).abs() < 1e-7);
     let uses = |v: u32| {
         body.topology()
             .triangles

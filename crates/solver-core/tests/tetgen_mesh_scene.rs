@@ -141,8 +141,8 @@ fn the_mesh_scene_drops_tetgen_meshes_like_the_cube() {
         (figures::lowest_y(&body) - 0.2).abs() < 1e-5,
         "half its height above the ground"
     );
-    assert_eq!(body.colliders.len(), 1);
-    let total: f32 = body.particles.mass.iter().sum();
+    assert_eq!(body.colliders().len(), 1);
+    let total: f32 = body.particles().mass().iter().sum();
     assert!((total - 1.0).abs() < 1e-5);
     let mut gs = GaussSeidel::new();
     for _ in 0..60 {
@@ -194,7 +194,7 @@ fn inverted_tetrahedra_are_turned_over_and_reported_or_refused_in_strict_mode() 
             .contains("1 inverted tetrahedron turned over"),
         "{report}"
     );
-    assert!(solver_core::figures::tet_volume(&body.topology().tets, &body.particles.x) > 0.0);
+    assert!(solver_core::figures::tet_volume(&body.topology().tets, &body.particles().x()) > 0.0);
     let err = mesh_scene_with(&node, &MeshOptions::default().strict(true)).unwrap_err();
     assert!(err.to_string().contains("strict mode refuses"), "{err}");
     std::fs::remove_dir_all(&dir).ok();

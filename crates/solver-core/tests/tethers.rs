@@ -10,7 +10,7 @@ use solver_core::{figures, step, Body, GaussSeidel, StepParams};
 fn tethers_reach_every_free_particle_from_each_pin() {
     let body = scenes::cloth(8).unwrap();
     let t = Tethers::from_pins(
-        &body.particles.x,
+        &body.particles().x(),
         &body.constraints().distance,
         TetherDistance::Euclidean,
         2,
@@ -23,7 +23,7 @@ fn tethers_reach_every_free_particle_from_each_pin() {
     assert!((t.rest[k] - std::f32::consts::SQRT_2).abs() < 1e-5);
     // Through the graph it is never shorter than the straight line.
     let g = Tethers::from_pins(
-        &body.particles.x,
+        &body.particles().x(),
         &body.constraints().distance,
         TetherDistance::Graph,
         2,
@@ -40,7 +40,7 @@ fn tethers_reach_every_free_particle_from_each_pin() {
         assert!(g.rest[c] >= t.rest[e] - 1e-6);
     }
     let one = Tethers::from_pins(
-        &body.particles.x,
+        &body.particles().x(),
         &body.constraints().distance,
         TetherDistance::Euclidean,
         1,
@@ -49,7 +49,7 @@ fn tethers_reach_every_free_particle_from_each_pin() {
     .unwrap();
     assert_eq!(one.len(), 62);
     assert!(Tethers::from_pins(
-        &body.particles.x,
+        &body.particles().x(),
         &body.constraints().distance,
         TetherDistance::Euclidean,
         0,
@@ -57,7 +57,7 @@ fn tethers_reach_every_free_particle_from_each_pin() {
     )
     .is_err());
     assert!(Tethers::to_anchors(
-        &body.particles.x,
+        &body.particles().x(),
         &body.constraints().distance,
         &[99],
         TetherDistance::Euclidean,
@@ -66,7 +66,7 @@ fn tethers_reach_every_free_particle_from_each_pin() {
     )
     .is_err());
     assert!(Tethers::from_pins(
-        &body.particles.x,
+        &body.particles().x(),
         &body.constraints().distance,
         TetherDistance::Euclidean,
         1,
@@ -79,14 +79,14 @@ fn tethers_reach_every_free_particle_from_each_pin() {
 fn tethers_act_only_when_too_far_and_the_fast_path_equals_the_generic_one() {
     let body = scenes::cloth(6).unwrap();
     let t = Tethers::from_pins(
-        &body.particles.x,
+        &body.particles().x(),
         &body.constraints().distance,
         TetherDistance::Euclidean,
         2,
         1e-4,
     )
     .unwrap();
-    let mut x = body.particles.x.clone();
+    let mut x = body.particles().x().to_vec();
     // Pull half of the particles away (too far: C > 0), push the rest inward (C < 0).
     for (i, p) in x.iter_mut().enumerate() {
         if i % 2 == 0 {
@@ -141,7 +141,7 @@ fn tethers_halve_the_stretch_of_the_hanging_cloth() {
     let plain = stretch_mean_avg(scenes::cloth(32).unwrap(), 120);
     let mut body = scenes::cloth(32).unwrap();
     let t = Tethers::from_pins(
-        &body.particles.x,
+        &body.particles().x(),
         &body.constraints().distance,
         TetherDistance::Euclidean,
         2,

@@ -4,9 +4,9 @@ use solver_core::glam::Vec3;
 use solver_core::{figures, step, Body, GaussSeidel, StepParams, Wind};
 
 fn kinetic(body: &Body) -> f64 {
-    let p = &body.particles;
+    let p = &body.particles();
     (0..p.len())
-        .map(|i| 0.5 * p.mass[i] as f64 * p.v[i].xyz().length_squared() as f64)
+        .map(|i| 0.5 * p.mass()[i] as f64 * p.v()[i].xyz().length_squared() as f64)
         .sum()
 }
 
@@ -47,7 +47,7 @@ fn the_wind_force_on_a_triangle_follows_the_flat_plate_model() {
 #[test]
 fn a_bad_wind_on_a_body_is_an_error_at_step() {
     let mut body = scenes::flag(4).unwrap();
-    body.wind.as_mut().unwrap().drag = f32::NAN;
+    body.wind_mut().unwrap().drag = f32::NAN;
     let err = step(
         &mut body,
         &StepParams::default(),
@@ -66,20 +66,20 @@ fn the_flag_is_built_as_scenes_md_says() {
         body.constraints().distance.len(),
         12 * 22 + 11 * 23 + 11 * 22
     );
-    assert!((0..12).all(|j| body.particles.inv_mass(j * 23) == 0.0));
+    assert!((0..12).all(|j| body.particles().inv_mass(j * 23) == 0.0));
     assert_eq!(
         (0..body.len())
-            .filter(|&v| body.particles.inv_mass(v) == 0.0)
+            .filter(|&v| body.particles().inv_mass(v) == 0.0)
             .count(),
         12
     );
-    assert!((body.particles.position(23 * 12 - 1) - Vec3::new(2.0, 2.0, 0.0)).length() < 1e-6);
+    assert!((body.particles().position(23 * 12 - 1) - Vec3::new(2.0, 2.0, 0.0)).length() < 1e-6);
     assert!(
-        (body.particles.position(23 + 1) - Vec3::new(2.0 / 22.0, 1.0 + 1.0 / 11.0, 0.0)).length()
+        (body.particles().position(23 + 1) - Vec3::new(2.0 / 22.0, 1.0 + 1.0 / 11.0, 0.0)).length()
             < 1e-6
     );
-    assert!((body.particles.mass[1] - 1.0 / 276.0).abs() < 1e-9);
-    assert_eq!(body.wind, Some(solver_core::build::flag::flag_wind()));
+    assert!((body.particles().mass()[1] - 1.0 / 276.0).abs() < 1e-9);
+    assert_eq!(body.wind().copied(), Some(solver_core::build::flag::flag_wind()));
 }
 
 #[test]

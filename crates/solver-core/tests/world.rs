@@ -19,7 +19,7 @@ fn surfaces(world: &World) -> Vec<Surface<'_>> {
         .map(|b| {
             (
                 &b.body().topology().triangles[..],
-                &b.body().particles.x[..],
+                &b.body().particles().x()[..],
             )
         })
         .collect()
@@ -28,7 +28,7 @@ fn surfaces(world: &World) -> Vec<Surface<'_>> {
 fn all_finite(world: &World) -> bool {
     world
         .bodies()
-        .all(|b| b.body().particles.x.iter().all(|p| p.is_finite()))
+        .all(|b| b.body().particles().x().iter().all(|p| p.is_finite()))
 }
 
 /// Steps of the drape test and its parameters.
@@ -65,7 +65,7 @@ fn drape_folds_without_intersecting_itself_and_rests_on_the_sphere() {
     );
     // Resting on the sphere: the cloth's highest point lies on the sphere's top (radius 0.3 at
     // y = 0.3), within the thickness, and the cloth has stopped.
-    let x = &world.bodies().next().unwrap().body().particles.x;
+    let x = &world.bodies().next().unwrap().body().particles().x();
     let top = x.iter().map(|p| p.y).fold(f32::MIN, f32::max);
     assert!((top - 0.6).abs() < 0.03, "top of the cloth at {top}");
     let vmax = world
@@ -73,8 +73,8 @@ fn drape_folds_without_intersecting_itself_and_rests_on_the_sphere() {
         .next()
         .unwrap()
         .body()
-        .particles
-        .v
+        .particles()
+        .v()
         .iter()
         .map(|v| v.xyz().length())
         .fold(0.0, f32::max);
@@ -96,8 +96,8 @@ fn tunnel_bodies_at_20_m_per_s_stop_at_a_1_cm_box_and_a_thin_mesh_wall() {
         for (k, b) in world.bodies().enumerate() {
             let far = b
                 .body()
-                .particles
-                .x
+                .particles()
+                .x()
                 .iter()
                 .map(|p| p.x)
                 .fold(f32::MIN, f32::max);
@@ -117,7 +117,7 @@ fn tunnel_bodies_at_20_m_per_s_stop_at_a_1_cm_box_and_a_thin_mesh_wall() {
 
 /// The lowest and highest height of body `i` and its centre.
 fn extent(world: &World, i: usize) -> (f32, f32, Vec3) {
-    let x = &world.bodies().nth(i).unwrap().body().particles.x;
+    let x = &world.bodies().nth(i).unwrap().body().particles().x();
     let lo = x.iter().map(|p| p.y).fold(f32::INFINITY, f32::min);
     let hi = x.iter().map(|p| p.y).fold(f32::NEG_INFINITY, f32::max);
     let centre = x.iter().map(|p| p.xyz()).sum::<Vec3>() / x.len() as f32;
@@ -143,7 +143,7 @@ fn stack_of_three_jellies_comes_to_rest_on_each_other() {
     let positions = |world: &World| -> Vec<Vec3> {
         world
             .bodies()
-            .flat_map(|b| b.body().particles.x.iter().map(|p| p.xyz()))
+            .flat_map(|b| b.body().particles().x().iter().map(|p| p.xyz()))
             .collect()
     };
     let mut before = Vec::new();
@@ -219,7 +219,7 @@ fn world_step_gives_the_same_bits_on_one_and_two_threads() {
                     }
                     world
                         .bodies()
-                        .flat_map(|b| b.body().particles.x.iter().map(|p| p.xyz().to_array()))
+                        .flat_map(|b| b.body().particles().x().iter().map(|p| p.xyz().to_array()))
                         .collect::<Vec<_>>()
                 })
                 .collect::<Vec<_>>()
@@ -252,8 +252,8 @@ fn on_obj_floor(mu: f32) -> (f32, f32) {
     std::fs::remove_dir_all(&dir).ok();
     let mesh = icosphere(Vec3::new(0.0, 0.6, 0.0), 0.2, 1).unwrap();
     let mut body = closed_surface_body(&mesh, 1.0).unwrap();
-    body.colliders.clear(); // no ground plane: only the mesh holds it
-    for v in body.particles.v.iter_mut() {
+    body.clear_colliders(); // no ground plane: only the mesh holds it
+    for v in body.particles_mut().v_mut().iter_mut() {
         v.set_xyz(Vec3::new(1.0, 0.0, 0.0));
     }
     world.add_body(body, None).unwrap();
@@ -264,9 +264,9 @@ fn on_obj_floor(mu: f32) -> (f32, f32) {
     for _ in 0..120 {
         world.step(&params).unwrap();
     }
-    let p = &world.bodies().next().unwrap().body().particles;
-    let lowest = p.x.iter().map(|p| p.y).fold(f32::MAX, f32::min);
-    let vx = p.v.iter().map(|v| v.x).sum::<f32>() / p.len() as f32;
+    let p = &world.bodies().next().unwrap().body().particles();
+    let lowest = p.x().iter().map(|p| p.y).fold(f32::MAX, f32::min);
+    let vx = p.v().iter().map(|v| v.x).sum::<f32>() / p.len() as f32;
     (lowest, vx)
 }
 
@@ -299,9 +299,9 @@ const CROWD_STEPS: usize = 180;
 /// How far below the hammock's surface (the grid's triangles, seen from above) each particle
 /// of `jelly` is: the deepest, 0 when none is below.
 fn depth_below(hammock: &solver_core::Body, jelly: &solver_core::Body) -> f32 {
-    let x = &hammock.particles.x;
+    let x = &hammock.particles().x();
     let mut deepest = 0.0f32;
-    for q in &jelly.particles.x {
+    for q in jelly.particles().x() {
         for t in &hammock.topology().triangles {
             let [a, b, c] = t.map(|i| x[i as usize].xyz());
             let d = (b.z - c.z) * (a.x - c.x) + (c.x - b.x) * (a.z - c.z);
@@ -318,7 +318,7 @@ fn depth_below(hammock: &solver_core::Body, jelly: &solver_core::Body) -> f32 {
 
 /// The mean velocity of a body's particles.
 fn mean_velocity(body: &solver_core::Body) -> Vec3 {
-    let v = &body.particles.v;
+    let v = &body.particles().v();
     v.iter().map(|v| v.xyz()).sum::<Vec3>() / v.len() as f32
 }
 
@@ -330,7 +330,7 @@ fn crowd_jellies_land_in_their_hammocks_without_passing_through_and_come_to_rest
         .bodies()
         .step_by(2)
         .map(|b| {
-            let p = &b.body().particles.x;
+            let p = &b.body().particles().x();
             p.iter().filter(|q| q.w == 0.0).map(|q| q.xyz()).collect()
         })
         .collect();
@@ -352,8 +352,8 @@ fn crowd_jellies_land_in_their_hammocks_without_passing_through_and_come_to_rest
     for cell in 0..scenes::CROWD_CELLS {
         let (hammock, jelly) = (bodies[2 * cell], bodies[2 * cell + 1]);
         let low = |b: &solver_core::Body| {
-            b.particles
-                .x
+            b.particles()
+                .x()
                 .iter()
                 .map(|p| p.y)
                 .fold(f32::INFINITY, f32::min)
@@ -395,8 +395,8 @@ fn crowd_jellies_land_in_their_hammocks_without_passing_through_and_come_to_rest
             );
         }
         let still: Vec<Vec3> = hammock
-            .particles
-            .x
+            .particles()
+            .x()
             .iter()
             .filter(|q| q.w == 0.0)
             .map(|q| q.xyz())
@@ -451,7 +451,7 @@ fn crowd_of_64_bodies_gives_the_same_bits_on_one_and_two_threads_and_every_execu
             });
             let x: Vec<_> = world
                 .bodies()
-                .flat_map(|b| b.body().particles.x.iter().copied())
+                .flat_map(|b| b.body().particles().x().iter().copied())
                 .collect();
             solver_core::figures::state_hash(&x)
         })
@@ -475,8 +475,8 @@ fn recording_residuals_leaves_the_bits_and_gives_one_per_iteration_and_substep()
             .bodies()
             .flat_map(|b| {
                 b.body()
-                    .particles
-                    .x
+                    .particles()
+                    .x()
                     .iter()
                     .map(|p| [p.x, p.y, p.z, p.w].map(f32::to_bits))
             })

@@ -258,7 +258,7 @@ fn spread3(v: u64) -> u64 {
 
 /// The Morton code of each particle's position over the body's bounding box.
 pub fn morton_codes(body: &Body) -> Vec<u64> {
-    let x = &body.particles.x;
+    let x = &body.particles().x();
     let lo = x.iter().fold([f32::INFINITY; 3], |m, p| {
         [m[0].min(p.x), m[1].min(p.y), m[2].min(p.z)]
     });

@@ -48,7 +48,7 @@ fn residual_from_outside(body: &Body, newton: &Newton, x_pred: &[DVec3], inv_dt2
         }
     }
     let mut sum_g = 0.0;
-    for (p, q) in body.particles.x.iter().enumerate() {
+    for (p, q) in body.particles().x().iter().enumerate() {
         if q.w > 0.0 {
             sum_g += ((x[p] - x_pred[p]) - force[p] * q.w as f64).length_squared();
         }
@@ -57,8 +57,8 @@ fn residual_from_outside(body: &Body, newton: &Newton, x_pred: &[DVec3], inv_dt2
 }
 
 fn prediction(body: &Body) -> Vec<DVec3> {
-    body.particles
-        .x
+    body.particles()
+        .x()
         .iter()
         .map(|q| q.xyz().as_dvec3())
         .collect()
@@ -177,7 +177,7 @@ fn a_free_cloth_keeps_its_momentum_through_the_solve() {
     let x = newton.positions_f64();
     let mut moved = DVec3::ZERO;
     let mut scale = 0.0;
-    for (p, q) in body.particles.x.iter().enumerate() {
+    for (p, q) in body.particles().x().iter().enumerate() {
         let d = (x[p] - q.xyz().as_dvec3()) / q.w as f64;
         moved += d;
         scale += d.length();
@@ -193,7 +193,7 @@ fn a_free_cloth_keeps_its_momentum_through_the_solve() {
 fn second_derivatives_match_finite_differences_of_the_gradient() {
     let mut cube = scenes::cube(2).unwrap();
     let mut noise = scenes::analytic::Noise::new(7);
-    for q in cube.particles.x.iter_mut() {
+    for q in cube.particles_mut().x_mut().iter_mut() {
         let d = noise.next_vec3() * 0.05;
         q.x += d.x;
         q.y += d.y;
@@ -276,7 +276,7 @@ fn stepping_with_newton_converges_every_substep_and_stays_finite() {
         let report = newton.report();
         assert!(report.converged || report.at_floor, "step {k}: {report:?}");
         assert!(report.reduction() < 1e-8, "step {k}: {report:?}");
-        assert!(body.particles.x.iter().all(|p| p.xyz().is_finite()));
+        assert!(body.particles().x().iter().all(|p| p.xyz().is_finite()));
     }
     // The multipliers it leaves are those of the converged step.
     let _: &dyn Solver = &newton;

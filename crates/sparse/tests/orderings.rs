@@ -29,7 +29,7 @@ fn bits_in_old_order(body: &Body, new_index: &[u32]) -> Vec<[u32; 4]> {
     new_index
         .iter()
         .map(|&new| {
-            let p = body.particles.x[new as usize];
+            let p = body.particles().x()[new as usize];
             [p.x.to_bits(), p.y.to_bits(), p.z.to_bits(), p.w.to_bits()]
         })
         .collect()
@@ -59,8 +59,8 @@ fn every_ordering_is_a_permutation_that_keeps_the_rest_state_figures() {
             "{name}"
         );
         assert_eq!(
-            figures::residual(body.constraints(), &body.particles.x),
-            figures::residual(original.constraints(), &original.particles.x),
+            figures::residual(body.constraints(), &body.particles().x()),
+            figures::residual(original.constraints(), &original.particles().x()),
             "{name}"
         );
         // Every reference moved with its particle.
@@ -90,8 +90,8 @@ fn every_ordering_is_a_permutation_that_keeps_the_rest_state_figures() {
             bits_in_old_order(&body, &new_index),
             bits_in_old_order(&original, &(0..original.len() as u32).collect::<Vec<_>>())
         );
-        for (i, &m) in original.particles.mass.iter().enumerate() {
-            assert_eq!(body.particles.mass[new_index[i] as usize], m);
+        for (i, &m) in original.particles().mass().iter().enumerate() {
+            assert_eq!(body.particles().mass()[new_index[i] as usize], m);
         }
     }
 }
@@ -107,7 +107,7 @@ fn renumbered_bodies_step_to_the_same_state_bit_for_bit() {
         let mut body = scenes::cloth(10).unwrap();
         body.attach(3).unwrap();
         let new_index = apply_ordering(&mut body, name.parse().unwrap()).unwrap();
-        assert_eq!(body.attachments[0].particle, new_index[3]);
+        assert_eq!(body.attachments()[0].particle, new_index[3]);
         let mut colored = SolverKind::Colored(Default::default())
             .build(&SolverOptions::default())
             .unwrap();
@@ -145,7 +145,7 @@ fn renumbered_bodies_step_to_the_same_state_bit_for_bit() {
 #[test]
 fn extra_kinds_are_remapped_through_the_trait() {
     let mut body = scenes::cloth(5).unwrap();
-    let area = TriangleArea::new(&body.topology().triangles, &body.particles.x);
+    let area = TriangleArea::new(&body.topology().triangles, &body.particles().x());
     let before = area.tris.clone();
     body.constraints_mut().push_kind(Box::new(area));
     body.topology_changed();
@@ -227,7 +227,7 @@ fn morton_codes_interleave_the_quantized_coordinates() {
         })
     };
     let cells = ((1u64 << 21) - 1) as f64;
-    for (k, p) in body.particles.x.iter().enumerate() {
+    for (k, p) in body.particles().x().iter().enumerate() {
         // The cloth spans [0, 1] in x and z and is flat in y (quantized to 0).
         let q = [
             (p.x as f64 * cells).round() as u64,

@@ -40,7 +40,7 @@ fn run(body: &mut Body, solver: &mut dyn Solver, dt: f32, steps: usize) -> (f64,
 
 /// `fraction` of `M g · 1 m`, the stability matrix's energy tolerance.
 fn tolerance(body: &Body, fraction: f64) -> f64 {
-    let mass: f64 = body.particles.mass.iter().map(|&m| m as f64).sum();
+    let mass: f64 = body.particles().mass().iter().map(|&m| m as f64).sum();
     fraction * mass * StepParams::default().gravity.length() as f64
 }
 

@@ -145,7 +145,7 @@ fn hash_after(kind: SolverKind, opts: &SolverOptions, steps: usize) -> (u64, Opt
     }
     assert!(figures::all_finite(&body));
     (
-        figures::state_hash(&body.particles.x),
+        figures::state_hash(&body.particles().x()),
         solver.report().colors,
     )
 }
@@ -252,7 +252,7 @@ fn colored_simd_and_scalar_agree_within_float_tolerance() {
         step(&mut a, &params, sa.as_mut(), None).unwrap();
         step(&mut b, &params, sb.as_mut(), None).unwrap();
     }
-    let max_diff = max_abs_diff(&a.particles.x, &b.particles.x);
+    let max_diff = max_abs_diff(&a.particles().x(), &b.particles().x());
     assert!(max_diff < 1e-4, "after 20 steps max |Δx| = {max_diff}");
 }
 
@@ -292,9 +292,10 @@ fn iterated(
     let constraints = b.constraints().clone();
     solver.prepare(&constraints, b.len()).unwrap();
     let mut lambda = vec![0.0; constraints.len()];
+    let slices = b.particles_mut().slices_mut();
     let mut s = solver_core::SolveState {
-        x: &mut b.particles.x,
-        x_prev: &b.particles.x_prev,
+        x: slices.x,
+        x_prev: slices.x_prev,
         constraints: &constraints,
         lambda: &mut lambda,
         inv_dt2,
@@ -342,7 +343,7 @@ fn colored_leaves_the_last_substeps_multipliers_after_a_substepped_step() {
         for _ in 0..3 {
             step(&mut b, &params, solver, None).unwrap();
         }
-        (b.particles.x.clone(), b.multipliers().to_vec())
+        (b.particles().x().to_vec(), b.multipliers().to_vec())
     };
     let mut colored = Colored::new(&SolverOptions::default(), ColoredOptions::default()).unwrap();
     let (x, lambda) = run(&mut colored);
@@ -465,10 +466,10 @@ fn every_solver_honours_the_pbd_stiffness_scale() {
         let name = kind.name();
         let moved_by = |k: f32| {
             let (b, _) = iterated(&body, kind, 0.0, k, 4);
-            b.particles
-                .x
+            b.particles()
+                .x()
                 .iter()
-                .zip(&body.particles.x)
+                .zip(body.particles().x())
                 .map(|(p, q)| (p.xyz() - q.xyz()).length_squared() as f64)
                 .sum::<f64>()
                 .sqrt()

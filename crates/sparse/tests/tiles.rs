@@ -141,7 +141,7 @@ fn tiled_colored_gives_the_same_bits_for_1_2_and_3_threads() {
         assert!(figures::all_finite(&body));
         assert!(solver.tile_report().tiles >= 4);
         (
-            figures::state_hash(&body.particles.x),
+            figures::state_hash(&body.particles().x()),
             body.multipliers().to_vec(),
         )
     };

@@ -105,7 +105,7 @@ pub struct BodiesReport {
 fn world_hash(world: &World) -> u64 {
     let x: Vec<_> = world
         .bodies()
-        .flat_map(|b| b.body().particles.x.iter().copied())
+        .flat_map(|b| b.body().particles().x().iter().copied())
         .collect();
     figures::state_hash(&x)
 }

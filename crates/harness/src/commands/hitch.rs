@@ -94,7 +94,7 @@ fn middle_hit(body: &Body) -> Result<Hit, Error> {
         .ok_or_else(|| Error::Arg("the scene has no surface triangle to grab".into()))?;
     let point = corners
         .iter()
-        .map(|&c| body.particles.position(c as usize))
+        .map(|&c| body.particles().position(c as usize))
         .sum::<Vec3>()
         / 3.0;
     Ok(Hit {

@@ -576,7 +576,7 @@ fn ground_height(shape: &Shape) -> Option<f32> {
 fn colliders(bodies: &[&Body]) -> Vec<Collider> {
     let mut out: Vec<Collider> = Vec::new();
     for b in bodies {
-        for c in &b.colliders {
+        for c in b.colliders() {
             if !out.contains(c) {
                 out.push(*c);
             }
@@ -604,7 +604,7 @@ pub fn run(a: &RenderArgs) -> Result<Section, Error> {
         Frame {
             x: bodies
                 .iter()
-                .flat_map(|b| b.particles.x.iter().map(|p| p.xyz()))
+                .flat_map(|b| b.particles().x().iter().map(|p| p.xyz()))
                 .collect(),
             stretch: mean_stretch(&bodies),
         }

@@ -79,7 +79,7 @@ pub fn run(a: &TethersArgs) -> Result<Section, Error> {
             let mut body = scenes::cloth(a.n)?;
             if tethered {
                 let t = Tethers::from_pins(
-                    &body.particles.x,
+                    &body.particles().x(),
                     &body.constraints().distance,
                     TetherDistance::Euclidean,
                     1,

@@ -260,7 +260,7 @@ fn same_bits(
     for s in solvers.iter_mut() {
         let mut b = body.clone();
         step(&mut b, params, s.as_mut(), None)?;
-        hashes.push(figures::state_hash(&b.particles.x));
+        hashes.push(figures::state_hash(&b.particles().x()));
     }
     Ok(hashes.windows(2).all(|w| w[0] == w[1]))
 }

@@ -349,7 +349,7 @@ fn first_warning_for(path: &Path) -> bool {
 /// The connected parts of `body`'s surface (0 for a body without triangles).
 fn part_count(body: &Body) -> usize {
     let surface = solver_core::mesh::TriMesh {
-        positions: body.particles.x.iter().map(|x| x.xyz()).collect(),
+        positions: body.particles().x().iter().map(|x| x.xyz()).collect(),
         triangles: body.topology().triangles.clone(),
     };
     solver_core::mesh::parts::parts(&surface).len()

@@ -139,18 +139,18 @@ pub struct StepScratch {
 #[derive(Clone, Debug, Default)]
 pub struct Body {
     /// The particles.
-    pub particles: Particles,
+    pub(crate) particles: Particles,
     /// The constraints.
     pub(crate) constraints: Constraints,
     /// Triangles, tetrahedra and what the figures need to know of them.
     pub(crate) topology: Topology,
     /// Static or kinematic colliders, in world coordinates (the step moves them into the body
     /// frame).
-    pub colliders: Vec<Collider>,
+    pub(crate) colliders: Vec<Collider>,
     /// Moving attachments (targets in the body frame).
-    pub attachments: Vec<Attachment>,
+    pub(crate) attachments: Vec<Attachment>,
     /// Wind on the body's triangles, evaluated every substep (`None`: still air).
-    pub wind: Option<Wind>,
+    pub(crate) wind: Option<Wind>,
     /// Reused buffers of the step loop.
     pub(crate) scratch: StepScratch,
     topology_id: u64,
@@ -158,9 +158,6 @@ pub struct Body {
     pub(crate) origin: DVec3,
     /// A sampled coordinate beyond this (m) recentres the body after a step.
     recentre_distance: f32,
-    /// The fraction of the frame the next step covers, when a world or a coupling steps the
-    /// body one substep at a time (`None`: the whole frame). See [`Body::set_step_window`].
-    pub(crate) window: Option<(f32, f32)>,
 }
 
 impl Body {
@@ -177,7 +174,6 @@ impl Body {
             topology_id: fresh_topology_id(),
             origin: DVec3::ZERO,
             recentre_distance: 0.0,
-            window: None,
         };
         body.validate()?;
         // A body at the world's origin is not recentred unless asked (its positions are its
@@ -453,9 +449,84 @@ impl Body {
         self.particles.is_empty()
     }
 
-    /// Adds a collider.
-    pub fn add_collider(&mut self, collider: Collider) {
+    /// The particles: positions, velocities, masses, forces.
+    #[inline]
+    #[must_use]
+    pub fn particles(&self) -> &Particles {
+        &self.particles
+    }
+
+    /// The particles, to change: their arrays as slices whose length cannot change, and
+    /// methods for pins, masses, velocities and teleports ([`Particles`]).
+    #[inline]
+    pub fn particles_mut(&mut self) -> &mut Particles {
+        &mut self.particles
+    }
+
+    /// The shape colliders (plane, sphere, capsule, box), in world coordinates.
+    #[must_use]
+    pub fn colliders(&self) -> &[Collider] {
+        &self.colliders
+    }
+
+    /// The shape colliders, to change in place (the step checks them before it moves
+    /// anything; to move one across the next step, use [`Body::move_collider`]).
+    pub fn colliders_mut(&mut self) -> &mut [Collider] {
+        &mut self.colliders
+    }
+
+    /// Adds a shape collider; an error for a bad one (a non-finite place, a negative radius or
+    /// friction), which is not added.
+    pub fn add_collider(&mut self, collider: Collider) -> Result<usize> {
+        collider.validate(self.colliders.len())?;
         self.colliders.push(collider);
+        Ok(self.colliders.len() - 1)
+    }
+
+    /// Removes shape collider `k` and gives it back (the later ones move down one index).
+    pub fn remove_collider(&mut self, k: usize) -> Result<Collider> {
+        check_index("collider", k, k, self.colliders.len())?;
+        Ok(self.colliders.remove(k))
+    }
+
+    /// Removes every shape collider.
+    pub fn clear_colliders(&mut self) {
+        self.colliders.clear();
+    }
+
+    /// The moving attachments, in the order [`Body::attach`] made them.
+    #[must_use]
+    pub fn attachments(&self) -> &[Attachment] {
+        &self.attachments
+    }
+
+    /// Puts every attachment's start at its target, as the end of a step does (for an
+    /// integrator of a game's own that steps the body without [`crate::step()`]).
+    pub fn complete_attachments(&mut self) {
+        for a in &mut self.attachments {
+            a.from = a.to;
+        }
+    }
+
+    /// The wind on the body's triangles (`None`: still air).
+    #[must_use]
+    pub fn wind(&self) -> Option<&Wind> {
+        self.wind.as_ref()
+    }
+
+    /// Sets the wind on the body's triangles (`None`: still air); an error for a bad one,
+    /// which leaves the wind as it was.
+    pub fn set_wind(&mut self, wind: Option<Wind>) -> Result<()> {
+        if let Some(w) = &wind {
+            w.validate()?;
+        }
+        self.wind = wind;
+        Ok(())
+    }
+
+    /// The wind, to change its speed or direction between steps (the step checks it).
+    pub fn wind_mut(&mut self) -> Option<&mut Wind> {
+        self.wind.as_mut()
     }
 
     /// Sets the shape collider `k` has at the end of the next step ([`Collider::move_to`]):
@@ -469,7 +540,7 @@ impl Body {
     /// Attaches particle `i` where it is now, pinning it; move it with [`Body::move_attachment`].
     pub fn attach(&mut self, i: u32) -> Result<usize> {
         check_index("attachment", self.attachments.len(), i as usize, self.len())?;
-        self.particles.pin(i as usize);
+        self.particles.pin(i as usize)?;
         let p = self.particles.position(i as usize);
         self.attachments.push(Attachment {
             particle: i,
@@ -502,13 +573,6 @@ impl Body {
         check_index("attachment", a, a, self.attachments.len())?;
         let at = self.attachments.remove(a);
         self.particles.set_mass(at.particle as usize, mass)
-    }
-
-    /// Narrows the next step to the fraction `t0..t1` of the frame its moving targets were
-    /// set for (attachments, moving colliders, skinned targets): a world or a coupling steps
-    /// the body one substep at a time; `0..1` is the whole frame.
-    pub(crate) fn set_step_window(&mut self, t0: f32, t1: f32) {
-        self.window = ((t0, t1) != (0.0, 1.0)).then_some((t0, t1));
     }
 
     /// The grab (drag) table, if a grab made one: its position among the kinds of

@@ -2,24 +2,45 @@
 //! packed with its inverse mass as `[x, y, z, w]` so that a projection gets everything it needs
 //! from one 16-byte load.
 
-use crate::error::{check_finite, Result, WobbleError};
+use crate::error::{check_finite, check_index, Result, WobbleError};
 use crate::geometry::packed::{check_buffer, Packed4, Xyz};
 use glam::Vec3;
 
 /// The particles of one body: positions (with inverse mass), positions at the start of the
 /// substep, velocities and accumulated external forces.
+///
+/// The arrays are private, so that their lengths always agree: a game reads and writes them as
+/// slices ([`Particles::x`], [`Particles::v_mut`], ...), whose length cannot change, and
+/// changes pins, masses, velocities and places through methods that check the index and the
+/// value ([`Particles::pin`], [`Particles::set_mass`], [`Particles::set_velocity`],
+/// [`Particles::teleport`], [`Particles::add_force`], [`Particles::add_impulse`]). A value
+/// written through a slice is checked by the next step, which refuses a non-finite one
+/// ([`WobbleError::BadState`]).
 #[derive(Clone, Debug, Default)]
 pub struct Particles {
     /// Current (during a solve: predicted) positions; `w` is the inverse mass.
-    pub x: Vec<Packed4>,
+    pub(crate) x: Vec<Packed4>,
     /// Positions at the start of the current substep; `w` mirrors the inverse mass.
-    pub x_prev: Vec<Packed4>,
+    pub(crate) x_prev: Vec<Packed4>,
     /// Velocities; `w` is unused.
-    pub v: Vec<Packed4>,
+    pub(crate) v: Vec<Packed4>,
     /// External forces accumulated for the next step (cleared after it); `w` is unused.
-    pub force: Vec<Packed4>,
+    pub(crate) force: Vec<Packed4>,
     /// Masses (0 for pinned particles, whose inverse mass is 0 and mass infinite).
-    pub mass: Vec<f32>,
+    pub(crate) mass: Vec<f32>,
+}
+
+/// A body's particle arrays borrowed at once ([`Particles::slices_mut`]): slices, so no length
+/// can change.
+pub struct ParticlesMut<'a> {
+    /// Positions; `w` is the inverse mass.
+    pub x: &'a mut [Packed4],
+    /// Positions at the start of the last substep.
+    pub x_prev: &'a mut [Packed4],
+    /// Velocities.
+    pub v: &'a mut [Packed4],
+    /// External forces for the next step.
+    pub force: &'a mut [Packed4],
 }
 
 impl Particles {
@@ -60,6 +81,92 @@ impl Particles {
         self.x.is_empty()
     }
 
+    /// Current (during a solve: predicted) positions, in the body frame; `w` is the inverse
+    /// mass.
+    #[inline]
+    #[must_use]
+    pub fn x(&self) -> &[Packed4] {
+        &self.x
+    }
+
+    /// The positions, to change in place (a teleport of many particles; keep `w` the inverse
+    /// mass, or use [`Particles::set_mass`]).
+    #[inline]
+    pub fn x_mut(&mut self) -> &mut [Packed4] {
+        &mut self.x
+    }
+
+    /// Positions at the start of the last substep; `w` mirrors the inverse mass.
+    #[inline]
+    #[must_use]
+    pub fn x_prev(&self) -> &[Packed4] {
+        &self.x_prev
+    }
+
+    /// The positions at the start of the last substep, to change in place (set them with
+    /// [`Particles::x_mut`] when a teleport must carry no velocity into friction).
+    #[inline]
+    pub fn x_prev_mut(&mut self) -> &mut [Packed4] {
+        &mut self.x_prev
+    }
+
+    /// Velocities; `w` is unused.
+    #[inline]
+    #[must_use]
+    pub fn v(&self) -> &[Packed4] {
+        &self.v
+    }
+
+    /// The velocities, to change in place.
+    #[inline]
+    pub fn v_mut(&mut self) -> &mut [Packed4] {
+        &mut self.v
+    }
+
+    /// External forces accumulated for the next step (cleared after it).
+    #[inline]
+    #[must_use]
+    pub fn force(&self) -> &[Packed4] {
+        &self.force
+    }
+
+    /// The external forces for the next step, to change in place.
+    #[inline]
+    pub fn force_mut(&mut self) -> &mut [Packed4] {
+        &mut self.force
+    }
+
+    /// The arrays a step changes, as slices borrowed at once (an integrator of a game's own
+    /// reads some while it writes others).
+    pub fn slices_mut(&mut self) -> ParticlesMut<'_> {
+        ParticlesMut {
+            x: &mut self.x,
+            x_prev: &mut self.x_prev,
+            v: &mut self.v,
+            force: &mut self.force,
+        }
+    }
+
+    /// Allocates the arrays `x`, `x_prev` and `v` anew, in that order, with the same
+    /// contents, calling `before_each` before each allocation: what `wobble cache` uses to move
+    /// their addresses against each other (it allocates a spacer there).
+    #[doc(hidden)]
+    pub fn reallocate(&mut self, mut before_each: impl FnMut()) {
+        for a in [&mut self.x, &mut self.x_prev, &mut self.v] {
+            before_each();
+            let mut fresh = Vec::with_capacity(a.len());
+            fresh.extend_from_slice(a);
+            *a = fresh;
+        }
+    }
+
+    /// Masses (0 for pinned particles); change one with [`Particles::set_mass`].
+    #[inline]
+    #[must_use]
+    pub fn mass(&self) -> &[f32] {
+        &self.mass
+    }
+
     /// Position of particle `i`.
     #[inline]
     pub fn position(&self, i: usize) -> Vec3 {
@@ -78,16 +185,24 @@ impl Particles {
         self.x[i].w
     }
 
-    /// Pins particle `i` (inverse mass 0) where it is.
-    pub fn pin(&mut self, i: usize) {
+    /// Pins particle `i` (inverse mass 0) where it is; an error for an index out of range.
+    pub fn pin(&mut self, i: usize) -> Result<()> {
+        self.check("pinned particle", i)?;
         self.x[i].w = 0.0;
         self.x_prev[i].w = 0.0;
         self.v[i] = Packed4::default();
         self.mass[i] = 0.0;
+        Ok(())
+    }
+
+    /// An error unless `i` names a particle.
+    fn check(&self, what: &'static str, i: usize) -> Result<()> {
+        check_index(what, i, i, self.x.len())
     }
 
     /// Sets the mass of particle `i`; `f32::INFINITY` pins it.
     pub fn set_mass(&mut self, i: usize, mass: f32) -> Result<()> {
+        self.check("particle given a mass", i)?;
         let w = inverse_mass(i, mass)?;
         self.x[i].w = w;
         self.x_prev[i].w = w;
@@ -97,6 +212,7 @@ impl Particles {
 
     /// Moves particle `i` to `p` with zero velocity (a teleport).
     pub fn teleport(&mut self, i: usize, p: Vec3) -> Result<()> {
+        self.check("teleported particle", i)?;
         check_finite("teleport target", i, p.x + p.y + p.z)?;
         self.x[i].set_xyz(p);
         self.x_prev[i].set_xyz(p);
@@ -106,6 +222,7 @@ impl Particles {
 
     /// Adds a force (newtons) to particle `i` for the next step.
     pub fn add_force(&mut self, i: usize, f: Vec3) -> Result<()> {
+        self.check("particle given a force", i)?;
         check_finite("force", i, f.x + f.y + f.z)?;
         let a = &mut self.force[i];
         a.x += f.x;
@@ -116,12 +233,34 @@ impl Particles {
 
     /// Adds an impulse (newton seconds) to particle `i`: dv = impulse / m.
     pub fn add_impulse(&mut self, i: usize, impulse: Vec3) -> Result<()> {
+        self.check("particle given an impulse", i)?;
         check_finite("impulse", i, impulse.x + impulse.y + impulse.z)?;
         let w = self.x[i].w;
         let v = &mut self.v[i];
         v.x += impulse.x * w;
         v.y += impulse.y * w;
         v.z += impulse.z * w;
+        Ok(())
+    }
+
+    /// Sets the velocity of particle `i` (m/s); a pinned particle keeps zero.
+    pub fn set_velocity(&mut self, i: usize, velocity: Vec3) -> Result<()> {
+        self.check("particle given a velocity", i)?;
+        check_finite("velocity", i, velocity.x + velocity.y + velocity.z)?;
+        if self.x[i].w != 0.0 {
+            self.v[i].set_xyz(velocity);
+        }
+        Ok(())
+    }
+
+    /// Sets every particle's velocity to `velocity` (pinned ones keep zero).
+    pub fn set_all_velocities(&mut self, velocity: Vec3) -> Result<()> {
+        check_finite("velocity", 0, velocity.x + velocity.y + velocity.z)?;
+        for (v, x) in self.v.iter_mut().zip(&self.x) {
+            if x.w != 0.0 {
+                v.set_xyz(velocity);
+            }
+        }
         Ok(())
     }
 

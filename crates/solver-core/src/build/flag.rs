@@ -103,7 +103,7 @@ impl Flag {
         if self.pole {
             let [cols, rows] = self.grid.resolution;
             for j in 0..rows {
-                body.particles.pin(j * cols);
+                body.particles.pin(j * cols)?;
             }
         }
         Ok(body)

@@ -166,13 +166,13 @@ impl Common {
         let n = body.len();
         for (k, &p) in self.pins.iter().enumerate() {
             check_index("pin", k, p as usize, n)?;
-            body.particles.pin(p as usize);
+            body.particles.pin(p as usize)?;
         }
         if !self.pin_tests.is_empty() {
             for i in 0..n {
                 let p = body.particles.position(i);
                 if self.pin_tests.iter().any(|test| test(p)) {
-                    body.particles.pin(i);
+                    body.particles.pin(i)?;
                 }
             }
         }
@@ -181,9 +181,8 @@ impl Common {
 
     /// The last step of every build: checks and adds the colliders, then validates the body.
     fn finish(&self, mut body: Body) -> Result<Body> {
-        for (k, c) in self.colliders.iter().enumerate() {
-            c.validate(k)?;
-            body.add_collider(*c);
+        for c in &self.colliders {
+            body.add_collider(*c)?;
         }
         body.validate()?;
         body.translate(self.origin)?;

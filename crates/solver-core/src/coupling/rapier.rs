@@ -93,7 +93,7 @@ use crate::constraints::{ConstraintKind, MAX_ARITY};
 use crate::error::{Result, WobbleError};
 use crate::geometry::packed::Packed4;
 use crate::solver::{GaussSeidel, Solver};
-use crate::step::{step, StepParams, StepReport};
+use crate::step::{step_window, StepParams, StepReport, Window};
 use glam::Vec3;
 use rapier3d::math::{Pose, Vector};
 use rapier3d::parry::query::{cast_shapes, ShapeCastOptions};
@@ -196,9 +196,9 @@ pub struct CouplingReport {
 /// A soft body and a rapier world stepped together, with two-way contacts (module doc).
 pub struct RapierCoupling {
     /// The soft body (its own shape colliders, [`Body::colliders`], still act, one-sided).
-    pub body: Body,
+    body: Body,
     /// The solver that steps it.
-    pub solver: Box<dyn Solver>,
+    solver: Box<dyn Solver>,
     /// The rapier world; its gravity and `integration_parameters.dt` are set by every step.
     pub rapier: PhysicsWorld,
     /// Distance kept between a particle and a rigid surface (m, >= 0).
@@ -213,6 +213,29 @@ pub struct RapierCoupling {
 }
 
 impl RapierCoupling {
+    /// The soft body.
+    #[must_use]
+    pub fn body(&self) -> &Body {
+        &self.body
+    }
+
+    /// The soft body, to change (its particles, colliders and attachments through their
+    /// methods; the contact table the coupling gave it must stay, or the next step says so).
+    pub fn body_mut(&mut self) -> &mut Body {
+        &mut self.body
+    }
+
+    /// The solver that steps the soft body.
+    #[must_use]
+    pub fn solver(&self) -> &dyn Solver {
+        self.solver.as_ref()
+    }
+
+    /// Replaces the solver that steps the soft body.
+    pub fn set_solver(&mut self, solver: Box<dyn Solver>) {
+        self.solver = solver;
+    }
+
     /// Couples `body`, stepped by `solver` (`None`: [`GaussSeidel`]), with an empty rapier
     /// world; thickness 1 cm, friction 0.5, search distance 2 cm.
     pub fn new(body: Body, solver: Option<Box<dyn Solver>>) -> Result<Self> {
@@ -328,19 +351,15 @@ impl RapierCoupling {
             substeps: plan.substeps,
             ..Default::default()
         };
-        let frames = plan.substeps as f32;
-        let stepped = (0..plan.substeps).try_for_each(|k| {
-            self.body
-                .set_step_window(k as f32 / frames, (k + 1) as f32 / frames);
-            let (contacts, impulse, soft) = self.substep(&sub, kind)?;
+        for k in 0..plan.substeps {
+            let window = Window::substep(k, plan.substeps);
+            let (contacts, impulse, soft) = self.substep(&sub, kind, window)?;
             report.contacts = contacts;
             report.impulse += impulse;
             report.soft = soft;
             self.rapier.step();
-            self.check_rigid_state()
-        });
-        self.body.set_step_window(0.0, 1.0);
-        stepped?;
+            self.check_rigid_state()?;
+        }
         Ok(report)
     }
 
@@ -389,11 +408,16 @@ impl RapierCoupling {
 
     /// Steps 1 to 3 of a substep (module doc); returns the contact count, the impulse given to
     /// the dynamic bodies and wobble's report.
-    fn substep(&mut self, sub: &StepParams, kind: usize) -> Result<(usize, Vec3, StepReport)> {
+    fn substep(
+        &mut self,
+        sub: &StepParams,
+        kind: usize,
+        window: Window,
+    ) -> Result<(usize, Vec3, StepReport)> {
         let h = sub.dt;
         let reach = self.thickness + self.search_distance.max(sub.contact_margin);
         let count = self.find_contacts(sub, kind, reach);
-        let soft = step(&mut self.body, sub, self.solver.as_mut(), None)?;
+        let soft = step_window(&mut self.body, sub, self.solver.as_mut(), None, window)?;
         let offset = self.body.constraints.offsets()[kind + 1];
         let table: &RigidContacts = self.body.constraints.extra[kind]
             .as_any()

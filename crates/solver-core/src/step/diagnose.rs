@@ -21,7 +21,7 @@ use crate::constraints::{project_distance_scalar, project_generic, Constraints};
 use crate::error::WobbleError;
 use crate::geometry::packed::Packed4;
 use crate::solver::{SolveState, Solver};
-use crate::step::{advance, diverged_at, prepare_step, StageCheck, StepParams, MAX_SPEED};
+use crate::step::{advance, diverged_at, prepare_step, StageCheck, StepParams, Window, MAX_SPEED};
 
 /// Where a replay first met a non-finite value.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,14 +39,15 @@ pub struct Finding {
 /// the step from its start to name the particle and stage, then leaves the body at its last
 /// good state (positions and velocities from the start of the step; the external forces of the
 /// failed step are cleared, as any step clears them).
-pub fn diverged(
+pub(crate) fn diverged(
     body: &mut Body,
     params: &StepParams,
     solver: &mut dyn Solver,
+    window: Window,
     first_bad: usize,
 ) -> WobbleError {
     restore(body);
-    let finding = replay_checked(body, params, solver).unwrap_or(Finding {
+    let finding = replay_window(body, params, solver, window).unwrap_or(Finding {
         particle: first_bad,
         stage: "step; a checked replay of the step did not reproduce it".into(),
         speed: None,
@@ -93,11 +94,21 @@ pub fn replay_checked(
     params: &StepParams,
     solver: &mut dyn Solver,
 ) -> Option<Finding> {
+    replay_window(body, params, solver, Window::WHOLE)
+}
+
+/// [`replay_checked`] over the fraction `window` of the frame.
+fn replay_window(
+    body: &mut Body,
+    params: &StepParams,
+    solver: &mut dyn Solver,
+    window: Window,
+) -> Option<Finding> {
     // The substeps `step` runs, split as it splits them (planning planned parameters again
     // changes nothing).
     let params = &params.planned().ok()?;
     prepare_step(body, params, solver).ok()?;
-    advance(body, params, solver, None, &mut Checker::default()).err()
+    advance(body, params, solver, None, window, &mut Checker::default()).err()
 }
 
 /// The stage checker of the replay.

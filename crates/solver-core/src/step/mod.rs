@@ -65,6 +65,43 @@ pub const MAX_COUNT: usize = 100_000;
 
 pub use crate::error::MAX_SPEED;
 
+/// The fraction `t0..t1` of a frame one call of the step covers: the frame's moving targets
+/// (attachments, moving colliders, skinned targets) are set for the whole frame, and a world
+/// steps its bodies one substep at a time, each call a window of it. Passed as an argument, so
+/// that no call leaves it behind in the body for the next.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Window {
+    /// Where the call starts, as a fraction of the frame.
+    pub t0: f32,
+    /// Where it ends.
+    pub t1: f32,
+}
+
+impl Window {
+    /// The whole frame: a plain [`step`].
+    pub(crate) const WHOLE: Window = Window { t0: 0.0, t1: 1.0 };
+
+    /// Substep `k` of `n` of the frame.
+    pub(crate) fn substep(k: usize, n: usize) -> Window {
+        let n = n as f32;
+        Window {
+            t0: k as f32 / n,
+            t1: (k + 1) as f32 / n,
+        }
+    }
+
+    /// The fraction of the frame reached after substep `s` of the `substeps` this call runs
+    /// (`s + 1 = substeps`: the window's end).
+    fn at(self, s: usize, substeps: usize) -> f32 {
+        self.t0 + (self.t1 - self.t0) * s as f32 / substeps as f32
+    }
+
+    /// True when the call ends the frame, where the moving targets are reached.
+    fn ends_frame(self) -> bool {
+        self.t1 >= 1.0
+    }
+}
+
 /// How constraint stiffness is expressed.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Stiffness {
@@ -309,7 +346,18 @@ pub fn step(
     solver: &mut dyn Solver,
     residuals: Option<&mut Vec<f32>>,
 ) -> Result<StepReport> {
-    run_step::<NoCheck, true>(body, params, solver, residuals)
+    run_step::<NoCheck, true>(body, params, solver, residuals, Window::WHOLE)
+}
+
+/// [`step`] over the fraction `window` of the frame (a world's substep).
+pub(crate) fn step_window(
+    body: &mut Body,
+    params: &StepParams,
+    solver: &mut dyn Solver,
+    residuals: Option<&mut Vec<f32>>,
+    window: Window,
+) -> Result<StepReport> {
+    run_step::<NoCheck, true>(body, params, solver, residuals, window)
 }
 
 /// [`step`] with its input check (`input`) and its stretch figure (`stretch`; without it
@@ -324,10 +372,10 @@ pub fn step_variant_for_bench(
     stretch: bool,
 ) -> Result<StepReport> {
     match (input, stretch) {
-        (true, true) => run_step::<NoCheck, true>(body, params, solver, None),
-        (true, false) => run_step::<NoCheck, false>(body, params, solver, None),
-        (false, true) => run_step::<NoInputCheck, true>(body, params, solver, None),
-        (false, false) => run_step::<NoInputCheck, false>(body, params, solver, None),
+        (true, true) => run_step::<NoCheck, true>(body, params, solver, None, Window::WHOLE),
+        (true, false) => run_step::<NoCheck, false>(body, params, solver, None, Window::WHOLE),
+        (false, true) => run_step::<NoInputCheck, true>(body, params, solver, None, Window::WHOLE),
+        (false, false) => run_step::<NoInputCheck, false>(body, params, solver, None, Window::WHOLE),
     }
 }
 
@@ -338,6 +386,7 @@ fn run_step<C: StageCheck + Default, const STRETCH: bool>(
     params: &StepParams,
     solver: &mut dyn Solver,
     residuals: Option<&mut Vec<f32>>,
+    window: Window,
 ) -> Result<StepReport> {
     let params_in_substeps = params.substeps;
     let planned = params.planned()?;
@@ -352,7 +401,7 @@ fn run_step<C: StageCheck + Default, const STRETCH: bool>(
     let mut run = || {
         // Unchecked, the stages cannot fail: `NoCheck` compiles to nothing. `advance` saves
         // the state at the start of the step into the scratch backup as it predicts.
-        outcome = advance(body, params, solver, residuals.take(), &mut C::default()).ok();
+        outcome = advance(body, params, solver, residuals.take(), window, &mut C::default()).ok();
     };
     // On one of the solver's own threads, if it has any, so that its parallel sections do not
     // each pay for waking a pool from outside.
@@ -378,10 +427,10 @@ fn run_step<C: StageCheck + Default, const STRETCH: bool>(
                 .zip(&p.v)
                 .position(|(x, v)| diverged_at(*x, *v).is_some())
                 .unwrap_or(0);
-        return Err(crate::step::diagnose::diverged(body, params, solver, bad));
+        return Err(crate::step::diagnose::diverged(body, params, solver, window, bad));
     }
     // The frame's moving targets are reached at its end (a world's last substep).
-    if body.window.is_none_or(|(_, end)| end >= 1.0) {
+    if window.ends_frame() {
         for a in body.attachments.iter_mut() {
             a.from = a.to;
         }
@@ -589,6 +638,7 @@ pub(crate) fn advance<C: StageCheck>(
     params: &StepParams,
     solver: &mut dyn Solver,
     mut residuals: Option<&mut Vec<f32>>,
+    window: Window,
     check: &mut C,
 ) -> std::result::Result<Outcome, Finding> {
     let n = body.particles.len();
@@ -601,8 +651,6 @@ pub(crate) fn advance<C: StageCheck>(
     if origin != glam::DVec3::ZERO {
         local_colliders.extend(body.colliders.iter().map(|c| c.moved_into_frame(origin)));
     }
-    // The fraction of the frame this step covers (a world's or a coupling's substep).
-    let (w0, w1) = body.window.unwrap_or((0.0, 1.0));
     let Body {
         particles: p,
         constraints,
@@ -689,9 +737,9 @@ pub(crate) fn advance<C: StageCheck>(
         check.stage(&p.x, &p.v, &|| {
             format!("prediction (gravity, forces and inverse mass integrated), substep {s}")
         })?;
-        let t = w0 + (w1 - w0) * (s + 1) as f32 / params.substeps as f32;
+        let t = window.at(s + 1, params.substeps);
         if moving {
-            let t0 = w0 + (w1 - w0) * s as f32 / params.substeps as f32;
+            let t0 = window.at(s, params.substeps);
             substep_colliders.clear();
             substep_colliders.extend(colliders.iter().map(|c| c.at(t)));
             substep_start.clear();

@@ -100,18 +100,11 @@ use crate::geometry::packed::Packed4;
 use crate::par::*;
 use crate::shared_mut::SharedMut;
 use crate::solver::{Executor, GaussSeidel, Solver};
-use crate::step::{step, StepParams, StepReport};
+use crate::step::{step_window, StepParams, StepReport, Window};
 use glam::Vec3;
 use std::sync::Arc;
 
-/// Names one body of a [`World`] for as long as it is in the world (a removed body's handle
-/// names nothing, and is never given to another body).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct BodyHandle(u64);
-
-/// Names one triangle-mesh collider of a [`World`], as [`BodyHandle`] names a body.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ColliderHandle(u64);
+pub use crate::handle::{BodyHandle, ColliderHandle};
 
 /// A body of a [`World`] with its solver and its contact settings.
 pub struct WorldBody {
@@ -132,6 +125,8 @@ pub struct WorldBody {
     residuals: Option<Vec<f32>>,
     /// What the body's last substep reported ([`WorldBody::last_report`]).
     report: StepReport,
+    /// Why the body failed in the last [`World::step`] (`None`: it stepped).
+    failure: Option<Arc<WobbleError>>,
     /// This substep's buffers: each particle's prediction and its motion to it.
     scratch: SubstepScratch,
 }
@@ -235,6 +230,13 @@ impl WorldBody {
         &self.report
     }
 
+    /// Why the body failed in the last [`World::step`], if it did: it was restored to its
+    /// state at the start of the substep that failed and held there for the rest of that step.
+    #[must_use]
+    pub fn failure(&self) -> Option<&WobbleError> {
+        self.failure.as_deref()
+    }
+
     /// Moves the body's surface (if it has one) to its prediction for the substep, with the
     /// world's contact settings, or to its solved positions.
     fn move_surface(&mut self, to: Moved) -> Result<()> {
@@ -323,6 +325,9 @@ pub struct WorldReport {
     /// Contacts of the last substep over all bodies: plane contacts against meshes and other
     /// bodies, self-collision pairs, and contacts with the bodies' shape colliders.
     pub contacts: usize,
+    /// The bodies that failed, in step order (each one's error is
+    /// [`WorldBody::failure`]); empty for a healthy step.
+    pub failed: Vec<BodyHandle>,
 }
 
 /// Several bodies and static colliders stepped together. Bodies and mesh colliders are named
@@ -351,6 +356,8 @@ pub struct World {
     pub depenetration_speed: f32,
     /// The threads the bodies are stepped on ([`World::set_executor`]).
     executor: Option<Arc<dyn Executor>>,
+    /// What the last [`World::step`] did.
+    last_report: WorldReport,
 }
 
 impl Default for World {
@@ -371,6 +378,7 @@ impl World {
             search_distance: 0.02,
             depenetration_speed: 0.5,
             executor: None,
+            last_report: WorldReport::default(),
         }
     }
 
@@ -411,6 +419,7 @@ impl World {
             tangles: Vec::new(),
             residuals: None,
             report: StepReport::default(),
+            failure: None,
             scratch: SubstepScratch::default(),
         });
         Ok(handle)
@@ -555,7 +564,7 @@ impl World {
     pub fn add_collider(&mut self, collider: Collider) -> Result<()> {
         collider.validate(0)?;
         for b in &mut self.bodies {
-            b.body.add_collider(collider);
+            b.body.add_collider(collider)?;
         }
         Ok(())
     }
@@ -603,9 +612,22 @@ impl World {
         b.body.constraints.extra[k].as_any().downcast_ref()
     }
 
+    /// What the last [`World::step`] did, whether it succeeded or a body failed in it.
+    #[must_use]
+    pub fn last_report(&self) -> &WorldReport {
+        &self.last_report
+    }
+
     /// Advances every body by `params.dt` (split into substeps as [`crate::step()`] splits
-    /// them). A body that fails is restored to its state at the start of that substep and
-    /// the error names it ([`WobbleError::InBody`]); the others are stepped.
+    /// them).
+    ///
+    /// A body that fails (a divergence, a bad value in its state) is restored to its state at
+    /// the start of the substep that failed and held there, as a still surface the others
+    /// collide with, for the rest of the step; the other bodies finish the step. The step then
+    /// returns [`WobbleError::InBody`] naming the first body that failed, and
+    /// [`World::last_report`] lists all of them (each one's error is
+    /// [`WorldBody::failure`]). Errors that concern the whole world (bad parameters or contact
+    /// settings) are returned before anything moves.
     pub fn step(&mut self, params: &StepParams) -> Result<WorldReport> {
         match self.executor.clone() {
             // The whole step on one of the executor's threads: each hand-off to the others is
@@ -633,34 +655,40 @@ impl World {
             if let Some(r) = &mut b.residuals {
                 r.clear();
             }
+            b.failure = None;
         }
         let mut report = WorldReport {
             substeps: plan.substeps,
             contacts: 0,
+            failed: Vec::new(),
         };
-        let frames = plan.substeps as f32;
-        let stepped = (0..plan.substeps).try_for_each(|k| {
-            for b in &mut self.bodies {
-                b.body
-                    .set_step_window(k as f32 / frames, (k + 1) as f32 / frames);
-            }
-            report.contacts = self.substep(&sub)?;
-            Ok::<(), WobbleError>(())
-        });
-        for b in &mut self.bodies {
-            b.body.set_step_window(0.0, 1.0);
+        for k in 0..plan.substeps {
+            report.contacts = self.substep(&sub, Window::substep(k, plan.substeps))?;
         }
-        stepped?;
-        Ok(report)
+        report.failed = self
+            .bodies
+            .iter()
+            .filter(|b| b.failure.is_some())
+            .map(|b| b.handle)
+            .collect();
+        self.last_report = report.clone();
+        match self.bodies.iter().find(|b| b.failure.is_some()) {
+            None => Ok(report),
+            Some(b) => Err(WobbleError::InBody {
+                body: b.handle,
+                source: b.failure.clone().expect("found by its failure"),
+            }),
+        }
     }
 
-    /// One substep of `sub` (one substep of h = `sub.dt`); returns the contact count.
-    fn substep(&mut self, sub: &StepParams) -> Result<usize> {
+    /// One substep of `sub` (one substep of h = `sub.dt`), the fraction `window` of the
+    /// frame; returns the contact count.
+    fn substep(&mut self, sub: &StepParams, window: Window) -> Result<usize> {
         let h = sub.dt;
         let damp = (1.0 - sub.damping * h).max(0.0);
         let g = sub.gravity;
         for b in &mut self.bodies {
-            if let Some(sc) = &b.self_collision {
+            if let (Some(sc), None) = (&b.self_collision, &b.failure) {
                 sc.clamp_velocities(&mut b.body.particles.v, h);
             }
         }
@@ -682,13 +710,20 @@ impl World {
         let executor = self.executor.as_deref();
         let all: Vec<usize> = (0..self.bodies.len()).collect();
         for_each_body(executor, &mut self.bodies, &all, |_, b| {
-            let WorldBody { body, scratch, .. } = b;
+            let WorldBody {
+                body,
+                scratch,
+                failure,
+                ..
+            } = b;
+            // A body that failed earlier in this step is held where it was restored.
+            let held = failure.is_some();
             let p = &body.particles;
             scratch.predicted.clear();
             scratch.motion.clear();
             let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
             for (x, v) in p.x.iter().zip(&p.v) {
-                let to = predict(*x, *v);
+                let to = if held { x.xyz() } else { predict(*x, *v) };
                 lo = lo.min(to.min(x.xyz()));
                 hi = hi.max(to.max(x.xyz()));
                 scratch.predicted.push(Packed4::new(to, x.w));
@@ -719,9 +754,14 @@ impl World {
         let near_ones: Vec<usize> = (0..near.len()).filter(|&i| near[i]).collect();
         let predicted: Vec<Result<()>> =
             for_each_body(executor, &mut self.bodies, &near_ones, |_, b| {
-                b.move_surface(Moved::Predicted {
-                    thickness,
-                    friction,
+                // A held body is a solved surface already: it does not move this substep.
+                b.move_surface(if b.failure.is_some() {
+                    Moved::Solved
+                } else {
+                    Moved::Predicted {
+                        thickness,
+                        friction,
+                    }
                 })
             });
         predicted.into_iter().collect::<Result<()>>()?;
@@ -740,7 +780,9 @@ impl World {
                 .map(|(b, &near)| if near { b.surface.take() } else { None })
                 .collect();
             let meshes: Vec<&MeshCollider> = self.meshes.iter().map(|(_, m)| m).collect();
-            let of_level: Vec<usize> = (0..levels.len()).filter(|&i| levels[i] == level).collect();
+            let of_level: Vec<usize> = (0..levels.len())
+                .filter(|&i| levels[i] == level && self.bodies[i].failure.is_none())
+                .collect();
             let results: Vec<(usize, Result<usize>)> =
                 for_each_body(executor, &mut self.bodies, &of_level, |index, b| {
                     let r = step_one(
@@ -754,6 +796,7 @@ impl World {
                         margin,
                         k,
                         &predict,
+                        window,
                     );
                     (index, r)
                 });
@@ -765,12 +808,9 @@ impl World {
             for (index, r) in results {
                 match r {
                     Ok(n) => total += n,
-                    Err(e) => {
-                        return Err(WobbleError::InBody {
-                            index,
-                            source: Box::new(e),
-                        })
-                    }
+                    // `step` restored the body to the start of the substep; it is held there
+                    // for the rest of the world's step.
+                    Err(e) => self.bodies[index].failure = Some(Arc::new(e)),
                 }
             }
             // The level's surfaces moved to their solved positions, in parallel.
@@ -949,6 +989,7 @@ fn step_one(
     margin: f32,
     k: f32,
     predict: &(dyn Fn(Packed4, Packed4) -> Vec3 + Sync),
+    window: Window,
 ) -> Result<usize> {
     let WorldBody {
         body,
@@ -1103,7 +1144,7 @@ fn step_one(
         sc.find_pairs(&p.x, table)?;
     }
     let count = table.len();
-    *report = step(body, sub, solver.as_mut(), residuals.as_mut())?;
+    *report = step_window(body, sub, solver.as_mut(), residuals.as_mut(), window)?;
     let offset = body.constraints.offsets()[kind + 1];
     let table: &WorldContacts = body.constraints.extra[kind]
         .as_any()

@@ -146,7 +146,7 @@ impl ConstraintKind for Tuples {
 /// rest height for every fourth particle (arity 1, unilateral), after the distance table.
 pub fn cloth_with_extra_kinds(n: usize) -> Body {
     let mut body = scenes::cloth(n).unwrap();
-    let area = TriangleArea::new(&body.topology().triangles, &body.particles.x);
+    let area = TriangleArea::new(&body.topology().triangles, &body.particles().x());
     body.constraints_mut().push_kind(Box::new(area));
     let floor = Floor {
         ids: (0..body.len() as u32).step_by(4).map(|p| [p]).collect(),
@@ -167,16 +167,16 @@ pub fn predicted(mut body: Body, steps: usize) -> Body {
         step(&mut body, &params, &mut gs, None).unwrap();
     }
     let h = params.dt;
-    let p = &mut body.particles;
+    let p = body.particles_mut();
     for i in 0..p.len() {
-        p.x_prev[i] = p.x[i];
-        if p.x[i].w == 0.0 {
+        p.x_prev_mut()[i] = p.x_mut()[i];
+        if p.x()[i].w == 0.0 {
             continue;
         }
-        p.v[i].y += h * params.gravity.y;
-        p.x[i].x += h * p.v[i].x;
-        p.x[i].y += h * p.v[i].y;
-        p.x[i].z += h * p.v[i].z;
+        p.v_mut()[i].y += h * params.gravity.y;
+        p.x_mut()[i].x += h * p.v_mut()[i].x;
+        p.x_mut()[i].y += h * p.v_mut()[i].y;
+        p.x_mut()[i].z += h * p.v_mut()[i].z;
     }
     body
 }
@@ -234,9 +234,10 @@ pub fn on_a_copy<R>(
     solver_core::prepare_solver(solver, &constraints, b.len(), b.topology_id()).unwrap();
     let mut lambda = vec![0.0; b.constraints().len()];
     let dt = StepParams::default().dt;
+    let slices = b.particles_mut().slices_mut();
     let mut s = SolveState {
-        x: &mut b.particles.x,
-        x_prev: &b.particles.x_prev,
+        x: slices.x,
+        x_prev: slices.x_prev,
         constraints: &constraints,
         lambda: &mut lambda,
         inv_dt2: 1.0 / (dt * dt),
@@ -245,7 +246,7 @@ pub fn on_a_copy<R>(
         keep_multipliers: true,
     };
     let out = solve(solver, &mut s);
-    (out, b.particles.x, lambda)
+    (out, b.particles().x().to_vec(), lambda)
 }
 
 /// The largest coordinate difference between two position sets (NaN ignored, as `f32::max`

@@ -77,22 +77,15 @@ fn process_repeats(
 fn rehomed(body: &Body, pad: usize) -> (Body, Vec<Vec<u8>>) {
     let mut b = body.clone();
     let mut keep = Vec::new();
-    let fresh = |v: &mut Vec<Packed4>, keep: &mut Vec<Vec<u8>>| {
-        keep.push(vec![1u8; pad.max(1)]);
-        let mut n = Vec::with_capacity(v.len());
-        n.extend_from_slice(v);
-        *v = n;
-    };
-    fresh(&mut b.particles.x, &mut keep);
-    fresh(&mut b.particles.x_prev, &mut keep);
-    fresh(&mut b.particles.v, &mut keep);
+    b.particles_mut()
+        .reallocate(|| keep.push(vec![1u8; pad.max(1)]));
     (b, keep)
 }
 
 /// Offsets modulo 4096 of `x`, `x_prev` and `v`, and of `x_prev` and `v` relative to `x`.
 fn offsets(b: &Body) -> String {
-    let a = |v: &Vec<Packed4>| v.as_ptr() as usize % 4096;
-    let (x, p, v) = (a(&b.particles.x), a(&b.particles.x_prev), a(&b.particles.v));
+    let a = |v: &[Packed4]| v.as_ptr() as usize % 4096;
+    let (x, p, v) = (a(b.particles().x()), a(b.particles().x_prev()), a(b.particles().v()));
     format!(
         "x at {x}, x_prev at {p}, v at {v} (mod 4096); x_prev - x = {}, v - x = {} (mod 4096)",
         (p + 4096 - x) % 4096,

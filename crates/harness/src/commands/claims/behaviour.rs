@@ -96,7 +96,7 @@ pub fn tracked(spec: &Spec, steps: usize) -> Result<Result<Tracked, String>, Err
         Ok(s) => s,
         Err(note) => return Ok(Err(note)),
     };
-    let (lo, hi) = sim.body.particles.x.iter().fold(
+    let (lo, hi) = sim.body.particles().x().iter().fold(
         (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
         |(l, h), p| (l.min(p.xyz()), h.max(p.xyz())),
     );
@@ -121,8 +121,8 @@ pub fn tracked(spec: &Spec, steps: usize) -> Result<Result<Tracked, String>, Err
         }
         x.push(
             sim.body
-                .particles
-                .x
+                .particles()
+                .x()
                 .iter()
                 .filter(|p| p.w > 0.0)
                 .map(|p| p.xyz())
@@ -551,7 +551,7 @@ fn settle(sim: &mut Sim, seconds: f64) -> Result<f64, String> {
     if let Some(d) = t.diverged {
         return Err(format!("diverged while settling: {d}"));
     }
-    for v in sim.body.particles.v.iter_mut() {
+    for v in sim.body.particles_mut().v_mut().iter_mut() {
         v.set_xyz(Vec3::ZERO);
     }
     Ok(figures::energy(&sim.body, sim.params.gravity))
@@ -561,8 +561,8 @@ fn settle(sim: &mut Sim, seconds: f64) -> Result<f64, String> {
 /// the line through the two pinned particles farthest apart (a uniform 1 m/s along z without
 /// two pins), scaled so that the fastest particle moves at 1 m/s; for the jelly (1, -2, 0) m/s.
 fn kick(sim: &mut Sim, start: Start) {
-    let p = &mut sim.body.particles;
-    let pinned: Vec<Vec3> = p.x.iter().filter(|x| x.w == 0.0).map(|x| x.xyz()).collect();
+    let p = sim.body.particles_mut();
+    let pinned: Vec<Vec3> = p.x().iter().filter(|x| x.w == 0.0).map(|x| x.xyz()).collect();
     let axis = pinned
         .iter()
         .flat_map(|a| pinned.iter().map(move |b| (*a, *b)))
@@ -574,7 +574,7 @@ fn kick(sim: &mut Sim, start: Start) {
         (_, None) => Vec3::Z,
     };
     let fastest =
-        p.x.iter()
+        p.x().iter()
             .filter(|x| x.w > 0.0)
             .map(|x| field(x.xyz()).length())
             .fold(0.0f32, f32::max);
@@ -583,7 +583,8 @@ fn kick(sim: &mut Sim, start: Start) {
     } else {
         1.0 / fastest
     };
-    for (x, v) in p.x.iter().zip(p.v.iter_mut()) {
+    let slices = p.slices_mut();
+    for (x, v) in slices.x.iter().zip(slices.v.iter_mut()) {
         if x.w > 0.0 {
             v.set_xyz(scale * field(x.xyz()));
         }
@@ -717,9 +718,9 @@ pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
                 if start == Start::MassRatio {
                     let count = sim.body.len();
                     for i in count / 2..count {
-                        let m = sim.body.particles.mass[i];
+                        let m = sim.body.particles().mass()[i];
                         if m.is_finite() && m > 0.0 {
-                            sim.body.particles.set_mass(i, 100.0 * m)?;
+                            sim.body.particles_mut().set_mass(i, 100.0 * m)?;
                         }
                     }
                 }

@@ -52,7 +52,7 @@ pub struct Linearized {
 /// [`Linearized`] of `body` for the substep `h`.
 pub fn linearized(body: &Body, h: f64) -> Linearized {
     let d = &body.constraints().distance;
-    let x = &body.particles.x;
+    let x = &body.particles().x();
     let rows: Vec<usize> = (0..d.len())
         .filter(|&c| {
             let [i, j] = d.pairs[c];

@@ -109,7 +109,7 @@ fn solved(base: &Body, solver: &str, ctx: &Ctx, k: usize) -> Result<Result<Body,
 pub fn position_error(a: &Body, b: &Body) -> f64 {
     let rest = a.constraints().distance.mean_rest().max(1e-12) as f64;
     let (mut sum, mut n) = (0.0f64, 0usize);
-    for (p, q) in a.particles.x.iter().zip(&b.particles.x) {
+    for (p, q) in a.particles().x().iter().zip(b.particles().x()) {
         if p.w > 0.0 {
             sum += (p.xyz() - q.xyz()).length_squared() as f64;
             n += 1;

@@ -71,7 +71,7 @@ pub fn measure_body(args: &StepArgs) -> Result<StepReport, Error> {
     )?;
     apply_switches(&mut body, args)?;
     let at_load = {
-        let surfaces = [(&body.topology().triangles[..], &body.particles.x[..])];
+        let surfaces = [(&body.topology().triangles[..], &body.particles().x()[..])];
         triangle_pairs(args, false, &surfaces)?
     };
     let params = StepParams {
@@ -233,7 +233,7 @@ fn report(
         .filter(|k| is_bending(k.as_ref()))
         .map(|k| k.len())
         .sum();
-    let surfaces = [(&body.topology().triangles[..], &body.particles.x[..])];
+    let surfaces = [(&body.topology().triangles[..], &body.particles().x()[..])];
     let self_intersections = intersections(args, &surfaces)?;
     let intersecting_pairs = triangle_pairs(args, false, &surfaces)?;
     if let Some(path) = &args.dump_obj {
@@ -270,12 +270,12 @@ fn report(
         energy: figures::energy(body, params.gravity),
         volume_ratio: figures::volume_ratio(body),
         finite: figures::all_finite(body),
-        state_hash: format!("{:016x}", figures::state_hash(&body.particles.x)),
+        state_hash: format!("{:016x}", figures::state_hash(&body.particles().x())),
         colors: facts.colors,
         ordering: ordering.name().to_string(),
         kernel: facts.kernel,
         bending,
-        wind: body.wind.is_some(),
+        wind: body.wind().is_some(),
         distance_compliance: args.compliance,
         backend: args.backend.name().to_string(),
         adapter: facts.adapter,
@@ -342,7 +342,7 @@ fn apply_switches(body: &mut solver_core::Body, args: &StepArgs) -> Result<(), E
         body.topology_changed();
     }
     if args.no_wind {
-        body.wind = None;
+        body.set_wind(None).expect("no wind is always accepted");
     }
     if let Some(alpha) = args.compliance {
         if !(alpha.is_finite() && alpha >= 0.0) {

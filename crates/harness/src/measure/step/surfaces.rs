@@ -38,14 +38,14 @@ pub fn dump_obj(path: &Path, bodies: &[&Body]) -> Result<(), Error> {
     let mut write = || -> std::io::Result<()> {
         for (k, b) in bodies.iter().enumerate() {
             writeln!(out, "o body{k}")?;
-            for p in &b.particles.x {
+            for p in b.particles().x() {
                 writeln!(out, "v {} {} {}", p.x, p.y, p.z)?;
             }
             for t in &b.topology().triangles {
                 let [i, j, l] = t.map(|v| v as usize + base);
                 writeln!(out, "f {i} {j} {l}")?;
             }
-            base += b.particles.len();
+            base += b.particles().len();
         }
         out.flush()
     };

@@ -58,7 +58,7 @@ fn bodies_world(spec: &WorldSpec) -> Result<World, Error> {
             spec.ordering,
             &spec.mesh_options,
         )?;
-        let ys = body.particles.x.iter().map(|p| p.y);
+        let ys = body.particles().x().iter().map(|p| p.y);
         let (low, high) = ys.fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), y| {
             (lo.min(y), hi.max(y))
         });
@@ -67,7 +67,7 @@ fn bodies_world(spec: &WorldSpec) -> Result<World, Error> {
         } else {
             0.0
         };
-        for p in &mut body.particles.x {
+        for p in body.particles_mut().x_mut().iter_mut() {
             p.y += lift;
         }
         top = high + lift;
@@ -165,7 +165,7 @@ fn run_world(args: &StepArgs, mut world: World, gravity: Vec3) -> Result<StepRep
             .map(|b| {
                 (
                     &b.body().topology().triangles[..],
-                    &b.body().particles.x[..],
+                    &b.body().particles().x()[..],
                 )
             })
             .collect();
@@ -195,7 +195,7 @@ fn run_world(args: &StepArgs, mut world: World, gravity: Vec3) -> Result<StepRep
     let bodies: Vec<&Body> = world.bodies().map(|b| b.body()).collect();
     let surfaces: Vec<Surface> = bodies
         .iter()
-        .map(|b| (&b.topology().triangles[..], &b.particles.x[..]))
+        .map(|b| (&b.topology().triangles[..], &b.particles().x()[..]))
         .collect();
     let self_intersections = Some(figures::self_intersections(&surfaces)?);
     let intersecting_pairs = triangle_pairs(args, true, &surfaces)?;
@@ -207,7 +207,7 @@ fn run_world(args: &StepArgs, mut world: World, gravity: Vec3) -> Result<StepRep
     let constraints: usize = bodies.iter().map(|b| b.constraints().len()).sum();
     let all_x: Vec<_> = bodies
         .iter()
-        .flat_map(|b| b.particles.x.iter().copied())
+        .flat_map(|b| b.particles().x().iter().copied())
         .collect();
     let median = quantile(&times, 0.5);
     let first_solver = world.bodies().next().expect("a body").solver();

@@ -436,7 +436,7 @@ fn cloth_colors_load_mostly_as_windows_and_match_scalar_over_iterations() {
         .pin_corners()
         .build()
         .unwrap();
-    let n = body.particles.x.len();
+    let n = body.particles().x().len();
     let d = &body.constraints().distance;
     let colors = greedy_colors(d, n);
     assert_eq!(colors.len(), 6);
@@ -453,12 +453,12 @@ fn cloth_colors_load_mostly_as_windows_and_match_scalar_over_iterations() {
         "{gathered} of {total} cloth constraints gathered one by one"
     );
     // Sag the cloth a little so that constraints are violated, then iterate both paths.
-    for (v, p) in body.particles.x.iter_mut().enumerate() {
+    for (v, p) in body.particles_mut().x_mut().iter_mut().enumerate() {
         if p.w != 0.0 {
             p.y -= 0.01 * ((v * 7919) % 13) as f32;
         }
     }
-    let x0 = body.particles.x.clone();
+    let x0 = body.particles().x().to_vec();
     for kernel in vector_kernels("cloth_colors_load_mostly_as_windows") {
         let (mut xv, mut xs) = (x0.clone(), x0.clone());
         let mut lv: Vec<Vec<f32>> = batches.iter().map(|b| vec![0.0; b.len()]).collect();
