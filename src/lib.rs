@@ -3,14 +3,16 @@
 //! Real-time soft-body and cloth solvers (position-based dynamics, PBD and XPBD).
 //!
 //! This package re-exports the workspace's crates for users:
-//! - [`core`] (`solver-core`): particles, constraints, the step loop, SIMD kernels, scenes;
-//! - [`sparse`]: the solvers compared (Gauss-Seidel, colored parallel Gauss-Seidel, Jacobi,
-//!   Chebyshev, Gauss-Newton on CSR), each chosen by a [`SolverKind`] with its own options and built
-//!   with the [`SolverOptions`] they share;
+//! - [`core`] (`solver-core`): particles, constraints, the step loop, colliders, meshes,
+//!   builders, the world (the benchmark scenes are in the `scenes` crate, not here);
+//! - [`sparse`]: the solvers compared (Gauss-Seidel, colored parallel Gauss-Seidel with its SIMD
+//!   kernels, Jacobi, Chebyshev, Gauss-Newton on CSR), each chosen by a [`SolverKind`] with its
+//!   own options and built with the [`SolverOptions`] they share;
+//! - [`prelude`]: what a game uses, in one `use wobble::prelude::*;`;
 //!
 //! and, at the root, what a game loop needs: the builders ([`Cloth`], [`Flag`], [`Rope`],
 //! [`SoftBody`], [`TetBody`]), [`step()`] with its [`StepParams`], the solvers, [`Collider`]
-//! constructors, read-back ([`core::Particles::positions_into`], [`vertex_normals_into`]) and
+//! constructors, read-back ([`Body::positions_into`], in world coordinates, and [`vertex_normals_into`]) and
 //! [`picking`] (a [`Picker`], grabs and [`picking::grab_state`]).
 //!
 //! A cloth pinned at two corners, hanging under gravity for one second:
@@ -24,7 +26,7 @@
 //!     step(&mut cloth, &StepParams::default(), &mut solver, None)?; // 1/60 s, gravity
 //! }
 //! let mut vertices = vec![[0.0f32; 3]; cloth.len()]; // what a vertex buffer holds
-//! cloth.particles.positions_into(&mut vertices)?;
+//! cloth.positions_into(&mut vertices)?; // world positions
 //! assert!(vertices.iter().all(|v| v[1] <= 1.0), "it fell and hangs from its pins");
 //! assert!(figures::stretch(&cloth).0 < 0.1, "and it is still a cloth");
 //! # Ok::<(), wobble::WobbleError>(())
@@ -58,8 +60,10 @@
 //!
 //! Several bodies: give each its own solver, and the parallel solvers one shared [`Pool`]
 //! (`SolverOptions { pool: Some(Pool::new(2)?), .. }`), never a pool per body. Bodies that
-//! touch go into one `World`, which spreads them over the pool's threads itself
-//! (`World::set_executor(pool.executor())`), each body's solver serial. Grabbing,
+//! touch go into one [`World`], which spreads them over rayon's current pool, or over the
+//! game's pool with `World::set_executor(Some(pool.world_executor()))` (for a pool of one
+//! thread that is the caller's thread; `Pool::executor` is `None` there, which would mean
+//! rayon's pool), each body's solver serial. Grabbing,
 //! moving a grab, releasing and moving attachments cost no re-preparation; tearing and adding
 //! constraints do (see [`Solver`]). [`step()`] splits a frame longer than
 //! [`StepParams::max_substep`] into substeps and says so in its [`StepReport`].
@@ -89,7 +93,10 @@ pub use solver_core::interaction::picking;
 pub use solver_core::interaction::picking::{GrabId, GrabState, Hit, Picker};
 pub use solver_core::mesh::vertex_normals_into;
 pub use solver_core::step::{StepReport, StepWarning};
-pub use solver_core::{step, Body, Collider, GaussSeidel, Solver, StepParams, Wind, WobbleError};
+pub use solver_core::{
+    step, Body, BodyHandle, Collider, ColliderHandle, GaussSeidel, MeshCollider, Shape, Skin,
+    Solver, StepParams, Wind, WobbleError, World, WorldReport,
+};
 pub use sparse::{
     ChebyshevOptions, ColoredOptions, GaussNewtonOptions, InnerSolve, JacobiOptions, Pool,
     SolverKind, SolverOptions,
@@ -98,3 +105,22 @@ pub use sparse::{
 /// Two-way coupling with rapier3d rigid bodies (feature `rapier`), and rapier itself.
 #[cfg(feature = "rapier")]
 pub use solver_core::coupling::rapier::{self as rapier_coupling, rapier3d, RapierCoupling};
+
+/// What a game uses, in one import: `use wobble::prelude::*;`. Bodies and their builders, the
+/// world and its handles, colliders and shapes, skinning, the step and its parameters, the
+/// solvers and their options, the error type and glam's vectors.
+pub mod prelude {
+    pub use crate::glam::{DVec3, Mat4, Quat, Vec3};
+    #[cfg(feature = "rapier")]
+    pub use crate::RapierCoupling;
+    pub use solver_core::build::{Bending, Cloth, Flag, Rope, SoftBody, TetBody};
+    pub use solver_core::step::{StepReport, StepWarning, Stiffness};
+    pub use solver_core::{
+        step, Body, BodyHandle, Collider, ColliderHandle, GaussSeidel, Material, MeshCollider,
+        Particles, Result, SelfCollision, Shape, Skin, SkinDesc, SkinningMethod, Solver,
+        StepParams, Wind, WobbleError, World, WorldBody, WorldReport,
+    };
+    pub use sparse::{
+        ChebyshevOptions, ColoredOptions, JacobiOptions, Pool, SolverKind, SolverOptions,
+    };
+}

@@ -282,7 +282,7 @@ impl MassSpring {
         e
     }
 
-    /// Advances `body` by `dt` with the integrator; external forces in `body.particles.force`
+    /// Advances `body` by `dt` with the integrator; external forces in `body.particles().force()`
     /// act during the step and are cleared after it. A non-finite result restores the body and
     /// returns [`WobbleError::Diverged`].
     pub fn step(&mut self, body: &mut Body, dt: f32, gravity: Vec3) -> Result<()> {

@@ -37,6 +37,7 @@ use glam::{DVec3, Quat, Vec3};
 
 /// The geometry of a collider.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Shape {
     /// Half-space `n · x >= offset` is free; `normal` must be unit length.
     Plane {

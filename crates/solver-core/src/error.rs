@@ -2,8 +2,10 @@
 
 use std::path::PathBuf;
 
-/// Everything that can go wrong when building or stepping a body.
+/// Everything that can go wrong when building or stepping a body (more kinds may come: match
+/// with a wildcard arm).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum WobbleError {
     /// A coordinate, force or parameter is NaN or infinite.
     #[error("non-finite {what} at index {index}: {value}")]

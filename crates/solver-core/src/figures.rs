@@ -76,6 +76,13 @@ pub fn energy(body: &Body, gravity: Vec3) -> f64 {
         let v = p.v[i].xyz();
         e += m * (0.5 * v.length_squared() as f64 - gravity.dot(p.x[i].xyz()) as f64);
     }
+    // The potential energy is measured from the world's origin: the body frame's origin adds
+    // `-M g · origin`, with M the free particles' mass.
+    let origin = body.origin();
+    if origin != glam::DVec3::ZERO {
+        let mass: f64 = p.mass.iter().map(|&m| m as f64).sum();
+        e -= mass * gravity.as_dvec3().dot(origin);
+    }
     e
 }
 
@@ -114,13 +121,15 @@ pub fn state_hash(x: &[Packed4]) -> u64 {
     h
 }
 
-/// The lowest y coordinate of the body.
+/// The lowest y coordinate of the body, in the world.
 pub fn lowest_y(body: &Body) -> f32 {
-    body.particles
+    let low = body
+        .particles
         .x
         .iter()
         .map(|p| p.y)
-        .fold(f32::INFINITY, f32::min)
+        .fold(f32::INFINITY, f32::min);
+    (low as f64 + body.origin().y) as f32
 }
 
 /// One surface for [`self_intersections`]: its triangles and the positions they index.

@@ -1,6 +1,6 @@
 //! The step loop's per-particle passes give the same bits however a solver runs their blocks.
 
-use solver_core::step::passes::PARTICLE_BLOCK;
+use solver_core::step::PARTICLE_BLOCK;
 use solver_core::{
     figures, glam::Vec3, step, Body, Constraints, Executor, GaussSeidel, SolveState, Solver,
     StepParams,

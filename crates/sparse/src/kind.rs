@@ -182,6 +182,7 @@ fn check_omega(omega: f32) -> Result<(), WobbleError> {
 
 /// A solver and the options only it reads.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum SolverKind {
     /// `gs`: solver-core's sequential Gauss-Seidel in storage order.
     Gs,

@@ -557,6 +557,8 @@ fn shape_triangles(shape: &Shape) -> Option<Vec<[Vec3; 3]>> {
             }
             Some(out)
         }
+        // A shape this drawing does not know is left out of the picture.
+        _ => None,
     }
 }
 

@@ -253,6 +253,8 @@ impl Tuning {
                 },
             ),
             SolverKind::Newton(o) => SolverKind::Newton(o),
+            // A solver with none of these options runs as given.
+            other => other,
         }
     }
 

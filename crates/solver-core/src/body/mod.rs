@@ -22,12 +22,14 @@
 //! its positions `c` (in `f64`) becomes the new origin, `origin += c`, and every stored
 //! position (current and previous), attachment target and grab target becomes
 //! `fl32(x - c)`, computed in `f64` and rounded once. A body placed away from the world's
-//! origin ([`Body::translate`], [`Body::set_origin`], a builder's `origin`) follows itself so
-//! by default, at twice the largest sampled coordinate, at least 1 m, which keeps its
-//! coordinates within a few body sizes: within one or two bits of the precision the same body
-//! has at the origin. A body at the world's origin is not recentred unless asked
-//! ([`Body::follow`], [`Body::set_recentre_distance`]), so that code reading its particles as
-//! world positions keeps working; one that travels far (a thrown or pushed body) should ask.
+//! origin ([`Body::translate`], [`Body::set_origin`], a builder's `origin`) and one built at
+//! the world's origin alike follow themselves so by default, at twice the largest sampled
+//! coordinate at construction, at least 1 m, which keeps their coordinates within a few body
+//! sizes: within one or two bits of the precision the same body has at the origin, however far
+//! it travels (Jolt's force test, a cube pushed 200 m, keeps its velocity to 1e-4 relative:
+//! `tests/force_response.rs`). [`Body::keep_origin`] turns it off, for a body that stays near
+//! the world's origin and code that reads its particles as world positions; world positions
+//! are [`Body::world_position`], [`Body::positions_into`] and [`Body::positions_f64_into`].
 //!
 //! The shift is *rounding-aware, not exact*: `x - c` is exact when its result lies in the
 //! binade of `x` or a lower one, but a particle that the shift carries further from the
@@ -176,10 +178,10 @@ impl Body {
             recentre_distance: 0.0,
         };
         body.validate()?;
-        // A body at the world's origin is not recentred unless asked (its positions are its
-        // world positions, as they were before origins); placing it elsewhere turns it on.
+        // Every body follows itself by default (module doc): the safe behaviour for one that
+        // travels, whatever its start.
         let mut body = body;
-        body.recentre_distance = f32::INFINITY;
+        body.recentre_distance = body.default_recentre_distance();
         Ok(body)
     }
 
@@ -199,16 +201,7 @@ impl Body {
         let origin = self.origin + offset;
         check_finite("origin", 0, (origin.x + origin.y + origin.z) as f32)?;
         self.origin = origin;
-        self.follow_by_default();
         Ok(())
-    }
-
-    /// Turns recentring on, at the default distance, for a body whose origin is no longer the
-    /// world's and which was not given a distance.
-    fn follow_by_default(&mut self) {
-        if self.recentre_distance == f32::INFINITY && self.origin != DVec3::ZERO {
-            self.recentre_distance = self.default_recentre_distance();
-        }
     }
 
     /// Twice the largest sampled coordinate, at least 1 m.
@@ -236,7 +229,6 @@ impl Body {
             kind.move_frame(shift);
         }
         self.origin = origin;
-        self.follow_by_default();
         Ok(())
     }
 
@@ -275,9 +267,26 @@ impl Body {
     }
 
     /// Turns recentring on at the default distance (twice the largest coordinate of the
-    /// sampled particles now, at least 1 m), for a body at the world's origin that will travel.
+    /// sampled particles now, at least 1 m): what every body does from its construction, so
+    /// this is for one that [`Body::keep_origin`] turned off.
     pub fn follow(&mut self) {
         self.recentre_distance = self.default_recentre_distance();
+    }
+
+    /// Turns recentring off: the origin stays where it is until [`Body::translate`],
+    /// [`Body::set_origin`] or [`Body::recentre`] moves it, so the particles' coordinates stay
+    /// world positions minus a fixed origin (for a body that never travels far, read by code
+    /// that takes [`Body::particles`] as world positions). A body that travels then loses
+    /// precision as its coordinates grow (module doc).
+    pub fn keep_origin(&mut self) {
+        self.recentre_distance = f32::INFINITY;
+    }
+
+    /// True when the body recentres as it travels (the default; [`Body::keep_origin`] turns
+    /// it off).
+    #[must_use]
+    pub fn follows(&self) -> bool {
+        self.recentre_distance.is_finite()
     }
 
     /// The largest coordinate (in absolute value) of the sampled particles.

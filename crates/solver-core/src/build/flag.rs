@@ -40,7 +40,7 @@ pub fn flag_wind() -> Wind {
 ///     .at(Vec3::new(4.0, 2.0, 0.0))
 ///     .rotated(Quat::from_rotation_y(std::f32::consts::FRAC_PI_2))
 ///     .build()?;
-/// assert_eq!(flag.particles.inv_mass(0), 0.0, "pinned to the pole");
+/// assert_eq!(flag.particles().inv_mass(0), 0.0, "pinned to the pole");
 /// # Ok::<(), solver_core::WobbleError>(())
 /// ```
 pub struct Flag {

@@ -74,6 +74,7 @@ pub fn add_bending_links(body: &mut Body, compliance: f32) -> Result<usize> {
 
 /// How a surface resists bending.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub enum Bending {
     /// No bending resistance (only what the shear diagonals give).
     #[default]

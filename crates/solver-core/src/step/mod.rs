@@ -45,7 +45,9 @@
 
 pub mod diagnose;
 pub mod input;
-pub mod passes;
+pub(crate) mod passes;
+
+pub use passes::PARTICLE_BLOCK;
 
 use crate::body::Body;
 use crate::collide::{apply_friction, apply_restitution, find_contacts, project_contacts};
@@ -206,8 +208,10 @@ impl StepReport {
     }
 }
 
-/// Something a successful step reports because the body may not look as a game wants.
+/// Something a successful step reports because the body may not look as a game wants (more
+/// kinds may come).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum StepWarning {
     /// The mean stretch exceeded [`StepParams::stretch_warning`] (or was not finite): the
     /// constraints are far from satisfied, so more substeps or iterations are needed (or the
