@@ -128,7 +128,12 @@ pub fn c19(ctx: &Ctx) -> Result<Claim, Error> {
     let path = ctx.path("c19.csv");
     let mut w = RowWriter::create(
         &path,
-        &super::claim::run_columns(&["energy_rise_over_start", "stretch_max", "stable", "status"]),
+        &super::claim::run_columns(&[
+            "energy_rise_over_start",
+            "stretch_max",
+            "stretch_growth",
+            "status",
+        ]),
     )?;
     let mut runs = Vec::new();
     let mut unstable = Vec::new();
@@ -158,7 +163,7 @@ pub fn c19(ctx: &Ctx) -> Result<Claim, Error> {
                     o.steps.to_string(),
                     o.rise.to_string(),
                     o.stretch_max.to_string(),
-                    o.stable().to_string(),
+                    o.stretch_growth.to_string(),
                     o.status.clone(),
                 ])?;
                 if !o.stable() {
@@ -235,6 +240,7 @@ pub fn c19(ctx: &Ctx) -> Result<Claim, Error> {
             "colored 0; Jacobi-type all",
         ),
         files,
+        judgement: None,
     })
 }
 

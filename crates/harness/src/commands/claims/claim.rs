@@ -101,6 +101,29 @@ impl Decision {
     }
 }
 
+/// What a claim's measurement gives at one tolerance: the verdict and the figure it rests on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The deciding figure, in words.
+    pub figure: String,
+}
+
+/// A claim decided: at its stated tolerance and over the sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    /// At the stated tolerance.
+    pub stated: Outcome,
+    /// The verdict at each tolerance of the sweep.
+    pub sweep: Vec<(f64, Verdict)>,
+    /// The verdict as stated: a word that holds over the whole sweep, or where it flips.
+    pub headline: String,
+    /// One word for tables: the verdict if it holds over the whole sweep, else
+    /// "depends-on-tolerance".
+    pub word: String,
+}
+
 /// One tested claim.
 #[derive(Debug, Clone)]
 pub struct Claim {
@@ -120,6 +143,8 @@ pub struct Claim {
     pub decision: Decision,
     /// CSV and plots behind it.
     pub files: Vec<PathBuf>,
+    /// The engine's judgement of it (`engine::judge`), once decided; None if untestable.
+    pub judgement: Option<Judgement>,
 }
 
 impl Claim {
@@ -139,6 +164,7 @@ impl Claim {
             verdict: Verdict::Untestable(why),
             decision: Decision::default(),
             files: Vec::new(),
+            judgement: None,
         }
     }
 }

@@ -418,6 +418,7 @@ pub fn c15(ctx: &Ctx) -> Result<Claim, Error> {
             format!("1 ± {TOL}"),
         ),
         files,
+        judgement: None,
     })
 }
 
@@ -483,6 +484,7 @@ pub fn c16(ctx: &Ctx) -> Result<Claim, Error> {
         verdict: rules::c16(si, sd, MIN_SPREAD),
         decision: Decision::exact(format!("spread over iterations {si:.2}, over dt {sd:.2}"), format!(">= {MIN_SPREAD}")),
         files,
+        judgement: None,
     })
 }
 
@@ -602,6 +604,7 @@ pub fn c17(ctx: &Ctx) -> Result<Claim, Error> {
         verdict: rules::ordering(worst, FACTOR),
         decision: Decision::exact(format!("worst factor {worst:.2}"), format!("<= {FACTOR}")),
         files,
+        judgement: None,
     })
 }
 
@@ -703,6 +706,7 @@ pub fn c18(ctx: &Ctx) -> Result<Claim, Error> {
         verdict: rules::c18(plain, averaged),
         decision: Decision::exact(format!("contraction plain {plain:.4}, averaged {averaged:.4}"), "plain >= 1 > averaged"),
         files,
+        judgement: None,
     })
 }
 

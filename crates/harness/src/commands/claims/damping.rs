@@ -159,5 +159,6 @@ pub fn c20(ctx: &Ctx) -> Result<Claim, Error> {
             format!("all, by > {FACTOR}x"),
         ),
         files,
+        judgement: None,
     })
 }

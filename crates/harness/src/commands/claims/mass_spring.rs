@@ -101,5 +101,6 @@ pub fn c7(ctx: &Ctx) -> Result<Claim, Error> {
             ">= 10; > 1",
         ),
         files,
+        judgement: None,
     })
 }
