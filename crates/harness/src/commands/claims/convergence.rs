@@ -236,6 +236,30 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
             ),
         ));
     }
+    // The two errors in gs's (and the others') distance to the exact step, apart.
+    let (split_files, splits, split_notes) = super::errors::split(ctx, &base, &reference)?;
+    let split_text = splits
+        .iter()
+        .map(|s| {
+            let at = |k: usize| {
+                s.rows
+                    .iter()
+                    .find(|r| r.0 == k)
+                    .map_or(f64::NAN, |r| r.2)
+            };
+            format!(
+                "{}: formulation error {:.3e} (its point after {} iterations; it moved {:.1e} over the last half of them), iteration error {:.3e} after 20 and {:.3e} after 500",
+                s.solver,
+                s.formulation,
+                s.converged_its,
+                s.unsettled,
+                at(20),
+                at(500)
+            )
+        })
+        .chain(split_notes.iter().map(|n| format!("not split: {n}")))
+        .collect::<Vec<_>>()
+        .join("; ");
     const GS_K: usize = 20;
     const NEWTON_K: usize = 12;
     let gs_err = match error_curve(&base, "gs", ctx, 40, &reference)? {
@@ -358,6 +382,7 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
         }
     }
     let mut files = vec![csv, ref_csv];
+    files.extend(split_files);
     // The equal-quality timing, for the engine: time(best global at k) / time(gs at 20).
     if let (Some(r), Some((name, k))) = (&ratio, best) {
         let time_csv = ctx.path("c1_time.csv");
@@ -420,7 +445,7 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
         source: GODOT,
         text,
         measured: format!(
-            "{}, edge compliance {C1_COMPLIANCE:e} m/N. Reference: sparse::newton (f64, with the geometric stiffness), {} (the stated tolerance: {tolerance:e} of the start, or the floor of f64); on the rigid cloth of the other claims it {}, which is why C1 uses the compliant one (c1_reference.csv). gs's distance to it after {GS_K} iterations: {target:.3e} rest lengths (prediction: {:.3e}). Fewest iterations to get as close: {counts}. {time_text}. {why}{}.",
+            "{}, edge compliance {C1_COMPLIANCE:e} m/N. Reference: sparse::newton (f64, with the geometric stiffness), {} (the stated tolerance: {tolerance:e} of the start, or the floor of f64); on the rigid cloth of the other claims it {}, which is why C1 uses the compliant one (c1_reference.csv). gs's distance to it after {GS_K} iterations: {target:.3e} rest lengths (prediction: {:.3e}). Fewest iterations to get as close: {counts}. {time_text}. {why}. Iteration error (to the solver's own converged point) and formulation error (that point to the exact step), in rest lengths (c1_errors.csv): {split_text}{}.",
             setting(ctx),
             reference_outcome(&ref_report),
             reference_outcome(&rigid_report),
