@@ -3,8 +3,7 @@
 //! is in-process (`sim`) at docs/SCENES.md settings unless the claim varies one, from rest
 //! except C6's, which start from a settled body given a kick.
 
-use super::claim::{Claim, Ctx, Decision};
-use super::rules;
+use super::claim::{Claim, Ctx};
 use crate::measure::sim::{mean, Sim, Spec, Trace};
 use crate::measure::split::{run_split, SplitRow};
 use crate::output::csv::RowWriter;
@@ -153,19 +152,6 @@ pub fn mean_distance(a: &Tracked, reference: &Tracked) -> f64 {
     mean(&per_step)
 }
 
-/// The fewest of `ks` (ascending) from which on every tested count is within `tol`.
-pub fn enough_from(ks: &[usize], distance: &[f64], tol: f64) -> Option<usize> {
-    let mut first = None;
-    for (&k, &d) in ks.iter().zip(distance).rev() {
-        if d <= tol {
-            first = Some(k);
-        } else {
-            break;
-        }
-    }
-    first
-}
-
 /// C5's and C12's experiment on one body: how many iterations per step before its motion is
 /// indistinguishable from a converged solve's.
 struct ToConverged<'a> {
@@ -254,33 +240,22 @@ pub fn fmt(v: &[f64]) -> String {
         .join(", ")
 }
 
-/// How C5 and C12 judge a figure in excess of the converged run's, per iteration count.
+/// The plot of C5's and C12's figure in excess of the converged run's, per iteration count,
+/// with the engine's stated tolerance (the engine judges it from the CSV).
 struct Excess<'a> {
-    /// File stem of the claim's sweep CSV and plot.
+    /// File stem of the plot.
     stem: &'static str,
     its: &'a [usize],
     excess: &'a [f64],
     tolerance: f64,
-    rule: fn(Option<usize>) -> super::claim::Verdict,
     /// Decimals of a tolerance written as a percentage.
     decimals: usize,
 }
 
-/// What [`Excess::judge`] decided and wrote.
-struct Judgement {
-    /// The fewest count enough at the tolerance ([`enough_from`]).
-    k: Option<usize>,
-    verdict: super::claim::Verdict,
-    /// `<stem>_sweep.csv` and the plot's files.
-    files: Vec<PathBuf>,
-}
-
 impl Excess<'_> {
-    /// The verdict at the tolerance and over the sweep (written to `<stem>_sweep.csv`), and
-    /// the plot of the judged figure against iterations with its tolerance and where the
-    /// curve first crosses it.
-    fn judge(&self, ctx: &Ctx, title: String, y_label: &str) -> Result<Judgement, Error> {
-        let k = enough_from(self.its, self.excess, self.tolerance);
+    /// The plot of the figure against iterations with the tolerance and where the curve first
+    /// crosses it.
+    fn plot(&self, ctx: &Ctx, title: String, y_label: &str) -> Result<Vec<PathBuf>, Error> {
         let mut files = Vec::new();
         let first = self.its.first().map_or(1.0, |&k| k as f64);
         let max_it = self.its.last().map_or(1.0, |&k| k as f64);
@@ -304,11 +279,7 @@ impl Excess<'_> {
             .log_x()
             .log_y();
         files.extend(plot.save(&ctx.path(self.stem))?);
-        Ok(Judgement {
-            k,
-            verdict: (self.rule)(k),
-            files,
-        })
+        Ok(files)
     }
 
     /// `tol` as a percentage with the sweep's decimals.
@@ -317,13 +288,19 @@ impl Excess<'_> {
     }
 }
 
-/// C5's tolerance on the mean stretch above the converged run's (fraction of rest length),
-/// and the sweep shown beside it.
-pub const C5_TOLERANCE: f64 = 0.05;
+/// C5's stated tolerance on the mean stretch above the converged run's (the engine's record).
+fn c5_tolerance() -> f64 {
+    super::engine::spec("C5")
+        .and_then(|s| s.tolerance)
+        .map_or(f64::NAN, |t| t.value)
+}
 
-/// C12's tolerance on the mean volume deficit above the converged run's (fraction of the rest
-/// volume), and the sweep shown beside it.
-pub const C12_TOLERANCE: f64 = 0.005;
+/// C12's stated tolerance on the mean volume deficit above the converged run's.
+fn c12_tolerance() -> f64 {
+    super::engine::spec("C12")
+        .and_then(|s| s.tolerance)
+        .map_or(f64::NAN, |t| t.value)
+}
 
 /// C5: cloth needs ten-odd iterations before it stops looking like rubber bands.
 pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
@@ -377,26 +354,20 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
     // mean stretch over the converged run's decides, over a sweep of the tolerance.
     let reference_stretch = reference.trace.stretch_mean_avg();
     let excess: Vec<f64> = stretch.iter().map(|s| s - reference_stretch).collect();
-    let Judgement {
-        k,
-        verdict,
-        files: judged,
-    } = Excess {
+    let judged = Excess {
         stem: "c5",
         its: &its,
         excess: &excess,
-        tolerance: C5_TOLERANCE,
-        rule: rules::c5,
+        tolerance: c5_tolerance(),
         decimals: 0,
     }
-    .judge(
+    .plot(
         ctx,
         format!("C5: mean stretch above the converged run's ({reference_its} iterations), gs, cloth n={n}, {steps} steps"),
         "mean stretch above the converged run's (fraction of rest length)",
     )?;
     let mut files = found.files;
     files.extend(judged);
-    let max_it = *its.last().unwrap_or(&1) as f64;
     Ok(Claim {
         id: "C5",
         source: GODOT,
@@ -408,14 +379,8 @@ pub fn c5(ctx: &Ctx) -> Result<Claim, Error> {
             its.iter().zip(dist).map(|(k, d)| format!("{k} it {:.1} mm", d * 1e3)).collect::<Vec<_>>().join(", "),
             its.iter().zip(&stretch).map(|(k, s)| format!("{k} it {:.2}%", 100.0 * s)).collect::<Vec<_>>().join(", "),
         ) + ". The engine's crossing rule reads the excess over the converged run's stretch from c5.csv",
-        rule: format!("a count is enough when the run's mean stretch (averaged over the run) is at most {:.0}% of the rest length above the converged run's, at it and every higher tested count; k = the fewest such (the distances are reported, not judged). 十几 (ten-odd) is 10-19: confirmed if 10 <= k <= 19, partly if 8 <= k <= 24 otherwise, refuted if k < 8, k > 24 or never", 100.0 * C5_TOLERANCE),
-        verdict,
-        decision: Decision::exact(
-            format!("enough from {} iterations", k.map_or(format!("none up to {}", max_it as usize), |k| k.to_string())),
-            "10-19",
-        ),
         files,
-        judgement: None,
+        ..Claim::measured()
     })
 }
 
@@ -509,7 +474,7 @@ const C6_SETTLE_DAMPING: f32 = 5.0;
 /// Most the largest edge stretch of a run's second half may exceed its first half's, as a
 /// factor, for the run to count as bounded (C6, C19): a run that stays finite but keeps
 /// stretching is coming apart; one that settles at a large stretch is soft, not unstable.
-pub const STRETCH_GROWTH: f64 = 1.1;
+pub use super::engine::STRETCH_GROWTH;
 
 /// The largest of `stretch_max` over the second half of the run over the largest over its
 /// first half (NaN for a run of fewer than 2 steps).
@@ -871,11 +836,8 @@ pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
             if distorted.is_empty() { "none".to_string() } else { distorted.join(", ") },
             if missing.is_empty() { String::new() } else { format!(" (not in this build: {})", missing.join("; ")) }
         ),
-        rule: String::new(),
-        verdict: super::claim::Verdict::Partly,
-        decision: Decision::default(),
         files,
-        judgement: None,
+        ..Claim::measured()
     })
 }
 
@@ -905,14 +867,8 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
         }
         pairs.push((t, sub, its));
     }
-    let mut stretch_wins = 0;
-    let mut both = 0;
     let mut figs = Vec::new();
     for (t, sub, its) in &pairs {
-        let win = sub.figures.stretch_mean_avg < its.figures.stretch_mean_avg;
-        let cost = sub.figures.ms_per_step_median <= 1.5 * its.figures.ms_per_step_median;
-        stretch_wins += win as usize;
-        both += (win && cost) as usize;
         figs.push(format!(
             "total {t}: {t}x1 stretch {:.4} in {:.3} ms, 1x{t} stretch {:.4} in {:.3} ms",
             sub.figures.stretch_mean_avg,
@@ -921,7 +877,6 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
             its.figures.ms_per_step_median
         ));
     }
-    let verdict = rules::c8(stretch_wins, both, pairs.len());
     let pts = |f: fn(&(usize, SplitRow, SplitRow)) -> f64| -> Vec<(f64, f64)> {
         pairs.iter().map(|p| (p.0 as f64, f(p))).collect()
     };
@@ -950,11 +905,8 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
         source: src,
         text,
         measured: format!("gs, cloth n={n}, {steps} steps from rest: {}", figs.join("; ")),
-        rule: "per total n: substeps win if their mean stretch is lower and their step time is at most 1.5x that of one step of n iterations (equal projections; \"equal cost\"). Confirmed if they win at every total, refuted if their stretch is never lower, partly otherwise".into(),
-        verdict,
-        decision: Decision::exact(format!("substeps win at {both} of {} totals (lower stretch in {stretch_wins})", pairs.len()), "all"),
         files,
-        judgement: None,
+        ..Claim::measured()
     })
 }
 
@@ -1075,7 +1027,6 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
         .iter()
         .map(|s| ((s - reference) / reference).abs())
         .collect();
-    let dev_last = devs.last().copied().unwrap_or(f64::NAN);
     let xs = |v: &[usize]| v.iter().map(|&i| i as f64).collect::<Vec<_>>();
     let plot = Plot::new(
         format!("C10: late mean stretch against iterations, gs, cloth n={n}, dt=1/60"),
@@ -1133,14 +1084,8 @@ pub fn c10(ctx: &Ctx) -> Result<Claim, Error> {
             "gs, cloth n={n}, mean stretch over the second half of {sim_s} simulated seconds from rest. PBD k={K} at iterations {its:?}, dt 1/60: plain {} (spread {sp_plain:.2}), with k' {} (spread {sp_corr:.2}). XPBD compliance {alpha:e} (the stiffest of 1e-4..1e-1 whose converged stretch is >= 2%): converged ({converged_its} iterations) {reference:.4}; at iterations {its:?}: {} (deviations from converged {}). dt 1/30, 1/60, 1/120 with converged steps: {} (spread {sp_dt:.2}); with 8 iterations per step (iterations per simulated second change with dt): {} (reported, not judged)",
             fmt(&plain), fmt(&corrected), fmt(&xpbd_it), devs.iter().map(|d| format!("{d:.3}")).collect::<Vec<_>>().join(", "), fmt(&xpbd_dt), fmt(&xpbd_dt_fixed)
         ),
-        rule: format!("spread = (max - min) / mean across settings. Three parts: PBD k' independent of iterations (spread <= {LIMIT} and at most half plain k's); XPBD approaches its converged stretch as iterations grow (each deviation at most 1.1x the one before, within {LIMIT} relative at {} iterations; the paper claims iteration independence of converged solves, not of a few iterations); XPBD with converged steps independent of dt (spread <= {LIMIT}). Confirmed if all hold, refuted if none, partly otherwise", its[its.len() - 1]),
-        verdict: rules::c10(sp_plain, sp_corr, &devs, sp_dt, LIMIT),
-        decision: Decision::exact(
-            format!("k' spread {sp_corr:.2} (plain {sp_plain:.2}); XPBD deviation at {} iterations {dev_last:.2}; over dt {sp_dt:.2}", its[its.len() - 1]),
-            format!("<= {LIMIT}"),
-        ),
         files,
-        judgement: None,
+        ..Claim::measured()
     })
 }
 
@@ -1199,19 +1144,14 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
         .iter()
         .map(|t| deficit(t) - reference_deficit)
         .collect();
-    let Judgement {
-        k,
-        verdict,
-        files: judged,
-    } = Excess {
+    let judged = Excess {
         stem: "c12",
         its: &its,
         excess: &excess,
-        tolerance: C12_TOLERANCE,
-        rule: rules::c12,
+        tolerance: c12_tolerance(),
         decimals: 1,
     }
-    .judge(
+    .plot(
         ctx,
         format!("C12: jelly (subdivision {n}), mean volume deficit above the converged run's ({reference_its} iterations)"),
         "mean |1 - V/V0| above the converged run's",
@@ -1235,14 +1175,8 @@ pub fn c12(ctx: &Ctx) -> Result<Claim, Error> {
                 .collect::<Vec<_>>()
                 .join("; "),
         ) + &format!(". Converged run's volume deficit {:.4}%", 100.0 * reference_deficit),
-        rule: format!("a count is enough when the run's mean volume deficit |1 - V/V0| (averaged over the run) is at most {:.1}% of the rest volume above the converged run's, at it and every higher tested count; k = the fewest such (the distances are reported, not judged): confirmed if k <= 5, partly if k <= 8, refuted otherwise (or never)", 100.0 * C12_TOLERANCE),
-        verdict,
-        decision: Decision::exact(
-            format!("enough from {} iterations", k.map_or("none tested".to_string(), |k| k.to_string())),
-            "<= 5",
-        ),
         files,
-        judgement: None,
+        ..Claim::measured()
     })
 }
 

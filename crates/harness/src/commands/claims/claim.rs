@@ -135,11 +135,10 @@ pub struct Claim {
     pub text: &'static str,
     /// What was run and the figures measured.
     pub measured: String,
-    /// The rule that turns the figures into the verdict.
-    pub rule: String,
-    /// The verdict.
+    /// The verdict: `Untestable(why)` from a claim function that could not measure, otherwise
+    /// set by `claims::run` from the engine's judgement of the CSVs (`engine::judge`).
     pub verdict: Verdict,
-    /// The figure the verdict rests on.
+    /// The figure the verdict rests on, set with the verdict.
     pub decision: Decision,
     /// CSV and plots behind it.
     pub files: Vec<PathBuf>,
@@ -148,6 +147,22 @@ pub struct Claim {
 }
 
 impl Claim {
+    /// The rest of a measured claim (a claim function gives id, source, text, measured and
+    /// files): its verdict and deciding figure are not the function's to give; `claims::run`
+    /// sets them from the engine's judgement of the CSVs the function wrote.
+    pub fn measured() -> Claim {
+        Claim {
+            id: "-",
+            source: "-",
+            text: "-",
+            measured: String::new(),
+            verdict: Verdict::Inconclusive,
+            decision: Decision::default(),
+            files: Vec::new(),
+            judgement: None,
+        }
+    }
+
     /// A claim that could not be tested, with why.
     pub fn untestable(
         id: &'static str,
@@ -160,7 +175,6 @@ impl Claim {
             source,
             text,
             measured: "nothing: see why".into(),
-            rule: "-".into(),
             verdict: Verdict::Untestable(why),
             decision: Decision::default(),
             files: Vec::new(),

@@ -8,8 +8,7 @@
 //! This stays meaningful when a curve first rises (colored orders can) or when a solver starts
 //! late (Chebyshev runs plain Jacobi for its first iterations).
 
-use super::claim::{count_or_more, Claim, Ctx, Decision};
-use super::rules;
+use super::claim::{count_or_more, Claim, Ctx};
 use super::timing::{time_arms, Arm, Plan};
 use crate::measure::paired::Interval;
 use crate::measure::residuals::write_curves;
@@ -69,7 +68,12 @@ fn curve_files(
         Series::curves(curves, usize::MAX)
             .into_iter()
             .chain(level.map(|l| {
-                crate::output::plot::level("common level", (0.0, ctx.scale.conv_iters as f64), l, 7)
+                crate::output::plot::level(
+                    "level: the reference's residual after 20 iterations",
+                    (0.0, ctx.scale.conv_iters as f64),
+                    l,
+                    7,
+                )
             }))
             .collect(),
     )
@@ -317,7 +321,6 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
         }
         None => None,
     };
-    let verdict = rules::c1(best.map(|b| b.1), ratio.as_ref());
     // Why gauss-newton-direct converges linearly: its residual contractions beside Newton's on
     // the same step (Newton keeps the geometric stiffness gauss-newton-direct leaves out).
     let nd = match or_note(ctx.tuning.build(
@@ -456,18 +459,8 @@ pub fn c1(ctx: &Ctx) -> Result<Claim, Error> {
                 format!(" (not in this build: {})", missing.join("; "))
             }
         ),
-        rule: format!("error = RMS distance of the free particles to the Newton reference, in mean rest lengths; k = fewest gauss-newton-* iterations with error <= gs's after {GS_K}. Two parts: k <= 6 (the claim's 4-6); at equal quality the global solve is cheaper (interval of time(newton at k) / time(gs at {GS_K}) below 1; a straddling interval leaves the part undecided). Confirmed if both hold, refuted if neither, partly if one, inconclusive if the undecided part would change the verdict"),
-        verdict,
-        decision: match (&ratio, best) {
-            (Some(r), Some((n, k))) => Decision::interval(
-                format!("{n} needs {k} iterations; time ratio {}", r.display(2)),
-                "k <= 6; ratio < 1",
-                r,
-            ),
-            _ => Decision::exact(format!("no gauss-newton-* matched within {NEWTON_K}: {counts}"), "k <= 6"),
-        },
         files,
-        judgement: None,
+        ..Claim::measured()
     })
 }
 
@@ -479,8 +472,10 @@ pub fn c2(ctx: &Ctx) -> Result<Claim, Error> {
         (Err(w), _) => return Ok(Claim::untestable("C2", GODOT, text, format!("gs: {w}"))),
         (_, Err(w)) => return Ok(Claim::untestable("C2", GODOT, text, format!("jacobi: {w}"))),
     };
-    let (level, kj, kg, ratio) = speedup(&jac, &gs);
-    let verdict = rules::iteration_ratio(ratio, 2.0, 1.25);
+    // The engine's measure: jacobi's iterations to the level gs reaches after the budget.
+    let budget = super::engine::LEVEL_BUDGET;
+    let m = super::engine::to_level(&gs, &jac, budget);
+    let level = m.map_or(f64::NAN, |m| m.level);
     let mut files = curve_files(
         ctx,
         "C2",
@@ -498,16 +493,14 @@ pub fn c2(ctx: &Ctx) -> Result<Claim, Error> {
         source: GODOT,
         text,
         measured: format!(
-            "{}. Residual after {K_REF} iterations: gs {:.3e}, jacobi {:.3e}. Common level {level:.3e}: gs reaches it in {kg} iterations, jacobi in {kj} (ratio {ratio:.1}).",
+            "{}. Residual after {K_REF} iterations: gs {:.3e}, jacobi {:.3e}. Level (gs's residual after {budget}) {level:.3e}: jacobi reaches it in {} iterations.",
             setting(ctx),
             gs[K_REF.min(gs.len() - 1)],
             jac[K_REF.min(jac.len() - 1)],
+            count_or_more(m.and_then(|m| m.other), jac.len() - 1),
         ),
-        rule: "common level = the higher of the two solvers' lowest residuals within the budget; ratio = iterations jacobi needs to reach it over those gs needs: confirmed if >= 2, partly if >= 1.25, refuted below".into(),
-        verdict,
-        decision: Decision::exact(format!("jacobi/gs iterations to a common level {ratio:.1}"), ">= 2"),
         files,
-        judgement: None,
+        ..Claim::measured()
     })
 }
 
@@ -540,7 +533,7 @@ fn rate(c: &[f64]) -> f64 {
 /// C9, scoped as Wang 2015 states it for PBD: Chebyshev accelerates Jacobi.
 pub fn c9(ctx: &Ctx) -> Result<Claim, Error> {
     let src = "Wang 2015";
-    let text = "Chebyshev acceleration speeds up Jacobi on position-based dynamics (Wang 2015's order of magnitude is for projective dynamics; for PBD the paper says only that it accelerates, less so on tetrahedral meshes): asymptotic rate per iteration, and wall time to a common residual level, on the cloth";
+    let text = "Chebyshev acceleration speeds up Jacobi on position-based dynamics (Wang 2015's order of magnitude is for projective dynamics; for PBD the paper says only that it accelerates, less so on tetrahedral meshes): iterations and wall time to the level Jacobi reaches after 20 iterations, on the cloth; the asymptotic rate is reported";
     let (jac, cheb) = match (ctx.curve("jacobi")?, ctx.curve("chebyshev")?) {
         (Ok(j), Ok(c)) => (j, c),
         (Err(w), _) => return Ok(Claim::untestable("C9", src, text, format!("jacobi: {w}"))),
@@ -553,7 +546,8 @@ pub fn c9(ctx: &Ctx) -> Result<Claim, Error> {
             ))
         }
     };
-    let (level, kj, kc, ratio) = speedup(&jac, &cheb);
+    let (_, kj, _, _) = speedup(&jac, &cheb);
+    let level = super::engine::level_of(&jac, super::engine::LEVEL_BUDGET).unwrap_or(f64::NAN);
     let (rj, rc) = (rate(&jac), rate(&cheb));
     let rate_gain = rc.ln() / rj.ln();
     let base = match ctx.base()? {
@@ -594,7 +588,6 @@ pub fn c9(ctx: &Ctx) -> Result<Claim, Error> {
         row.push(time_gain.samples.to_string());
         tw.record(&row)?;
     }
-    let verdict = rules::c9(rate_gain, Some(&time_gain));
     let mut files = curve_files(
         ctx,
         "C9",
@@ -619,21 +612,14 @@ pub fn c9(ctx: &Ctx) -> Result<Claim, Error> {
         source: src,
         text,
         measured: format!(
-            "{}. Asymptotic contraction per iteration: jacobi {rj:.4}, chebyshev {rc:.4} (chebyshev reduces the log-residual {rate_gain:.2}x as fast). Common level {level:.3e}: jacobi reaches it in {kj} iterations, chebyshev in {kc} (ratio {ratio:.1}{}); wall time of jacobi at {budget} iterations over chebyshev's at its iterations to jacobi's residual there ({}): {} (paired, interleaved, 95% interval).",
+            "{}. Asymptotic contraction per iteration: jacobi {rj:.4}, chebyshev {rc:.4} (chebyshev reduces the log-residual {rate_gain:.2}x as fast). Level (jacobi's residual after {budget}) {level:.3e}{}; wall time of jacobi at {budget} iterations over chebyshev's at its iterations to jacobi's residual there ({}): {} (paired, interleaved, 95% interval).",
             setting(ctx),
             if kj >= jac.len() - 1 { ", jacobi capped by the budget" } else { "" },
             count_or_more(at_level, cheb.len() - 1),
             time_gain.display(2)
         ),
-        rule: "two parts: asymptotic rate gain (ln rate_chebyshev / ln rate_jacobi) > 1; time gain (jacobi's wall time to the common level over chebyshev's) with its interval above 1 (straddling: undecided). Confirmed if both, refuted if neither, partly if one, inconclusive if the undecided part would change it. The order-of-magnitude figure is reported, not required, since the source claims it for projective dynamics".into(),
-        verdict,
-        decision: Decision::interval(
-            format!("rate gain {rate_gain:.2}; time gain {}", time_gain.display(2)),
-            "> 1",
-            &time_gain,
-        ),
         files,
-        judgement: None,
+        ..Claim::measured()
     })
 }
 
@@ -641,7 +627,7 @@ pub fn c9(ctx: &Ctx) -> Result<Claim, Error> {
 /// in parallel.
 pub fn c11(ctx: &Ctx) -> Result<Claim, Error> {
     let src = "Vivace (Fratarcangeli et al. 2016)";
-    let text = "graph-colored Gauss-Seidel converges about like sequential Gauss-Seidel (asymptotic rate, after the first sweeps), far better than Jacobi, and runs faster on two threads than on one at the sizes parallelism is for";
+    let text = "graph-colored Gauss-Seidel converges about like sequential Gauss-Seidel and far better than Jacobi (iterations to the level the better solver reaches after 20), and runs faster on two threads than on one at the sizes parallelism is for; the asymptotic rates are reported";
     let colored = match ctx.curve("colored")? {
         Ok(c) => c,
         Err(w) => return Ok(Claim::untestable("C11", src, text, format!("colored: {w}"))),
@@ -660,19 +646,33 @@ pub fn c11(ctx: &Ctx) -> Result<Claim, Error> {
     figures.push(format!(
         "asymptotic contraction per iteration gs {rg:.4}, colored {rc:.4} (colored's log-rate {rate_ratio:.2}x gs's)"
     ));
-    let mut jratio = None;
     match ctx.curve("jacobi")? {
         Ok(jac) => {
-            let (level, kj, kc, r) = speedup(&jac, &colored);
-            jratio = Some(r);
-            figures.push(format!(
-                "common level of jacobi and colored {level:.3e}: jacobi reaches it in {kj}, colored in {kc} (ratio {r:.1})"
-            ));
+            if let Some(m) = super::engine::to_level(&colored, &jac, K_REF) {
+                figures.push(format!(
+                    "colored's residual after {K_REF} {:.3e} (colored rises first): jacobi reaches it in {}",
+                    m.level,
+                    count_or_more(m.other, jac.len() - 1)
+                ));
+            }
             curves.push(("jacobi".into(), jac));
         }
         Err(w) => figures.push(format!("jacobi not compared ({w})")),
     }
-    let mut files = curve_files(ctx, "C11", &curves, None)?;
+    let budget = super::engine::LEVEL_BUDGET;
+    if let Some(m) = super::engine::to_level(&gs, &colored, budget) {
+        figures.push(format!(
+            "gs's residual after {budget} {:.3e}: colored reaches it in {}",
+            m.level,
+            count_or_more(m.other, colored.len() - 1)
+        ));
+    }
+    let mut files = curve_files(
+        ctx,
+        "C11",
+        &curves,
+        super::engine::level_of(&gs, budget),
+    )?;
     files.extend(zoom_files(ctx, "C11", &curves, 40)?);
     let sizes: Vec<usize> = if ctx.quick {
         vec![64, 128]
@@ -740,24 +740,13 @@ pub fn c11(ctx: &Ctx) -> Result<Claim, Error> {
         }
         files.push(csv);
     }
-    let ivs: Vec<Interval> = speedups.iter().map(|p| p.1).collect();
     Ok(Claim {
         id: "C11",
         source: src,
         text,
         measured: format!("{}. {}.", setting(ctx), figures.join("; ")),
-        rule: "parts: (a) colored's asymptotic log-rate within a factor 1.5 of gs's; (b) jacobi needs at least 2x colored's iterations to reach their common level; (c) at each parallel size the paired speed-up of 2 threads over 1 has its 95% interval above 1.2 (straddling: undecided). Confirmed if all hold, refuted if none, partly otherwise, inconclusive if an undecided part would change it".into(),
-        verdict: rules::c11(rate_ratio, jratio, &ivs),
-        decision: match speedups.last() {
-            Some((n, s)) => Decision::interval(
-                format!("rate ratio {rate_ratio:.2}; speed-up at n={n} {}", s.display(2)),
-                "rate within 1.5x; speed-up > 1.2",
-                s,
-            ),
-            None => Decision::exact(format!("rate ratio {rate_ratio:.2}"), "within 1.5x"),
-        },
         files,
-        judgement: None,
+        ..Claim::measured()
     })
 }
 

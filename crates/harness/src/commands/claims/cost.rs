@@ -2,7 +2,7 @@
 //! in-process in interleaved turns with the others (`timing`), so a slope between two sizes is a
 //! paired ratio with an interval; and cachegrind's miss counts (as in `cache`).
 
-use super::claim::{Claim, Ctx, Decision};
+use super::claim::{Claim, Ctx};
 use super::rules;
 use super::timing::{time_arms, Arm, Plan};
 use crate::measure::cachegrind::{cachegrind_binary, misses_per_projection};
@@ -200,7 +200,7 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
         }
     };
     let mut files = files;
-    let (growth, miss_text) = match &misses {
+    let (_, miss_text) = match &misses {
         Ok((a, b)) => {
             let g = b.d1_misses / a.d1_misses.max(1e-12);
             let path = ctx.path("c3_misses.csv");
@@ -238,7 +238,6 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
         }
         Err(why) => (None, format!("cache misses not measured: {why}")),
     };
-    let verdict = rules::c3(&s, growth);
     Ok(Claim {
         id: "C3",
         source: GODOT,
@@ -251,11 +250,8 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
             s.display(2),
             gs_slope.display(2),
         ),
-        rule: "parts: superlinear = the slope's 95% interval above 1.5 (halfway between linear, 1, and the claim's 2; straddling: undecided); the stated cause = D1 misses per projection grow at least 1.5x from 529 to 1024 vertices (where cachegrind runs). Confirmed if all measured parts hold, refuted if none, partly if some, inconclusive if the undecided part would change it".into(),
-        verdict,
-        decision: Decision::interval(format!("{csr} slope {}", s.display(2)), "1.5", &s),
         files,
-        judgement: None,
+        ..Claim::measured()
     })
 }
 
@@ -333,7 +329,6 @@ pub fn c4(ctx: &Ctx) -> Result<Claim, Error> {
             m.ratio(hi_k, lo_k, 0.95),
         )],
     )?;
-    let verdict = rules::c4(r2, &slope);
     let p1 = Plot::new(
         format!("C4: step time against iterations (gs, cloth n={n_it})"),
         "iterations per step",
@@ -384,10 +379,7 @@ pub fn c4(ctx: &Ctx) -> Result<Claim, Error> {
             sizes.len(),
             slope.display(2)
         ),
-        rule: "the slope against vertices decides: its 95% interval above 1.5 (towards the product's 2) confirms if the time is also linear in iterations (R² >= 0.98; partly if not), below 1.5 refutes the product, straddling is inconclusive".into(),
-        verdict,
-        decision: Decision::interval(format!("slope against vertices {}; R² in iterations {r2:.3}", slope.display(2)), "slope 1.5; R² 0.98", &slope),
         files,
-        judgement: None,
+        ..Claim::measured()
     })
 }

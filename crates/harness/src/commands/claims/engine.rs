@@ -662,12 +662,8 @@ fn c3(dir: &Path) -> Result<Measure, Error> {
         _ => None,
     };
     Ok(Box::new(move |tol| {
-        let mut p = vec![side_holds(&s, tol, true)];
-        if let Some(g) = growth {
-            p.push(yes(g >= 1.5));
-        }
         Outcome {
-            verdict: parts(&p),
+            verdict: rules::c3(&s, growth, tol),
             figure: format!(
                 "gauss-newton-gs slope {}{}",
                 s.display(2),
@@ -724,12 +720,7 @@ fn c4(dir: &Path) -> Result<Measure, Error> {
         .collect::<Result<_, _>>()?;
     let r2 = r_squared(&x, &y);
     Ok(Box::new(move |tol| Outcome {
-        verdict: match side_holds(&s, tol, true) {
-            Some(true) if r2 >= 0.98 => Verdict::Confirmed,
-            Some(true) => Verdict::Partly,
-            Some(false) => Verdict::Refuted,
-            None => Verdict::Inconclusive,
-        },
+        verdict: rules::c4(r2, &s, tol),
         figure: format!(
             "slope against vertices {}; R² in iterations {r2:.3}",
             s.display(2)
@@ -948,7 +939,7 @@ fn c7(dir: &Path) -> Result<Measure, Error> {
     };
     let (ex, si, ve) = (k("explicit")?, k("semi-implicit")?, k("verlet")?);
     Ok(Box::new(move |tol| Outcome {
-        verdict: Verdict::from_parts((si >= tol * ex) as usize + (ve > ex) as usize, 2),
+        verdict: rules::c7(ex, si, ve, tol),
         figure: format!(
             "k_max semi-implicit / explicit {:.1}; Verlet / explicit {:.1}",
             si / ex,

@@ -12,7 +12,7 @@
 //! The measurements are `scenes::analytic`'s, which the analytic tests
 //! (tests/chain_static_stretch.rs, tests/free_body_momentum.rs) run too.
 
-use super::claim::{Claim, Ctx, Decision, Verdict};
+use super::claim::{Claim, Ctx};
 use crate::output::csv::RowWriter;
 use crate::output::plot::{dot, level, Plot, Series};
 use crate::setup::{with_jacobi, Error, SolverArg};
@@ -175,81 +175,11 @@ fn solver_of(ctx: &Ctx, v: &Variant) -> Result<Box<dyn Solver>, WobbleError> {
     with_jacobi(ctx.tuning.tune(v.solver.kind()), jacobi).build(&ctx.tuning.options(1))
 }
 
-/// The limit of both claims' tests: a chain error of 1%, a momentum change of 1e-4 of |p₀|.
+/// The lines drawn on C13's and C14's plots: a chain error of 1%, a momentum change of 1e-4 of
+/// |p₀| (C14's stated tolerance in `engine::SPECS`).
 pub const CHAIN_LIMIT: f64 = 0.01;
 /// See [`CHAIN_LIMIT`].
 pub const MOMENTUM_LIMIT: f64 = 1e-4;
-
-/// The verdict rule of C13 and C14: a literature variant holds when its figure is finite and
-/// at most `limit`; confirmed if all of them hold, refuted if none, partly otherwise.
-pub fn verdict(literature: &[Result<f64, String>], limit: f64) -> Verdict {
-    let held = literature
-        .iter()
-        .filter(|f| matches!(f, Ok(x) if *x <= limit))
-        .count();
-    Verdict::from_parts(held, literature.len())
-}
-
-/// How C13 and C14 judge the literature's variants by one figure each: [`verdict`] against
-/// `limit`, the worst figure the decision.
-struct LiteratureRule {
-    /// When one variant holds, as the rule says it.
-    holds: String,
-    /// What the figure is, as the decision names it.
-    figure: &'static str,
-    /// The literature variants' figures, or why a run gave none.
-    figures: Vec<Result<f64, String>>,
-    /// The largest figure at which a variant holds.
-    limit: f64,
-    /// `limit` as the decision writes it.
-    bound: String,
-}
-
-impl LiteratureRule {
-    /// The claim `id` with its verdict, rule and decision from the literature variants.
-    fn claim(
-        self,
-        id: &'static str,
-        source: &'static str,
-        text: &'static str,
-        measured: String,
-        files: Vec<std::path::PathBuf>,
-    ) -> Claim {
-        Claim {
-            id,
-            source,
-            text,
-            measured,
-            rule: format!(
-                "{}; confirmed if all {LITERATURE} such variants hold, refuted if none, partly otherwise (the other variants are measured for comparison)",
-                self.holds
-            ),
-            verdict: verdict(&self.figures, self.limit),
-            decision: Decision::exact(
-                format!(
-                    "worst {} of the literature's averaging {}",
-                    self.figure,
-                    worst(&self.figures)
-                ),
-                self.bound,
-            ),
-            files,
-            judgement: None,
-        }
-    }
-}
-
-/// The largest figure of `v` (a failed run counts as infinite), formatted.
-fn worst(v: &[Result<f64, String>]) -> String {
-    let w = v
-        .iter()
-        .map(|f| match f {
-            Ok(x) if x.is_finite() => *x,
-            _ => f64::INFINITY,
-        })
-        .fold(f64::NEG_INFINITY, f64::max);
-    format!("{w:.3e}")
-}
 
 /// A figure or why there is none, for the tables.
 fn show(f: &Result<f64, String>) -> String {
@@ -295,7 +225,6 @@ pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
         .concat(),
     )?;
     let mut figures = Vec::new();
-    let mut literature = Vec::new();
     let mut series = Vec::new();
     for (k, v) in VARIANTS.iter().enumerate() {
         let mut at = Vec::new();
@@ -320,9 +249,6 @@ pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
                 .concat(),
             )?;
             at.push(run.map(|f| f.worst).map_err(|e| e.to_string()));
-        }
-        if k < LITERATURE {
-            literature.push(at[1].clone());
         }
         let errors: Vec<f64> = at
             .iter()
@@ -403,16 +329,14 @@ pub fn c13(ctx: &Ctx) -> Result<Claim, Error> {
         figures.join("; "),
         pbd_figures = pbd_figures.join("; "),
     );
-    let rule = LiteratureRule {
-        holds: format!(
-            "the literature's averaging (per particle, multipliers unscaled) holds at a tested ω and Jacobi-based solver when its worst chain error after {many} iterations is at most {CHAIN_LIMIT}"
-        ),
-        figure: "chain error",
-        figures: literature,
-        limit: CHAIN_LIMIT,
-        bound: format!("<= {CHAIN_LIMIT}"),
-    };
-    Ok(rule.claim("C13", source, text, measured, files))
+    Ok(Claim {
+        id: "C13",
+        source,
+        text,
+        measured,
+        files,
+        ..Claim::measured()
+    })
 }
 
 /// C14: internal constraints conserve momentum, with Jacobi's averaging too.
@@ -441,7 +365,6 @@ pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
     let base = ctx.base()?;
     let iters = ctx.scale.conv_iters;
     let mut figures = Vec::new();
-    let mut literature = Vec::new();
     let mut series = Vec::new();
     for (k, v) in VARIANTS.iter().enumerate() {
         let start = Instant::now();
@@ -494,9 +417,6 @@ pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
                 String::new()
             }
         ));
-        if k < LITERATURE {
-            literature.push(figure);
-        }
     }
     let times: Vec<f64> = series
         .iter()
@@ -528,16 +448,14 @@ pub fn c14(ctx: &Ctx) -> Result<Claim, Error> {
         ctx.scale.conv_n,
         figures.join("; ")
     );
-    let rule = LiteratureRule {
-        holds: format!(
-            "a literature-averaged variant (per particle) holds when |p - p0| / |p0| is at most {MOMENTUM_LIMIT} (f32 rounding leaves a few 1e-6 of it)"
-        ),
-        figure: "|p - p0| / |p0|",
-        figures: literature,
-        limit: MOMENTUM_LIMIT,
-        bound: format!("<= {MOMENTUM_LIMIT:e}"),
-    };
-    Ok(rule.claim("C14", source, text, measured, files))
+    Ok(Claim {
+        id: "C14",
+        source,
+        text,
+        measured,
+        files,
+        ..Claim::measured()
+    })
 }
 
 #[cfg(test)]
@@ -573,16 +491,5 @@ mod tests {
                 f.worst
             );
         }
-    }
-
-    #[test]
-    fn the_rule_confirms_when_every_literature_variant_is_within_the_limit_and_refutes_when_none_is(
-    ) {
-        let ok = [Ok(1e-3), Ok(5e-3), Ok(0.01)];
-        assert_eq!(verdict(&ok, 0.01), Verdict::Confirmed);
-        let bad = [Ok(0.73), Err("step diverged".to_string()), Ok(f64::NAN)];
-        assert_eq!(verdict(&bad, 0.01), Verdict::Refuted);
-        let some = [Ok(1e-3), Ok(0.39)];
-        assert_eq!(verdict(&some, 0.01), Verdict::Partly);
     }
 }
