@@ -1,13 +1,12 @@
-//! C13 and C14, what each Jacobi variant costs in correctness: the fixed point it converges to
-//! (the hanging rope's static stretch, known in closed form) and whether it conserves a free
-//! body's momentum (the free cloth), for the literature's constraint averaging (Macklin et al.
-//! 2014, per particle, multipliers unscaled), the consistent form wobble uses by default (per
-//! constraint, multipliers and positions alike, see `sparse::jacobi`), plain Jacobi, and
-//! Chebyshev on both. Beside the correctness figures, each variant's mean step time on the free
-//! cloth and how far it reduces the residual in one step of many iterations from the
-//! convergence claims' common cloth state show what it costs in speed. C13's plot draws each
-//! variant's chain error at both iteration counts against the limit; C14's, each variant's
-//! momentum change against its step time.
+//! C13 and C14, each in its source's own terms, with the project's Jacobi variants beside them.
+//! C13 runs Macklin et al. 2014's method as the paper does, plain PBD (compliance 0) with each
+//! particle's corrections averaged over its constraint count, on a hanging chain
+//! (`c13_pbd.csv`); C14 checks Müller et al. 2007's momentum statement on their projection
+//! (gs) on a free cloth. Reported beside them, not judged under either paper: the project's
+//! hybrid (that averaging with unscaled XPBD multipliers on the compliant chain, whose fixed
+//! point has a closed form), its consistent per-constraint form (the default, see
+//! `sparse::jacobi`), plain Jacobi and Chebyshev, with each variant's step time on the free
+//! cloth and how far it reduces the residual from the convergence claims' common state.
 //!
 //! The measurements are `scenes::analytic`'s, which the analytic tests
 //! (tests/chain_static_stretch.rs, tests/free_body_momentum.rs) run too.
@@ -36,8 +35,8 @@ pub struct Variant {
     pub omega: f32,
 }
 
-/// The variants measured: the literature's averaging first (the claims' subject), then the
-/// consistent form, plain Jacobi, Chebyshev on both averagings, and the reference gs.
+/// The project's variants on the compliant chain and the free cloth: its hybrid first, then the
+/// consistent form, plain Jacobi, Chebyshev on both averagings, and gs.
 pub const VARIANTS: &[Variant] = &[
     Variant {
         label: "jacobi, hybrid: per-particle averaging, XPBD multipliers, omega 1",
@@ -163,7 +162,7 @@ impl Variant {
     }
 }
 
-/// How many of [`VARIANTS`] are the literature's averaging (the first ones).
+/// How many of [`VARIANTS`] are the project's hybrid (the first ones; drawn solid).
 pub const LITERATURE: usize = 3;
 
 /// A fresh solver of `v` with the run's other options.
