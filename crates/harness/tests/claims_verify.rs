@@ -21,11 +21,7 @@ fn verify_agrees_with_the_run_that_wrote_the_directory_and_catches_a_change() {
     let dir = tempfile::tempdir().unwrap();
     run_some(dir.path());
     let o = verify(dir.path());
-    assert!(
-        o.status.success(),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let said = String::from_utf8_lossy(&o.stdout);
     assert!(said.contains("C16 agrees"), "{said}");
 
@@ -75,7 +71,10 @@ fn verify_agrees_with_the_run_that_wrote_the_directory_and_catches_a_change() {
 fn verify_of_a_directory_without_claims_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let err = common::refused(&["claims", "--verify", dir.path().to_str().unwrap()]);
-    assert!(err.contains("CLAIMS.md") && !err.contains("panicked"), "{err}");
+    assert!(
+        err.contains("CLAIMS.md") && !err.contains("panicked"),
+        "{err}"
+    );
 }
 
 #[test]

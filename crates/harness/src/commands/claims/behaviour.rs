@@ -804,7 +804,10 @@ pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
     )
     .log_y();
     let worst_plot = Plot::new(
-        format!("C6: the run that rose most above its kicked start, {}", worst.0),
+        format!(
+            "C6: the run that rose most above its kicked start, {}",
+            worst.0
+        ),
         "simulated time after the kick (s)",
         "(E - E_settled) / (E(0) - E_settled)",
         vec![Series {
@@ -904,7 +907,10 @@ pub fn c8(ctx: &Ctx) -> Result<Claim, Error> {
         id: "C8",
         source: src,
         text,
-        measured: format!("gs, cloth n={n}, {steps} steps from rest: {}", figs.join("; ")),
+        measured: format!(
+            "gs, cloth n={n}, {steps} steps from rest: {}",
+            figs.join("; ")
+        ),
         files,
         ..Claim::measured()
     })

@@ -12,14 +12,13 @@
 //! rows.
 
 use super::behaviour::{energy_rises, stretch_growth};
-use super::engine::STRETCH_GROWTH;
 use super::claim::{Claim, Ctx};
+use super::engine::STRETCH_GROWTH;
 use crate::measure::sim::{Sim, Spec};
 use crate::output::csv::RowWriter;
 use crate::output::plot::{Plot, Series};
 use crate::setup::{or_note, with_jacobi, Error, SolverArg};
 use sparse::{Averaging, JacobiOptions};
-
 
 /// A solver of the comparison: its label, the solver, and its averaging (`None`: the library
 /// default).

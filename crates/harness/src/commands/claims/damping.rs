@@ -17,7 +17,6 @@ use crate::output::csv::RowWriter;
 use crate::output::plot::{Plot, Series};
 use crate::setup::{or_note, Error};
 
-
 fn run(
     ctx: &Ctx,
     scene: &str,

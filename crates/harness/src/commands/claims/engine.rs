@@ -661,17 +661,15 @@ fn c3(dir: &Path) -> Result<Measure, Error> {
         }
         _ => None,
     };
-    Ok(Box::new(move |tol| {
-        Outcome {
-            verdict: rules::c3(&s, growth, tol),
-            figure: format!(
-                "gauss-newton-gs slope {}{}",
-                s.display(2),
-                growth.map_or(String::new(), |g| format!(
-                    "; D1 misses per projection x{g:.2}"
-                ))
-            ),
-        }
+    Ok(Box::new(move |tol| Outcome {
+        verdict: rules::c3(&s, growth, tol),
+        figure: format!(
+            "gauss-newton-gs slope {}{}",
+            s.display(2),
+            growth.map_or(String::new(), |g| format!(
+                "; D1 misses per projection x{g:.2}"
+            ))
+        ),
     }))
 }
 
@@ -767,9 +765,8 @@ fn c5(dir: &Path) -> Result<Measure, Error> {
 
 fn c12(dir: &Path) -> Result<Measure, Error> {
     let t = read(dir, "c12.csv")?;
-    let (its, excess, r0) = excess_over_reference(&t, &|t, r| {
-        Ok((1.0 - t.num(r, "volume_ratio_mean")?).abs())
-    })?;
+    let (its, excess, r0) =
+        excess_over_reference(&t, &|t, r| Ok((1.0 - t.num(r, "volume_ratio_mean")?).abs()))?;
     Ok(Box::new(move |tol| {
         let k = crossing(&its, &excess, tol);
         let enough = match k {
@@ -842,8 +839,10 @@ fn c6(dir: &Path) -> Result<Measure, Error> {
                 "gs unstable in {} of {} runs{}; other solvers unstable in {others} of {}",
                 gs.len(),
                 runs.iter().filter(|r| r.subject).count(),
-                gs.first()
-                    .map_or(String::new(), |(r, w)| format!(" (deciding: {}, {w})", r.label)),
+                gs.first().map_or(String::new(), |(r, w)| format!(
+                    " (deciding: {}, {w})",
+                    r.label
+                )),
                 runs.iter().filter(|r| !r.subject).count()
             ),
         }
@@ -856,7 +855,10 @@ fn c19(dir: &Path) -> Result<Measure, Error> {
     let mut keys = Vec::new();
     for r in 0..t.len() {
         let solver = t.text(r, "solver")?.to_string();
-        let (scene, it) = (t.text(r, "scene")?.to_string(), t.text(r, "iterations")?.to_string());
+        let (scene, it) = (
+            t.text(r, "scene")?.to_string(),
+            t.text(r, "iterations")?.to_string(),
+        );
         runs.push(Judged {
             label: format!("{scene} {solver} at {it}"),
             subject: solver == "colored",
@@ -975,7 +977,10 @@ fn c8(dir: &Path) -> Result<Measure, Error> {
     }
     Ok(Box::new(move |tol| {
         let stretch_wins = pairs.iter().filter(|p| p.0 < p.2).count();
-        let wins = pairs.iter().filter(|p| p.0 < p.2 && p.1 <= tol * p.3).count();
+        let wins = pairs
+            .iter()
+            .filter(|p| p.0 < p.2 && p.1 <= tol * p.3)
+            .count();
         let worst_cost = pairs.iter().map(|p| p.1 / p.3).fold(f64::NAN, f64::max);
         Outcome {
             verdict: rules::c8(stretch_wins, wins, pairs.len()),
@@ -1039,12 +1044,14 @@ fn c10(dir: &Path) -> Result<Measure, Error> {
         spread(&corrected),
         spread(&part("xpbd-dt-converged")?),
     );
-    Ok(Box::new(move |tol| Outcome {
+    Ok(Box::new(move |tol| {
+        Outcome {
         verdict: rules::c10(sp_plain, sp_corr, &devs, sp_dt, tol),
         figure: format!(
             "k' spread {sp_corr:.3} (plain {sp_plain:.3}); XPBD deviation from converged at the most iterations {:.3}; XPBD spread over dt {sp_dt:.3}",
             devs.last().copied().unwrap_or(f64::NAN)
         ),
+    }
     }))
 }
 
@@ -1163,7 +1170,10 @@ fn c15(dir: &Path) -> Result<Measure, Error> {
     if t.is_empty() {
         return Err(t.bad("no rows"));
     }
-    let measured = (t.num(0, "rate_gs_measured")?, t.num(0, "rate_jacobi_measured")?);
+    let measured = (
+        t.num(0, "rate_gs_measured")?,
+        t.num(0, "rate_jacobi_measured")?,
+    );
     let linear = (
         t.num(0, "rho_gs_linearized")?,
         t.num(0, "rho_jacobi_linearized")?,
@@ -1225,11 +1235,13 @@ fn c18(dir: &Path) -> Result<Measure, Error> {
         Err(t.bad(format!("no {avg} row at omega 1")))
     };
     let (plain, averaged) = (at("Off")?, at("Particle")?);
-    Ok(Box::new(move |_| Outcome {
+    Ok(Box::new(move |_| {
+        Outcome {
         verdict: rules::c18(plain, averaged),
         figure: format!(
             "mean contraction per iteration at omega 1: plain {plain:.4}, Macklin's averaging {averaged:.4}"
         ),
+    }
     }))
 }
 
@@ -1347,7 +1359,7 @@ pub const SPECS: &[Spec] = &[
         section: "the article's section on the global CSR solve",
         asserts: "at 500 vertices the global CSR solve keeps the shape after 4-6 iterations as well as edge constraints do after 20",
         scope: "one measurement on the article's own machine and cloth; it says nothing of time per iteration, and calls the global solve better",
-        errors: "the total distance to the exact step after a fixed count (\"shape preservation\"): the iteration error and the formulation error together, which is what the comparison judges; c1_errors.csv and the c1_errors plots split them per solver (reported, not judged)",
+        errors: "the total distance to the exact step after a fixed count (\"shape preservation\"): the iteration error and the formulation error together, which is what the comparison judges; c1_errors.csv and the c1_errors plots split them per solver on the same state at compliance 1e-4, where the iterative solvers come closer to settling, with how far each converged point still moved (reported, not judged)",
         quantity: "RMS distance of the free particles to the exact implicit step (sparse::newton, f64) after k iterations, in mean rest lengths (c1.csv); the equal-quality time ratio (c1_time.csv)",
         comparison: "parts: the fewest gauss-newton-* iterations within the tolerance of gs's distance after 20 is at most 6 (the claim's 4-6); at that count the global solve takes less time than gs at 20 (interval below 1)",
         tolerance: Some(Tolerance {

@@ -219,7 +219,10 @@ fn verify(dir: &Path) -> Result<Section, Error> {
             lines.len(),
             dir.join("CLAIMS.md").display(),
             bad.iter()
-                .map(|d| format!("{}: CLAIMS.md says \"{}\", the CSVs give \"{}\"", d.id, d.written, d.recomputed))
+                .map(|d| format!(
+                    "{}: CLAIMS.md says \"{}\", the CSVs give \"{}\"",
+                    d.id, d.written, d.recomputed
+                ))
                 .collect::<Vec<_>>()
                 .join("; ")
         )))
