@@ -2,7 +2,6 @@
 //! must confirm and one on which it must refute, and the timing rule's guarantee that two
 //! measurements whose intervals both hold the true value never give opposite verdicts.
 
-use harness::commands::claims::behaviour::enough_from;
 use harness::commands::claims::classic::asymptotic_rate;
 use harness::commands::claims::rules;
 use harness::commands::claims::Verdict;
@@ -62,7 +61,7 @@ fn overlapping_intervals_never_give_opposite_verdicts() {
             "{a:?} {b:?} threshold {t}"
         );
         // The same through a multi-part rule with one exact part.
-        let (ma, mb) = (rules::c3(&a, Some(2.0)), rules::c3(&b, Some(2.0)));
+        let (ma, mb) = (rules::c3(&a, Some(2.0), 1.5), rules::c3(&b, Some(2.0), 1.5));
         assert!(!((ma == Confirmed && mb == Refuted) || (ma == Refuted && mb == Confirmed)));
     }
 }
@@ -86,60 +85,30 @@ macro_rules! case {
 /// leave it open.
 #[test]
 fn each_rule_gives_the_verdict_of_its_cases() {
-    use harness::commands::claims::jacobi::verdict;
     let cases = [
-        case!(rules::c1(Some(5), Some(&iv(0.5, 0.7, 0.9))) => Confirmed),
-        case!(rules::c1(Some(15), Some(&iv(3.0, 4.0, 6.0))) => Refuted),
-        case!(rules::c1(None, Some(&iv(3.0, 4.0, 6.0))) => Refuted),
-        case!(rules::c1(Some(2), Some(&iv(3.0, 4.0, 6.0))) => Partly),
-        case!(rules::c1(Some(2), Some(&iv(0.8, 1.1, 1.4))) => Inconclusive),
-        case!(rules::iteration_ratio(3.0, 2.0, 1.25) => Confirmed),
-        case!(rules::iteration_ratio(1.0, 2.0, 1.25) => Refuted),
-        case!(rules::iteration_ratio(1.5, 2.0, 1.25) => Partly),
-        case!(rules::c3(&iv(1.8, 2.0, 2.2), Some(2.0)) => Confirmed),
-        case!(rules::c3(&iv(0.9, 1.0, 1.1), Some(1.02)) => Refuted),
-        case!(rules::c3(&iv(1.8, 2.0, 2.2), Some(1.0)) => Partly),
-        case!(rules::c3(&iv(1.0, 1.6, 2.4), Some(1.0)) => Inconclusive),
-        case!(rules::c3(&iv(1.8, 2.0, 2.2), None) => Confirmed),
-        case!(rules::c4(0.999, &iv(1.9, 2.0, 2.1)) => Confirmed),
-        case!(rules::c4(0.999, &iv(1.0, 1.05, 1.1)) => Refuted),
-        case!(rules::c4(0.5, &iv(1.9, 2.0, 2.1)) => Partly),
-        case!(rules::c4(0.999, &iv(1.2, 1.5, 1.8)) => Inconclusive),
-        case!(rules::c6(false, false) => Confirmed),
-        case!(rules::c6(true, false) => Refuted),
-        case!(rules::c6(false, true) => Partly),
-        case!(rules::c6(true, true) => Refuted),
-        case!(rules::c7(1.0, 20.0, 2.0) => Confirmed),
-        case!(rules::c7(1.0, 2.0, 0.5) => Refuted),
-        case!(rules::c7(1.0, 20.0, 0.5) => Partly),
+        case!(rules::c3(&iv(1.8, 2.0, 2.2), Some(2.0), 1.5) => Confirmed),
+        case!(rules::c3(&iv(0.9, 1.0, 1.1), Some(1.02), 1.5) => Refuted),
+        case!(rules::c3(&iv(1.8, 2.0, 2.2), Some(1.0), 1.5) => Partly),
+        case!(rules::c3(&iv(1.0, 1.6, 2.4), Some(1.0), 1.5) => Inconclusive),
+        case!(rules::c3(&iv(1.8, 2.0, 2.2), None, 1.5) => Confirmed),
+        case!(rules::c4(0.999, &iv(1.9, 2.0, 2.1), 1.5) => Confirmed),
+        case!(rules::c4(0.999, &iv(1.0, 1.05, 1.1), 1.5) => Refuted),
+        case!(rules::c4(0.5, &iv(1.9, 2.0, 2.1), 1.5) => Partly),
+        case!(rules::c4(0.999, &iv(1.2, 1.5, 1.8), 1.5) => Inconclusive),
+        case!(rules::c7(1.0, 20.0, 2.0, 10.0) => Confirmed),
+        case!(rules::c7(1.0, 2.0, 0.5, 10.0) => Refuted),
+        case!(rules::c7(1.0, 20.0, 0.5, 10.0) => Partly),
         case!(rules::c8(3, 3, 3) => Confirmed),
         case!(rules::c8(0, 0, 3) => Refuted),
         case!(rules::c8(3, 1, 3) => Partly),
-        case!(rules::c9(3.0, Some(&iv(5.0, 8.0, 12.0))) => Confirmed),
-        case!(rules::c9(0.8, Some(&iv(0.5, 0.7, 0.9))) => Refuted),
-        case!(rules::c9(3.0, Some(&iv(0.8, 1.0, 1.3))) => Inconclusive),
         case!(rules::c10(1.5, 0.05, &[0.6, 0.3, 0.15, 0.1], 0.05, 0.2) => Confirmed),
         case!(rules::c10(0.1, 0.3, &[0.2, 0.5, 0.9, 1.0], 0.9, 0.2) => Refuted),
         case!(rules::c10(1.5, 0.05, &[1.0, 1.0, 1.0, 1.0], 0.05, 0.2) => Partly),
         // Within the limit at the end but not approaching it: the XPBD part fails.
         case!(rules::c10(1.5, 0.05, &[0.1, 0.4, 0.1], 0.05, 0.2) => Partly),
-        case!(rules::c11(1.1, Some(4.0), &[iv(1.5, 1.7, 1.9)]) => Confirmed),
-        case!(rules::c11(3.0, Some(1.0), &[iv(0.6, 0.8, 0.9)]) => Refuted),
-        case!(rules::c11(1.1, Some(4.0), &[iv(0.6, 0.8, 0.9)]) => Partly),
-        case!(rules::c11(1.1, Some(4.0), &[iv(1.0, 1.2, 1.5)]) => Inconclusive),
-        case!(rules::c12(Some(4)) => Confirmed),
-        case!(rules::c12(Some(16)) => Refuted),
-        case!(rules::c12(None) => Refuted),
-        case!(rules::c12(Some(8)) => Partly),
-        case!(verdict(&[Ok(0.001), Ok(0.002)], 0.01) => Confirmed),
-        case!(verdict(&[Ok(0.5), Err("diverged".into())], 0.01) => Refuted),
-        case!(verdict(&[Ok(0.001), Ok(0.5)], 0.01) => Partly),
         case!(rules::c16(1.0, 0.9, 0.5) => Confirmed),
         case!(rules::c16(0.05, 0.1, 0.5) => Refuted),
         case!(rules::c16(1.0, 0.1, 0.5) => Partly),
-        case!(rules::ordering(1.2, 1.5) => Confirmed),
-        case!(rules::ordering(4.0, 1.5) => Refuted),
-        case!(rules::ordering(2.0, 1.5) => Partly),
         case!(rules::c18(1.3, 0.99) => Confirmed),
         case!(rules::c18(0.98, 1.01) => Refuted),
         case!(rules::c18(1.3, 1.01) => Partly),
@@ -147,22 +116,6 @@ fn each_rule_gives_the_verdict_of_its_cases() {
     for (call, got, want) in cases {
         assert_eq!(got, want, "{call}");
     }
-}
-
-#[test]
-fn c5_ten_odd_iterations() {
-    assert_eq!(rules::c5(Some(12)), Confirmed);
-    assert_eq!(rules::c5(Some(4)), Refuted);
-    assert_eq!(rules::c5(None), Refuted);
-    assert_eq!(rules::c5(Some(64)), Refuted);
-    assert_eq!(rules::c5(Some(24)), Partly);
-    // "Enough" holds from a count on only if every higher tested count holds too.
-    let ks = [1, 2, 4, 8, 16, 32];
-    assert_eq!(
-        enough_from(&ks, &[9.0, 5.0, 0.5, 2.0, 0.5, 0.1], 1.0),
-        Some(16)
-    );
-    assert_eq!(enough_from(&ks, &[9.0, 5.0, 3.0, 2.0, 1.5, 1.1], 1.0), None);
 }
 
 #[test]
@@ -211,42 +164,6 @@ fn young_holds_exactly_for_the_linearized_chain() {
         (soft.rho_gs - soft.rho_j * soft.rho_j).abs() < 1e-9,
         "{soft:?}"
     );
-}
-
-#[test]
-fn c19_colored_stable_where_jacobi_types_are_not() {
-    use harness::commands::claims::rules::BudgetRun;
-    let run = |solver, colored, iterations, stable| BudgetRun {
-        scene: "cloth",
-        solver,
-        iterations,
-        colored,
-        stable,
-    };
-    let all_fail = [
-        run("colored", true, 1, true),
-        run("colored", true, 2, true),
-        run("jacobi", false, 1, false),
-        run("jacobi", false, 2, true),
-        run("chebyshev", false, 1, true),
-        run("chebyshev", false, 2, false),
-    ];
-    assert_eq!(rules::c19(&all_fail), Confirmed);
-    // Colored unstable at one budget refutes the claim whatever the others do.
-    let mut colored_fails = all_fail;
-    colored_fails[1].stable = false;
-    assert_eq!(rules::c19(&colored_fails), Refuted);
-    // Every solver stable: nothing where Jacobi-type solvers fail.
-    let none_fail: Vec<BudgetRun> = all_fail
-        .iter()
-        .map(|r| BudgetRun { stable: true, ..*r })
-        .collect();
-    assert_eq!(rules::c19(&none_fail), Refuted);
-    let mut one_fails = none_fail.clone();
-    one_fails[2].stable = false;
-    assert_eq!(rules::c19(&one_fails), Partly);
-    assert_eq!(rules::jacobi_failures(&one_fails), (1, 2));
-    assert_eq!(rules::c19(&[]), Refuted);
 }
 
 #[test]

@@ -164,6 +164,7 @@ pub fn plan(a: &ReportArgs) -> Plan {
         build_cachegrind_bin: !q && !a.no_build,
         tuning: tuning.clone(),
         out: out.clone(),
+        verify: None,
     };
     // Two bodies and one world: the stack's three blocks, each in its colour.
     let pictures = [

@@ -101,6 +101,29 @@ impl Decision {
     }
 }
 
+/// What a claim's measurement gives at one tolerance: the verdict and the figure it rests on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The deciding figure, in words.
+    pub figure: String,
+}
+
+/// A claim decided: at its stated tolerance and over the sweep.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Judgement {
+    /// At the stated tolerance.
+    pub stated: Outcome,
+    /// The verdict at each tolerance of the sweep.
+    pub sweep: Vec<(f64, Verdict)>,
+    /// The verdict as stated: a word that holds over the whole sweep, or where it flips.
+    pub headline: String,
+    /// One word for tables: the verdict if it holds over the whole sweep, else
+    /// "depends-on-tolerance".
+    pub word: String,
+}
+
 /// One tested claim.
 #[derive(Debug, Clone)]
 pub struct Claim {
@@ -112,17 +135,34 @@ pub struct Claim {
     pub text: &'static str,
     /// What was run and the figures measured.
     pub measured: String,
-    /// The rule that turns the figures into the verdict.
-    pub rule: String,
-    /// The verdict.
+    /// The verdict: `Untestable(why)` from a claim function that could not measure, otherwise
+    /// set by `claims::run` from the engine's judgement of the CSVs (`engine::judge`).
     pub verdict: Verdict,
-    /// The figure the verdict rests on.
+    /// The figure the verdict rests on, set with the verdict.
     pub decision: Decision,
     /// CSV and plots behind it.
     pub files: Vec<PathBuf>,
+    /// The engine's judgement of it (`engine::judge`), once decided; None if untestable.
+    pub judgement: Option<Judgement>,
 }
 
 impl Claim {
+    /// The rest of a measured claim (a claim function gives id, source, text, measured and
+    /// files): its verdict and deciding figure are not the function's to give; `claims::run`
+    /// sets them from the engine's judgement of the CSVs the function wrote.
+    pub fn measured() -> Claim {
+        Claim {
+            id: "-",
+            source: "-",
+            text: "-",
+            measured: String::new(),
+            verdict: Verdict::Inconclusive,
+            decision: Decision::default(),
+            files: Vec::new(),
+            judgement: None,
+        }
+    }
+
     /// A claim that could not be tested, with why.
     pub fn untestable(
         id: &'static str,
@@ -135,10 +175,10 @@ impl Claim {
             source,
             text,
             measured: "nothing: see why".into(),
-            rule: "-".into(),
             verdict: Verdict::Untestable(why),
             decision: Decision::default(),
             files: Vec::new(),
+            judgement: None,
         }
     }
 }

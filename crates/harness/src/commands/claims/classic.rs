@@ -5,8 +5,7 @@
 //! Gauss-Seidel's ordering matters little; C18, Jacobi needs averaging or under-relaxation.
 
 use super::behaviour::{fmt, late_cells, late_stretch, spread, LATE_COLUMNS};
-use super::claim::{Claim, Ctx, Decision};
-use super::rules;
+use super::claim::{Claim, Ctx};
 use crate::measure::residuals::residual_curve;
 use crate::output::csv::RowWriter;
 use crate::output::plot::{Plot, Series};
@@ -280,7 +279,6 @@ fn converged_linearization(
 /// a path, so A is tridiagonal), and how far it holds on the cloth (which is not).
 pub fn c15(ctx: &Ctx) -> Result<Claim, Error> {
     let text = "rho(GS) = rho(J)^2 for plain (unaveraged, omega 1) Jacobi and Gauss-Seidel on a consistently ordered system: tested on the rope (constraint graph a path, A tridiagonal), with the cloth (not consistently ordered) reported beside it";
-    const TOL: f64 = 0.1;
     let iters = if ctx.quick { 200 } else { 400 };
     let rope = match system(ctx, "rope", 16, 0.0, iters)? {
         Ok(s) => s,
@@ -341,7 +339,6 @@ pub fn c15(ctx: &Ctx) -> Result<Claim, Error> {
         }
     }
     let radii = |l: &Linearized| (l.rho_gs, l.rho_j);
-    let verdict = rules::c15(rope.measured, radii(&rope.linearized), TOL);
     let plot = Plot::new(
         "C15: plain Jacobi and Gauss-Seidel inside one step, rope n=16",
         "iterations in the step",
@@ -411,13 +408,8 @@ pub fn c15(ctx: &Ctx) -> Result<Claim, Error> {
                 Err(note) => format!("cloth not run: {note}"),
             }
         ),
-        rule: format!("log ratio = ln rho_gs / ln(rho_j²) (1 when rho_gs = rho_j²); holds if |log ratio - 1| <= {TOL}. Two parts on the rope: measured rates, linearized radii. Confirmed if both hold, refuted if neither, partly otherwise; the cloth is reported, not judged"),
-        verdict,
-        decision: Decision::exact(
-            format!("rope log ratio measured {:.3}, linearized {:.3}", ratio(rope.measured), ratio(radii(&rope.linearized))),
-            format!("1 ± {TOL}"),
-        ),
         files,
+        ..Claim::measured()
     })
 }
 
@@ -426,7 +418,6 @@ pub fn c15(ctx: &Ctx) -> Result<Claim, Error> {
 pub fn c16(ctx: &Ctx) -> Result<Claim, Error> {
     let text = "plain PBD (k = 0.5 per projection, no k' correction) on the 16 x 16 cloth: the late mean stretch at 2-16 iterations (dt 1/60) and at dt 1/30-1/120 (8 iterations)";
     const K: f32 = 0.5;
-    const MIN_SPREAD: f64 = 0.5;
     let n = 16;
     let sim_s = if ctx.quick { 1.0 } else { 2.0 };
     let its = [2usize, 4, 8, 16];
@@ -479,10 +470,8 @@ pub fn c16(ctx: &Ctx) -> Result<Claim, Error> {
             fmt(&by_it),
             fmt(&by_dt)
         ),
-        rule: format!("spread = (max - min) / mean across the settings; stiffness depends on a setting if its spread >= {MIN_SPREAD}. Two parts, iterations and dt: confirmed if both, refuted if neither, partly otherwise"),
-        verdict: rules::c16(si, sd, MIN_SPREAD),
-        decision: Decision::exact(format!("spread over iterations {si:.2}, over dt {sd:.2}"), format!(">= {MIN_SPREAD}")),
         files,
+        ..Claim::measured()
     })
 }
 
@@ -497,8 +486,7 @@ fn at(curve: &[f64], k: usize) -> f64 {
 /// C17: the order of the Gauss-Seidel sweep (natural, shuffled, graph-colored) changes its
 /// convergence little at equal iterations.
 pub fn c17(ctx: &Ctx) -> Result<Claim, Error> {
-    let text = "Gauss-Seidel in natural, shuffled and graph-colored order on the cloth, one step from the common state: the residual after 20 iterations and the asymptotic rate, at equal iterations";
-    const FACTOR: f64 = 1.5;
+    let text = "Gauss-Seidel in natural, shuffled and graph-colored order on the cloth, one step from the common state: the iterations each order needs to reach natural order's residual after 20 (the whole curves plotted); the residual after 20, the rise and the asymptotic rate are reported";
     const K: usize = 20;
     let mut curves = Vec::new();
     for name in ["gs", "gs-shuffled", "colored"] {
@@ -537,8 +525,6 @@ pub fn c17(ctx: &Ctx) -> Result<Claim, Error> {
     let below = |c: &[f64]| c.iter().skip(1).position(|&r| r < c[0]).map(|p| p + 1);
     let base_res = at(&curves[0].1, K);
     let base_rate = asymptotic_rate(&curves[0].1).ln();
-    let base_peak = peak(&curves[0].1);
-    let mut worst: f64 = 1.0;
     let mut figs = Vec::new();
     for (name, c) in &curves {
         let r = asymptotic_rate(c);
@@ -561,10 +547,6 @@ pub fn c17(ctx: &Ctx) -> Result<Claim, Error> {
         }
         let res_ratio = at(c, K) / base_res;
         let rate_ratio = r.ln() / base_rate;
-        let peak_ratio = p.max(1.0) / base_peak.max(1.0);
-        for x in [res_ratio, rate_ratio, peak_ratio] {
-            worst = worst.max(x.max(1.0 / x));
-        }
         figs.push(format!(
             "{name}: peak {p:.2}x its start, first below the start at iteration {}, residual after {K} {:.3e} ({res_ratio:.2}x natural's), rate {r:.5} (log-rate {rate_ratio:.2}x natural's)",
             first.map_or("never".into(), |k| k.to_string()),
@@ -579,6 +561,14 @@ pub fn c17(ctx: &Ctx) -> Result<Claim, Error> {
         curves[0].1[0],
         curves.len(),
     ));
+    if let Some(&l) = curves[0].1.get(K) {
+        series.push(crate::output::plot::level(
+            &format!("level: natural order's residual after {K}"),
+            (0.0, iters),
+            l,
+            curves.len() + 1,
+        ));
+    }
     let plot = Plot {
         title: format!("C17: Gauss-Seidel orderings, cloth n={}", ctx.scale.conv_n),
         x_label: "iterations in the step".into(),
@@ -598,10 +588,8 @@ pub fn c17(ctx: &Ctx) -> Result<Claim, Error> {
         source: "Vivace 2016",
         text,
         measured: format!("{}, one step from the common state, {} iterations (c17_curves.csv has every iteration): {}", ctx.conv_cloth(), ctx.scale.conv_iters, figs.join("; ")),
-        rule: format!("worst factor = the largest, over shuffled and colored, of the ratio (either way) to natural order's of: the residual after {K} iterations, the log-rate, and the peak of the residual over its start (at least 1); confirmed if <= {FACTOR}, refuted if > 2 x {FACTOR}, partly between"),
-        verdict: rules::ordering(worst, FACTOR),
-        decision: Decision::exact(format!("worst factor {worst:.2}"), format!("<= {FACTOR}")),
         files,
+        ..Claim::measured()
     })
 }
 
@@ -672,14 +660,6 @@ pub fn c18(ctx: &Ctx) -> Result<Claim, Error> {
         dashed: true,
         color: Some(7),
     });
-    let rate_of = |a: Averaging, o: f32| {
-        rates
-            .iter()
-            .find(|r| r.0 == a && r.1 == o)
-            .map_or(f64::NAN, |r| r.2)
-    };
-    let plain = rate_of(Averaging::Off, 1.0);
-    let averaged = rate_of(Averaging::Particle, 1.0).min(rate_of(Averaging::Constraint, 1.0));
     let plot = Plot::new(
         format!(
             "C18: Jacobi's mean contraction per iteration over {iters} iterations, cloth n={}",
@@ -699,10 +679,8 @@ pub fn c18(ctx: &Ctx) -> Result<Claim, Error> {
             ctx.scale.conv_n,
             rates.iter().map(|(a, o, r)| format!("{a:?} omega {o}: {r:.4}")).collect::<Vec<_>>().join(", ")
         ),
-        rule: "mean contraction = (residual after all iterations / before)^(1/iterations), 1 or more meaning no convergence. Two parts: plain Jacobi at omega 1 has contraction >= 1; averaged Jacobi (per particle or per constraint) at omega 1 has contraction < 1. Confirmed if both, refuted if neither, partly otherwise".into(),
-        verdict: rules::c18(plain, averaged),
-        decision: Decision::exact(format!("contraction plain {plain:.4}, averaged {averaged:.4}"), "plain >= 1 > averaged"),
         files,
+        ..Claim::measured()
     })
 }
 

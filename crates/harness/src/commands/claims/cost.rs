@@ -2,7 +2,7 @@
 //! in-process in interleaved turns with the others (`timing`), so a slope between two sizes is a
 //! paired ratio with an interval; and cachegrind's miss counts (as in `cache`).
 
-use super::claim::{Claim, Ctx, Decision};
+use super::claim::{Claim, Ctx};
 use super::rules;
 use super::timing::{time_arms, Arm, Plan};
 use crate::measure::cachegrind::{cachegrind_binary, misses_per_projection};
@@ -126,6 +126,14 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
     };
     let size_ratio = 1024.0 / 529.0;
     let slope = |s: &str| rules::slope_of_ratio(&m.ratio(idx(s, 32), idx(s, 23), 0.95), size_ratio);
+    // The paired ratios the engine derives the slopes from.
+    let ratio_csv = ctx.path("c3_ratio.csv");
+    write_ratios(
+        &ratio_csv,
+        solvers
+            .iter()
+            .map(|s| (*s, 529, 1024, m.ratio(idx(s, 32), idx(s, 23), 0.95))),
+    )?;
     let mut series: Vec<Series> = solvers
         .iter()
         .map(|s| Series {
@@ -160,7 +168,8 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
     )
     .log_x()
     .log_y();
-    let files = ctx.files(csv, &[(&plot, "c3")])?;
+    let mut files = ctx.files(csv, &[(&plot, "c3")])?;
+    files.push(ratio_csv);
     let gs_slope = slope("gs");
     let Some(csr) = csr else {
         return Ok(Claim {
@@ -173,6 +182,7 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
                     .into(),
             ),
             files,
+            judgement: None,
             ..Claim::untestable("C3", GODOT, text, String::new())
         });
     };
@@ -190,7 +200,7 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
         }
     };
     let mut files = files;
-    let (growth, miss_text) = match &misses {
+    let (_, miss_text) = match &misses {
         Ok((a, b)) => {
             let g = b.d1_misses / a.d1_misses.max(1e-12);
             let path = ctx.path("c3_misses.csv");
@@ -228,7 +238,6 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
         }
         Err(why) => (None, format!("cache misses not measured: {why}")),
     };
-    let verdict = rules::c3(&s, growth);
     Ok(Claim {
         id: "C3",
         source: GODOT,
@@ -241,11 +250,35 @@ pub fn c3(ctx: &Ctx) -> Result<Claim, Error> {
             s.display(2),
             gs_slope.display(2),
         ),
-        rule: "parts: superlinear = the slope's 95% interval above 1.5 (halfway between linear, 1, and the claim's 2; straddling: undecided); the stated cause = D1 misses per projection grow at least 1.5x from 529 to 1024 vertices (where cachegrind runs). Confirmed if all measured parts hold, refuted if none, partly if some, inconclusive if the undecided part would change it".into(),
-        verdict,
-        decision: Decision::interval(format!("{csr} slope {}", s.display(2)), "1.5", &s),
         files,
+        ..Claim::measured()
     })
+}
+
+/// Writes the paired time ratios of a large size over a small one, per solver, for the engine.
+fn write_ratios<'a>(
+    path: &std::path::Path,
+    rows: impl IntoIterator<Item = (&'a str, usize, usize, crate::measure::paired::Interval)>,
+) -> Result<(), Error> {
+    let mut w = RowWriter::create(
+        path,
+        &[
+            "solver",
+            "vertices_small",
+            "vertices_large",
+            "ratio_median",
+            "ratio_lo",
+            "ratio_hi",
+            "samples",
+        ],
+    )?;
+    for (s, small, large, r) in rows {
+        let mut row = vec![s.to_string(), small.to_string(), large.to_string()];
+        row.extend(r.cells());
+        row.push(r.samples.to_string());
+        w.record(&row)?;
+    }
+    Ok(())
 }
 
 /// C4: the cost of a soft body is iterations x vertices x edges.
@@ -286,7 +319,16 @@ pub fn c4(ctx: &Ctx) -> Result<Claim, Error> {
         vertices[hi_k] as f64 / vertices[lo_k] as f64,
     );
     let fit_slope = loglog_fit(&n_pts).map_or(f64::NAN, |f| f.slope);
-    let verdict = rules::c4(r2, &slope);
+    let ratio_csv = ctx.path("c4_ratio.csv");
+    write_ratios(
+        &ratio_csv,
+        [(
+            "gs",
+            vertices[lo_k],
+            vertices[hi_k],
+            m.ratio(hi_k, lo_k, 0.95),
+        )],
+    )?;
     let p1 = Plot::new(
         format!("C4: step time against iterations (gs, cloth n={n_it})"),
         "iterations per step",
@@ -325,7 +367,8 @@ pub fn c4(ctx: &Ctx) -> Result<Claim, Error> {
     )
     .log_x()
     .log_y();
-    let files = ctx.files(csv, &[(&p1, "c4_iterations"), (&p2, "c4_vertices")])?;
+    let mut files = ctx.files(csv, &[(&p1, "c4_iterations"), (&p2, "c4_vertices")])?;
+    files.push(ratio_csv);
     Ok(Claim {
         id: "C4",
         source: GODOT,
@@ -336,9 +379,7 @@ pub fn c4(ctx: &Ctx) -> Result<Claim, Error> {
             sizes.len(),
             slope.display(2)
         ),
-        rule: "the slope against vertices decides: its 95% interval above 1.5 (towards the product's 2) confirms if the time is also linear in iterations (R² >= 0.98; partly if not), below 1.5 refutes the product, straddling is inconclusive".into(),
-        verdict,
-        decision: Decision::interval(format!("slope against vertices {}; R² in iterations {r2:.3}", slope.display(2)), "slope 1.5; R² 0.98", &slope),
         files,
+        ..Claim::measured()
     })
 }

@@ -11,15 +11,11 @@
 //! corrections than many small steps. The energy kept after the run is the swing energy over
 //! its last second divided by the swing energy at the start.
 
-use super::claim::{Claim, Ctx, Decision};
-use super::rules;
+use super::claim::{Claim, Ctx};
 use crate::measure::sim::{mean, Sim, Spec, Trace};
 use crate::output::csv::RowWriter;
 use crate::output::plot::{Plot, Series};
 use crate::setup::{or_note, Error};
-
-/// Substeps damp less at a total when they keep more than this times the energy.
-const FACTOR: f64 = 1.1;
 
 fn run(
     ctx: &Ctx,
@@ -143,7 +139,6 @@ pub fn c20(ctx: &Ctx) -> Result<Claim, Error> {
         );
         files.extend(plot.save(&ctx.path(&format!("c20_{scene}")))?);
     }
-    let wins = rules::damping_wins(&kept, FACTOR);
     Ok(Claim {
         id: "C20",
         source: src,
@@ -152,12 +147,7 @@ pub fn c20(ctx: &Ctx) -> Result<Claim, Error> {
             "{seconds} simulated seconds at dt 1/60 from the release; rest energy from a run at 16 substeps x 8 iterations with damping 4/s for 10 s; energy kept = mean swing energy over the last second / at release: {}",
             figs.join("; ")
         ),
-        rule: format!("per scene and total n, substeps damp less if n x 1 keeps more than {FACTOR} times the energy 1 x n keeps (a negative fraction counting as 0). Confirmed if at every scene and total, refuted if at none, partly otherwise"),
-        verdict: rules::c20(&kept, FACTOR),
-        decision: Decision::exact(
-            format!("substeps keep more at {wins} of {} scene-totals", kept.len()),
-            format!("all, by > {FACTOR}x"),
-        ),
         files,
+        ..Claim::measured()
     })
 }

@@ -1,7 +1,7 @@
 //! `wobble claims`: tests twenty published claims about PBD solvers on this code and machine
-//! and writes CLAIMS.md. One function per claim runs what the claim needs, writes the CSV and
-//! plot behind it under `claims/`, and computes its verdict from the measured numbers by the
-//! rule it states; nothing in CLAIMS.md is typed by hand.
+//! and writes CLAIMS.md. One function per claim runs what the claim needs and writes the CSV
+//! and plot behind it under `claims/`; one engine ([`engine`]) computes every verdict from
+//! those CSVs; nothing in CLAIMS.md is typed by hand.
 //!
 //! - [`convergence`]: C1, C2, C9, C11 (residual curves from one common state).
 //! - [`cost`]: C3, C4 (step time against size and iterations; cache misses).
@@ -13,8 +13,16 @@
 //!   Jacobi averaging and relaxation).
 //! - [`budget`]: C19 (colored Gauss-Seidel against Jacobi-type solvers at 1-4 iterations).
 //! - [`damping`]: C20 (numerical damping of substeps against iterations).
-//! - [`rules`]: every verdict rule as a pure function; [`timing`]: interleaved timing;
-//!   [`sources`]: the quotes and citations.
+//! - [`engine`]: the claims as data (source's assertion and scope, quantity, comparison,
+//!   tolerance with its reason and sweep) and the one engine that decides every verdict from
+//!   the CSVs alone, with the shared rules (stability, convergence measure, level, crossing);
+//!   `--verify DIR` runs it on a results directory and compares with its CLAIMS.md.
+//! - [`errors`]: C1's iteration error and formulation error, apart.
+//! - [`rules`]: the claim-specific comparisons the engine applies, as pure functions;
+//!   [`timing`]: interleaved timing; [`sources`]: the quotes and citations.
+//!
+//! The claim functions measure and write; they do not judge. `run` calls [`engine::judge`] on
+//! what each wrote, so the verdict printed is the one `--verify` recomputes from the CSVs.
 
 pub mod behaviour;
 pub mod budget;
@@ -23,6 +31,8 @@ pub mod classic;
 pub mod convergence;
 pub mod cost;
 pub mod damping;
+pub mod engine;
+pub mod errors;
 pub mod jacobi;
 pub mod mass_spring;
 pub mod rules;
@@ -60,6 +70,10 @@ pub struct ClaimsArgs {
     /// Output directory (CLAIMS.md goes here, data under claims/).
     #[arg(long, default_value = "results")]
     pub out: PathBuf,
+    /// Run nothing: recompute every verdict from DIR/claims/*.csv alone and compare with
+    /// DIR/CLAIMS.md; exits non-zero where they disagree.
+    #[arg(long, value_name = "DIR")]
+    pub verify: Option<PathBuf>,
 }
 
 type ClaimFn = fn(&Ctx) -> Result<Claim, Error>;
@@ -126,6 +140,9 @@ pub fn parse_only(list: &str) -> Result<Vec<String>, Error> {
 
 /// Runs the claims and writes CLAIMS.md and claims.csv.
 pub fn run(a: &ClaimsArgs) -> Result<Section, Error> {
+    if let Some(dir) = &a.verify {
+        return verify(dir);
+    }
     check_solvers(&a.solvers)?;
     let solvers = SolverArg::names(&a.solvers);
     a.tuning.check()?;
@@ -149,11 +166,12 @@ pub fn run(a: &ClaimsArgs) -> Result<Section, Error> {
     for e in CLAIMS {
         pb.set_message(e.id.to_string());
         let (t0, c0) = (std::time::Instant::now(), cpu_seconds());
-        let c = if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == e.id)) {
+        let mut c = if only.as_ref().is_some_and(|o| !o.iter().any(|x| x == e.id)) {
             Claim::untestable(e.id, "-", "-", "not run (excluded with --only)".into())
         } else {
             (e.run)(&ctx)?
         };
+        decide(&mut c, &ctx.dir)?;
         seconds.push((t0.elapsed().as_secs_f64(), cpu_seconds() - c0));
         claims.push(c);
         pb.inc(1);
@@ -178,6 +196,78 @@ pub fn run(a: &ClaimsArgs) -> Result<Section, Error> {
     ));
     sec.line(summary_lines(&claims));
     Ok(sec)
+}
+
+/// `wobble claims --verify DIR`: [`engine::verify`], its lines printed; an error naming the
+/// claims where DIR/CLAIMS.md and DIR's CSVs disagree.
+fn verify(dir: &Path) -> Result<Section, Error> {
+    let (bad, lines) = engine::verify(dir)?;
+    for l in &lines {
+        println!("{l}");
+    }
+    if bad.is_empty() {
+        println!(
+            "all {} verdicts of {} agree with its CSVs",
+            lines.len(),
+            dir.join("CLAIMS.md").display()
+        );
+        Ok(Section::new("Claims verified"))
+    } else {
+        Err(Error::Arg(format!(
+            "{} of {} verdicts of {} disagree with its CSVs: {}",
+            bad.len(),
+            lines.len(),
+            dir.join("CLAIMS.md").display(),
+            bad.iter()
+                .map(|d| format!(
+                    "{}: CLAIMS.md says \"{}\", the CSVs give \"{}\"",
+                    d.id, d.written, d.recomputed
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )))
+    }
+}
+
+/// Sets the claim's verdict and deciding figure from [`engine::judge`] on the CSVs its
+/// function wrote under `dir` (an untestable claim keeps its reason).
+fn decide(c: &mut Claim, dir: &Path) -> Result<(), Error> {
+    if matches!(c.verdict, Verdict::Untestable(_)) {
+        return Ok(());
+    }
+    let spec = engine::spec(c.id)
+        .ok_or_else(|| Error::Arg(format!("claim {} has no record in engine::SPECS", c.id)))?;
+    let j = engine::judge(spec, dir)?;
+    c.verdict = j.stated.verdict.clone();
+    c.decision = Decision::exact(j.stated.figure.clone(), tolerance_text(spec));
+    c.judgement = Some(j);
+    Ok(())
+}
+
+/// A claim's tolerance as CLAIMS.md states it: what it bounds, its value, why, and its sweep.
+fn tolerance_text(spec: &engine::Spec) -> String {
+    match spec.tolerance {
+        None => "none (the comparison is exact)".into(),
+        Some(t) => format!(
+            "{} = {} ({}); swept over {}",
+            t.what,
+            t.fmt.show(t.value),
+            t.reason,
+            t.sweep
+                .iter()
+                .map(|&x| t.fmt.show(x))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The verdict as stated: over the sweep where the engine judged it.
+fn headline(c: &Claim) -> String {
+    match &c.judgement {
+        Some(j) => j.headline.clone(),
+        None => verdict_text(&c.verdict),
+    }
 }
 
 /// CPU seconds used so far by this process and its waited-for children (user + system).
@@ -220,12 +310,10 @@ pub fn summary_lines(claims: &[Claim]) -> String {
             let d = &c.decision;
             let fig = if d.figure == "-" {
                 String::new()
-            } else if d.threshold == "-" {
-                format!(": {}", d.figure)
             } else {
-                format!(": {} (threshold {})", d.figure, d.threshold)
+                format!(": {}", d.figure)
             };
-            format!("- **{}** {}{}", c.id, verdict_text(&c.verdict), fig)
+            format!("- **{}** {}{}", c.id, headline(c), fig)
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -239,19 +327,12 @@ pub fn write_csv(path: &Path, claims: &[Claim]) -> Result<(), Error> {
             "id",
             "source",
             "verdict",
+            "verdict_at_stated_tolerance",
+            "over_the_sweep",
             "figure",
-            "threshold",
-            "interval_lo",
-            "interval_hi",
+            "tolerance",
         ],
     )?;
-    let num = |x: f64| {
-        if x.is_finite() {
-            x.to_string()
-        } else {
-            String::new()
-        }
-    };
     for c in claims {
         w.record(&[
             c.id.to_string(),
@@ -260,11 +341,13 @@ pub fn write_csv(path: &Path, claims: &[Claim]) -> Result<(), Error> {
                 cites.dedup();
                 cites.join("; ")
             }),
+            c.judgement
+                .as_ref()
+                .map_or(c.verdict.word().to_string(), |j| j.word.clone()),
             c.verdict.word().to_string(),
+            one_line(&headline(c)),
             one_line(&c.decision.figure),
             one_line(&c.decision.threshold),
-            num(c.decision.lo),
-            num(c.decision.hi),
         ])?;
     }
     Ok(())
@@ -277,9 +360,14 @@ pub fn markdown(claims: &[Claim], seconds: &[(f64, f64)], ctx: &Ctx) -> String {
     s.push_str("# Claims tested\n\n");
     s.push_str(&format!(
         "Written by `wobble claims{}`: every figure below was measured by that run and every verdict \
-         computed from the figures by the rule stated beside it (see `crates/harness/src/commands/claims/`). \
-         Verdicts: confirmed, refuted, partly, inconclusive (the interval of a timed figure straddles \
-         the rule's threshold), or untestable-here (with why). Timed figures come from interleaved, \
+         computed from its CSVs by one engine (`crates/harness/src/commands/claims/engine.rs`), which \
+         `wobble claims --verify DIR` reruns on a results directory's CSVs alone. Each claim states \
+         what its source asserts and how far, the quantity measured, the comparison (naming the shared \
+         rule: stability, convergence measure = iterations to a level, level = the reference solver's \
+         residual after 20 iterations, crossing), the tolerance with its reason and the sweep it is \
+         computed over. A verdict is one word only where it holds over the whole sweep; otherwise it \
+         says where it flips. Words: confirmed, refuted, partly, inconclusive (the interval of a timed \
+         figure straddles the threshold), or untestable-here (with why). Timed figures come from interleaved, \
          repeated runs and carry a 95% order-statistic interval of the median (`measure/paired.rs`); the \
          machine is shared, so timings are noisy and the intervals say how much.\n\n",
         if ctx.quick { " --quick" } else { "" }
@@ -296,10 +384,37 @@ pub fn markdown(claims: &[Claim], seconds: &[(f64, f64)], ctx: &Ctx) -> String {
                 s.push_str(&format!("- **Source:** {}\n", src.markdown()));
             }
         }
+        if let Some(sp) = engine::spec(c.id) {
+            s.push_str(&format!("- **Section:** {}\n", sp.section));
+            s.push_str(&format!("- **The source asserts:** {}\n", sp.asserts));
+            s.push_str(&format!("- **Its scope:** {}\n", sp.scope));
+            if !sp.errors.is_empty() {
+                s.push_str(&format!("- **Which error it speaks of:** {}\n", sp.errors));
+            }
+        }
         s.push_str(&format!("- **Tested:** {}\n", c.text));
         s.push_str(&format!("- **Measured:** {}\n", c.measured));
-        s.push_str(&format!("- **Rule:** {}\n", c.rule));
-        s.push_str(&format!("- **Verdict:** {}\n", verdict_text(&c.verdict)));
+        if let Some(sp) = engine::spec(c.id) {
+            s.push_str(&format!("- **Quantity:** {}\n", sp.quantity));
+            s.push_str(&format!("- **Comparison:** {}\n", sp.comparison));
+            s.push_str(&format!("- **Tolerance:** {}\n", tolerance_text(sp)));
+        }
+        s.push_str(&format!("- **Verdict:** {}\n", headline(c)));
+        if let Some(j) = &c.judgement {
+            if !j.sweep.is_empty() {
+                let fmt = engine::spec(c.id)
+                    .and_then(|sp| sp.tolerance)
+                    .map_or(engine::Fmt::Plain, |t| t.fmt);
+                s.push_str(&format!(
+                    "- **Over the sweep:** {}\n",
+                    j.sweep
+                        .iter()
+                        .map(|(t, v)| format!("{} {}", fmt.show(*t), v.word()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        }
         if let Some((wall, cpu)) = seconds.get(k) {
             s.push_str(&format!(
                 "- **Run time:** {wall:.1} s wall, {cpu:.1} s CPU\n"
@@ -307,8 +422,8 @@ pub fn markdown(claims: &[Claim], seconds: &[(f64, f64)], ctx: &Ctx) -> String {
         }
         if c.decision.figure != "-" {
             s.push_str(&format!(
-                "- **Deciding figure:** {} (threshold {})\n",
-                c.decision.figure, c.decision.threshold
+                "- **Deciding figure (at the stated tolerance):** {}\n",
+                c.decision.figure
             ));
         }
         if !c.files.is_empty() {

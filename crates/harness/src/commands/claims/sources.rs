@@ -54,8 +54,6 @@ pub const MUELLER_2007: &str = "M. Müller, B. Heidelberger, M. Hennix, J. Ratcl
 const MUELLER_K_PRIME: &str = "M. Müller, B. Heidelberger, M. Hennix, J. Ratcliff (2007), \"Position based dynamics\", Journal of Visual Communication and Image Representation 18(2), 109-118, §3.3";
 /// Macklin et al. 2014, §4.2.
 const FLEX_2014_42: &str = "M. Macklin, M. Müller, N. Chentanez, T.-Y. Kim (2014), \"Unified particle physics for real-time applications\", ACM Transactions on Graphics 33(4) (SIGGRAPH 2014), article 153, §4.2";
-/// Müller 2007 with Macklin 2014's averaging.
-const MUELLER_FLEX: &str = "M. Müller et al. (2007), \"Position based dynamics\", J. Visual Communication and Image Representation 18(2), §3.3, with the Jacobi averaging of M. Macklin et al. (2014), \"Unified particle physics for real-time applications\", ACM TOG 33(4), §4.2";
 /// Macklin et al. 2016.
 pub const XPBD_2016: &str = "M. Macklin, M. Müller, N. Chentanez (2016), \"XPBD: position-based simulation of compliant constrained dynamics\", Proc. Motion in Games (MIG '16), 49-54";
 /// Macklin et al. 2014.
@@ -103,9 +101,9 @@ pub const C11: Source = Source::paraphrase(VIVACE_2016, "graph coloring lets Gau
 /// C12.
 pub const C12: Source = Source::quote(UNITY, "solverIterations：迭代次数越多，约束满足得越好，体积保持和形状恢复越强，但性能开销越大。通常3-5次已足够。", "solverIterations: the more iterations, the better the constraints are satisfied and the stronger the volume preservation and shape recovery, but the higher the performance cost. Usually 3-5 are enough. (Section 5, the elastic jelly ball.)");
 /// C13.
-pub const C13: Source = Source::paraphrase(FLEX_2014_42, "averaging each particle's Jacobi corrections over its constraint count (with over-relaxation omega) makes Jacobi converge; the fixed point it converges to is what C13 checks");
+pub const C13: Source = Source::paraphrase(FLEX_2014_42, "in PBD's Jacobi iteration, averaging each particle's corrections over its number of constraints (with over-relaxation omega) makes the iteration converge where plain Jacobi may not");
 /// C14.
-pub const C14: Source = Source::paraphrase(MUELLER_FLEX, "a constraint projection with mass weighting conserves linear momentum; C14 checks it survives Jacobi averaging");
+pub const C14: Source = Source::paraphrase(MUELLER_2007, "projecting internal constraints with corrections weighted by inverse mass conserves linear and angular momentum");
 /// C15.
 pub const C15: Source = Source::paraphrase(YOUNG, "for a consistently ordered matrix the spectral radius of the Gauss-Seidel iteration is the square of the Jacobi iteration's, rho(GS) = rho(J)^2: one Gauss-Seidel sweep is worth two Jacobi sweeps");
 /// C16.
