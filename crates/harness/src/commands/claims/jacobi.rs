@@ -136,7 +136,7 @@ pub fn rigid_chain(solver: &mut dyn Solver, params: &StepParams) -> Result<f64, 
         solver_core::step(&mut body, params, solver, None)?;
     }
     let d = &body.constraints().distance;
-    let x = &body.particles.x;
+    let x = &body.particles().x();
     Ok(d.pairs
         .iter()
         .zip(&d.rest)
