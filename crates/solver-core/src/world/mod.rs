@@ -87,10 +87,13 @@
 pub mod contacts;
 pub mod mesh_collider;
 pub mod self_collision;
+// HOOK (self-contact, #58): triangle contacts, world/triangle_contacts.rs.
+pub mod triangle_contacts;
 
 pub use contacts::WorldContacts;
 pub use mesh_collider::{MeshCollider, PlaneHit};
 pub use self_collision::SelfCollision;
+pub use triangle_contacts::{TriangleContactSettings, TriangleContactTable, TriangleContacts};
 
 use crate::body::Body;
 use crate::collide::Collider;
@@ -351,6 +354,8 @@ pub struct World {
     pub depenetration_speed: f32,
     /// The threads the bodies are stepped on ([`World::set_executor`]).
     executor: Option<Arc<dyn Executor>>,
+    /// HOOK (self-contact, #58): triangle contacts ([`World::set_triangle_contacts`]).
+    triangle_contacts: Option<TriangleContacts>,
 }
 
 impl Default for World {
@@ -371,6 +376,7 @@ impl World {
             search_distance: 0.02,
             depenetration_speed: 0.5,
             executor: None,
+            triangle_contacts: None,
         }
     }
 
@@ -725,6 +731,10 @@ impl World {
                 })
             });
         predicted.into_iter().collect::<Result<()>>()?;
+        // HOOK (self-contact, #58): the triangle contacts' pairs and displacement bounds, from
+        // the positions at the substep's start, before any body moves.
+        triangle_contacts::begin(&mut self.triangle_contacts, &mut self.bodies);
+        let triangles = self.triangle_contacts.as_ref();
         let tangles = TangleView::of(&self.bodies);
         let depenetrate = self.depenetration_speed * h;
         let margin = sub.contact_margin.max(self.search_distance);
@@ -749,6 +759,7 @@ impl World {
                         &meshes,
                         &surfaces,
                         &tangles,
+                        triangles,
                         depenetrate,
                         sub,
                         margin,
@@ -944,6 +955,7 @@ fn step_one(
     meshes: &[&MeshCollider],
     surfaces: &[Option<MeshCollider>],
     tangles: &TangleView,
+    triangles: Option<&TriangleContacts>,
     depenetrate: f32,
     sub: &StepParams,
     margin: f32,
@@ -961,6 +973,9 @@ fn step_one(
         ..
     } = b;
     let kind = contacts_kind(body)?;
+    // HOOK (self-contact, #58): a body in the triangle contacts meets the other bodies with
+    // triangles through them alone.
+    let by_triangles = triangle_contacts::takes_part(triangles, body);
     let scale = body.constraints.distance.mean_rest();
     let table: &mut WorldContacts = body.constraints.extra[kind]
         .as_any_mut()
@@ -972,7 +987,7 @@ fn step_one(
     let others = surfaces
         .iter()
         .enumerate()
-        .filter(|(o, _)| *o != index)
+        .filter(|(o, _)| *o != index && !by_triangles)
         .filter_map(|(o, s)| Some((s.as_ref()?, Some(o))));
     let origin = body.origin;
     // Each collider with the shift that takes a point of this body's frame into its own
@@ -1061,7 +1076,7 @@ fn step_one(
     // The solved bodies' vertices against this body's own (predicted) surface: without these,
     // a lower block's edge could pass through the face of the block resting on it between
     // that face's particles.
-    if let Some(own) = &surfaces[index] {
+    if let Some(own) = surfaces[index].as_ref().filter(|_| !by_triangles) {
         let (lo, hi) = own.bounds();
         let reach = Vec3::splat(own.thickness + margin);
         for (o, solved) in surfaces.iter().enumerate() {
@@ -1103,7 +1118,24 @@ fn step_one(
         sc.find_pairs(&p.x, table)?;
     }
     let count = table.len();
-    *report = step(body, sub, solver.as_mut(), residuals.as_mut())?;
+    // HOOK (self-contact, #58): the body's triangle contacts around its step, then friction
+    // and the displacement bound.
+    let lent = |o: usize| {
+        surfaces[o]
+            .as_ref()
+            .map(|c| (c.vertices(), c.origin, c.solved))
+    };
+    let (stepped, triangle_count) = triangle_contacts::around_step(
+        triangles,
+        body,
+        index,
+        &lent,
+        sub.dt,
+        depenetrate,
+        k,
+        |body| step(body, sub, solver.as_mut(), residuals.as_mut()),
+    )?;
+    *report = stepped;
     let offset = body.constraints.offsets()[kind + 1];
     let table: &WorldContacts = body.constraints.extra[kind]
         .as_any()
@@ -1112,5 +1144,5 @@ fn step_one(
     let lambda = &body.scratch.lambda[offset..offset + count];
     let p = &mut body.particles;
     table.apply_friction(lambda, k, 1.0 / sub.dt, &mut p.x, &p.x_prev, &mut p.v);
-    Ok(count + body.scratch.contacts.len())
+    Ok(count + triangle_count + body.scratch.contacts.len())
 }
