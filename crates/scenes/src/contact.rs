@@ -57,6 +57,13 @@ pub fn contact_settings() -> TriangleContactSettings {
 pub struct ContactScene {
     /// The world (triangle contacts on).
     pub world: World,
+    /// What moves the sphere or the pins.
+    pub script: ContactScript,
+}
+
+/// What moves a contact scene's sphere or pins between steps
+/// ([`ContactScript::before_step`]).
+pub struct ContactScript {
     /// The scene's time (s) at the start of the next step.
     pub time: f32,
     script: Script,
@@ -135,8 +142,10 @@ pub fn layers(layers: usize, n: usize) -> Result<ContactScene> {
     world.set_triangle_contacts(Some(contact_settings()))?;
     Ok(ContactScene {
         world,
-        time: 0.0,
-        script: Script::Layers { sphere, rest },
+        script: ContactScript {
+            time: 0.0,
+            script: Script::Layers { sphere, rest },
+        },
     })
 }
 
@@ -154,11 +163,13 @@ pub fn fold(n: usize) -> Result<ContactScene> {
     world.set_triangle_contacts(Some(contact_settings()))?;
     Ok(ContactScene {
         world,
-        time: 0.0,
-        script: Script::Fold {
-            cloth,
-            mass: 1.0 / (n * n) as f32,
-            current: None,
+        script: ContactScript {
+            time: 0.0,
+            script: Script::Fold {
+                cloth,
+                mass: 1.0 / (n * n) as f32,
+                current: None,
+            },
         },
     })
 }
@@ -167,9 +178,16 @@ pub fn fold(n: usize) -> Result<ContactScene> {
 pub const FOLD_SCENE_TIME: f32 = 3.0 * (FOLD_TIME + FOLD_SETTLE);
 
 impl ContactScene {
-    /// Moves the sphere or the pins to where they must be at the end of a step of `dt`, and
-    /// advances the scene's time.
+    /// [`ContactScript::before_step`] on the scene's world.
     pub fn before_step(&mut self, dt: f32) -> Result<()> {
+        self.script.before_step(&mut self.world, dt)
+    }
+}
+
+impl ContactScript {
+    /// Moves the sphere or the pins of `world` (the scene's) to where they must be at the end
+    /// of a step of `dt`, and advances the scene's time.
+    pub fn before_step(&mut self, world: &mut World, dt: f32) -> Result<()> {
         let (t0, t1) = (self.time, self.time + dt);
         self.time = t1;
         match &mut self.script {
@@ -179,8 +197,7 @@ impl ContactScene {
                     return Ok(());
                 }
                 let turn = Quat::from_rotation_y(angle(t1));
-                let body = self
-                    .world
+                let body = world
                     .body_mut(*sphere)
                     .expect("the sphere is in the world")
                     .body_mut();
@@ -197,8 +214,7 @@ impl ContactScene {
                 let period = FOLD_TIME + FOLD_SETTLE;
                 let k = (t0 / period) as usize;
                 let into = t0 - k as f32 * period;
-                let body = self
-                    .world
+                let body = world
                     .body_mut(*cloth)
                     .expect("the cloth is in the world")
                     .body_mut();
