@@ -36,7 +36,7 @@ pub const TWIST_SPEED: f32 = 0.5;
 pub const TWIST_TIME: f32 = 10.0;
 
 /// Time one `fold` fold takes (s), and the time the cloth is left to settle after each.
-pub const FOLD_TIME: f32 = 1.0;
+pub const FOLD_TIME: f32 = 2.0;
 /// See [`FOLD_TIME`].
 pub const FOLD_SETTLE: f32 = 0.5;
 
@@ -151,7 +151,7 @@ pub fn layers(layers: usize, n: usize) -> Result<ContactScene> {
 
 /// The `fold` world: one `n` x `n` cloth ([`CONTACT_EDGE`] edges, 1 kg) lying flat on the
 /// ground, folded onto itself three times (over +x, over +z, over +x), each fold by pinning
-/// the particles of the part that turns (those more than half an edge before the fold line
+/// the particles of the part that turns (those more than 1.5 edges before the fold line
 /// through the middle of the cloth's extent) and turning them over the line [`FOLD_LIFT`]
 /// above the cloth's top in [`FOLD_TIME`], then releasing them for [`FOLD_SETTLE`]; after the
 /// third fold the cloth (8 layers) is left free. Triangle contacts at [`CONTACT_THICKNESS`].
@@ -247,7 +247,7 @@ impl ContactScript {
                     };
                     let mut pins = Vec::new();
                     for (i, p) in x.iter().enumerate() {
-                        if p.dot(axis) < fold.at - 0.5 * CONTACT_EDGE {
+                        if p.dot(axis) < fold.at - 1.5 * CONTACT_EDGE {
                             body.attach(i as u32)?;
                             pins.push((i as u32, *p));
                         }
