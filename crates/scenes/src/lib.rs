@@ -21,6 +21,7 @@
 
 pub mod analytic;
 pub mod character;
+pub mod contact;
 pub mod fuzz;
 pub mod mass_spring;
 pub mod standard;

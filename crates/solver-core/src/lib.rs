@@ -87,6 +87,6 @@ pub use solver::{
 pub use step::{step, StepParams, Stiffness};
 pub use wind::Wind;
 pub use world::{
-    BodyHandle, ColliderHandle, MeshCollider, SelfCollision, Tangle, World, WorldBody,
-    WorldContacts, WorldReport,
+    BodyHandle, ColliderHandle, MeshCollider, SelfCollision, Tangle, TriangleContactSettings,
+    TriangleContacts, World, WorldBody, WorldContacts, WorldReport,
 };

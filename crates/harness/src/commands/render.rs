@@ -413,6 +413,9 @@ impl Model {
                     ordering: "natural",
                     mesh_options: MeshOptions::default(),
                     self_collision: !a.no_self_collision,
+                    // `layers` at its default count; the render draws the contact scenes
+                    // without their script (the sphere does not turn, the pins do not fold).
+                    layers: 8,
                 };
                 let tuning = Tuning::default();
                 let kind = tuning.tune(a.solver.kind());

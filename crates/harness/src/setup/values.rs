@@ -96,6 +96,12 @@ value_enum! {
         Bodies = "bodies",
         /// World: 64 small bodies, 32 hammocks and 32 jellies, half of them in the hammocks.
         Crowd = "crowd",
+        /// World: `--layers` n x n cloths 4 mm apart dropped over a sphere that then turns
+        /// (triangle contacts at 1 mm).
+        Layers = "layers",
+        /// World: an n x n cloth folded onto itself three times by moving pins (triangle
+        /// contacts at 1 mm).
+        Fold = "fold",
         /// A cape and a skirt of n x n cloth skinned to an animated character (a body proxy of
         /// capsules, a turn and a teleport in the script).
         Character = "character",
@@ -118,6 +124,7 @@ impl StepSceneArg {
             (Some(s), _) => s.default_n(),
             (None, StepSceneArg::Drape) => 64,
             (None, StepSceneArg::Character) => 16,
+            (None, StepSceneArg::Layers | StepSceneArg::Fold) => 48,
             (None, _) => 0,
         }
     }

@@ -87,10 +87,13 @@
 pub mod contacts;
 pub mod mesh_collider;
 pub mod self_collision;
+// Triangle contacts: world/triangle_contacts.rs.
+pub mod triangle_contacts;
 
 pub use contacts::WorldContacts;
 pub use mesh_collider::{MeshCollider, PlaneHit};
 pub use self_collision::SelfCollision;
+pub use triangle_contacts::{TriangleContactSettings, TriangleContactTable, TriangleContacts};
 
 use crate::body::Body;
 use crate::collide::Collider;
@@ -358,6 +361,8 @@ pub struct World {
     executor: Option<Arc<dyn Executor>>,
     /// What the last [`World::step`] did.
     last_report: WorldReport,
+    /// Triangle contacts ([`World::set_triangle_contacts`]).
+    triangle_contacts: Option<TriangleContacts>,
 }
 
 impl Default for World {
@@ -379,6 +384,7 @@ impl World {
             depenetration_speed: 0.5,
             executor: None,
             last_report: WorldReport::default(),
+            triangle_contacts: None,
         }
     }
 
@@ -765,6 +771,10 @@ impl World {
                 })
             });
         predicted.into_iter().collect::<Result<()>>()?;
+        // The triangle contacts' pairs and displacement bounds, from
+        // the positions at the substep's start, before any body moves.
+        triangle_contacts::begin(&mut self.triangle_contacts, &mut self.bodies, window);
+        let triangles = self.triangle_contacts.as_ref();
         let tangles = TangleView::of(&self.bodies);
         let depenetrate = self.depenetration_speed * h;
         let margin = sub.contact_margin.max(self.search_distance);
@@ -791,6 +801,7 @@ impl World {
                         &meshes,
                         &surfaces,
                         &tangles,
+                        triangles,
                         depenetrate,
                         sub,
                         margin,
@@ -984,6 +995,7 @@ fn step_one(
     meshes: &[&MeshCollider],
     surfaces: &[Option<MeshCollider>],
     tangles: &TangleView,
+    triangles: Option<&TriangleContacts>,
     depenetrate: f32,
     sub: &StepParams,
     margin: f32,
@@ -1002,6 +1014,9 @@ fn step_one(
         ..
     } = b;
     let kind = contacts_kind(body)?;
+    // A body in the triangle contacts meets the other bodies with
+    // triangles through them alone.
+    let by_triangles = triangle_contacts::takes_part(triangles, body);
     let scale = body.constraints.distance.mean_rest();
     let table: &mut WorldContacts = body.constraints.extra[kind]
         .as_any_mut()
@@ -1013,7 +1028,7 @@ fn step_one(
     let others = surfaces
         .iter()
         .enumerate()
-        .filter(|(o, _)| *o != index)
+        .filter(|(o, _)| *o != index && !by_triangles)
         .filter_map(|(o, s)| Some((s.as_ref()?, Some(o))));
     let origin = body.origin;
     // Each collider with the shift that takes a point of this body's frame into its own
@@ -1102,7 +1117,7 @@ fn step_one(
     // The solved bodies' vertices against this body's own (predicted) surface: without these,
     // a lower block's edge could pass through the face of the block resting on it between
     // that face's particles.
-    if let Some(own) = &surfaces[index] {
+    if let Some(own) = surfaces[index].as_ref().filter(|_| !by_triangles) {
         let (lo, hi) = own.bounds();
         let reach = Vec3::splat(own.thickness + margin);
         for (o, solved) in surfaces.iter().enumerate() {
@@ -1144,7 +1159,23 @@ fn step_one(
         sc.find_pairs(&p.x, table)?;
     }
     let count = table.len();
-    *report = step_window(body, sub, solver.as_mut(), residuals.as_mut(), window)?;
+    // The body's triangle contacts around its step, then friction and the displacement bound.
+    let lent = |o: usize| {
+        surfaces[o]
+            .as_ref()
+            .map(|c| (c.vertices(), c.origin, c.solved))
+    };
+    let (stepped, triangle_count) = triangle_contacts::around_step(
+        triangles,
+        body,
+        index,
+        &lent,
+        sub.dt,
+        depenetrate,
+        k,
+        |body| step_window(body, sub, solver.as_mut(), residuals.as_mut(), window),
+    )?;
+    *report = stepped;
     let offset = body.constraints.offsets()[kind + 1];
     let table: &WorldContacts = body.constraints.extra[kind]
         .as_any()
@@ -1153,5 +1184,5 @@ fn step_one(
     let lambda = &body.scratch.lambda[offset..offset + count];
     let p = &mut body.particles;
     table.apply_friction(lambda, k, 1.0 / sub.dt, &mut p.x, &p.x_prev, &mut p.v);
-    Ok(count + body.scratch.contacts.len())
+    Ok(count + triangle_count + body.scratch.contacts.len())
 }

@@ -104,6 +104,9 @@ pub struct StepArgs {
     /// World scenes: turn the self-collision of `drape` and `bodies` off.
     #[arg(long)]
     pub no_self_collision: bool,
+    /// The `layers` world: how many cloths.
+    #[arg(long, default_value_t = 8)]
+    pub layers: usize,
     /// The mesh scene: step a mesh of several parts as one body whose parts get no contacts
     /// with each other (what the scene did before parts were split), to compare.
     #[arg(long)]
@@ -221,6 +224,15 @@ pub struct StepReport {
     /// See `skin_max_distance_violations`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub proxy_penetrations: Option<usize>,
+    /// The `layers` and `fold` worlds: the most intersecting triangle pairs after any frame
+    /// (`solver_core::figures::intersecting_triangle_pairs`, counted after every frame,
+    /// warmup included, outside the timing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intersecting_pairs_max: Option<u64>,
+    /// The `layers` and `fold` worlds: the least distance between two triangles that share no
+    /// vertex at the start of any frame's last substep (the triangle contacts' search, m).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinnest_gap: Option<f32>,
 }
 
 /// The backend of a report that names none (written before backends existed).

@@ -249,6 +249,8 @@ fn report(
         skin_max_distance_violations: None,
         skin_backstop_violations: None,
         proxy_penetrations: None,
+        intersecting_pairs_max: None,
+        thinnest_gap: None,
         scene: args.scene.name().to_string(),
         n: args.n(),
         vertices: body.len(),

@@ -36,6 +36,8 @@ pub struct WorldSpec<'a> {
     pub mesh_options: MeshOptions,
     /// Self-collision for `drape` and `bodies` (off with `--no-self-collision`).
     pub self_collision: bool,
+    /// The `layers` world's cloth count.
+    pub layers: usize,
 }
 
 /// The `bodies` world: one body per `--mesh` file (built as the `mesh` scene builds it, on its
@@ -87,6 +89,17 @@ pub fn build_world(
     kind: SolverKind,
     opts: &SolverOptions,
 ) -> Result<World, Error> {
+    build_scripted_world(spec, kind, opts).map(|(world, _)| world)
+}
+
+/// [`build_world`] with the script of a contact scene (`layers`, `fold`: what moves its sphere
+/// or pins between steps; `None` for the other worlds).
+pub fn build_scripted_world(
+    spec: &WorldSpec,
+    kind: SolverKind,
+    opts: &SolverOptions,
+) -> Result<(World, Option<scenes::contact::ContactScript>), Error> {
+    let mut script = None;
     if spec.scene != StepSceneArg::Bodies && !spec.meshes.is_empty() {
         return Err(Error::Arg(format!(
             "--mesh is for the mesh scene and the bodies world; the {} world builds its own bodies",
@@ -99,12 +112,21 @@ pub fn build_world(
         StepSceneArg::Stack => scenes::stack()?,
         StepSceneArg::Crowd => scenes::crowd()?,
         StepSceneArg::Bodies => bodies_world(spec)?,
+        StepSceneArg::Layers | StepSceneArg::Fold => {
+            let scene = if spec.scene == StepSceneArg::Layers {
+                scenes::contact::layers(spec.layers, spec.n)?
+            } else {
+                scenes::contact::fold(spec.n)?
+            };
+            script = Some(scene.script);
+            scene.world
+        }
         other => return Err(Error::Arg(format!("'{other}' is not a world scene"))),
     };
     for b in world.bodies_mut() {
         b.set_solver(build_solver(kind, opts)?);
     }
-    Ok(world)
+    Ok((world, script))
 }
 
 /// The gravity of a world scene: docs/SCENES.md's tunnel has none, the others the step's
@@ -127,9 +149,10 @@ pub fn measure_world(args: &StepArgs) -> Result<StepReport, Error> {
         ordering: args.layout.ordering.name(),
         mesh_options: mesh_options(args),
         self_collision: !args.no_self_collision,
+        layers: args.layers,
     };
-    let world = build_world(&spec, solver_kind(args), &solver_options(args))?;
-    run_world(args, world, world_gravity(args.scene))
+    let (world, script) = build_scripted_world(&spec, solver_kind(args), &solver_options(args))?;
+    run_world(args, world, world_gravity(args.scene), script)
 }
 
 /// The `mesh FILE` scene of a mesh of several parts: one body per part
@@ -152,12 +175,17 @@ pub fn measure_mesh_parts(args: &StepArgs, path: &Path) -> Result<Option<StepRep
     for b in world.bodies_mut() {
         b.set_solver(build_solver(solver_kind(args), &solver_options(args))?);
     }
-    run_world(args, world, StepParams::default().gravity).map(Some)
+    run_world(args, world, StepParams::default().gravity, None).map(Some)
 }
 
 /// Steps `world` as `wobble step` steps a body and reports the sums over its bodies, the
 /// bodies spread over `--threads` threads.
-fn run_world(args: &StepArgs, mut world: World, gravity: Vec3) -> Result<StepReport, Error> {
+fn run_world(
+    args: &StepArgs,
+    mut world: World,
+    gravity: Vec3,
+    mut script: Option<scenes::contact::ContactScript>,
+) -> Result<StepReport, Error> {
     world.set_executor(Some(sparse::Pool::new(args.threads)?.world_executor()));
     let at_load = {
         let surfaces: Vec<Surface> = world
@@ -183,12 +211,32 @@ fn run_world(args: &StepArgs, mut world: World, gravity: Vec3) -> Result<StepRep
     let mut stretch_sum = 0.0f64;
     let mut report = Default::default();
     let total = args.warmup + args.steps;
+    // A contact scene's largest count of intersecting pairs after any frame and thinnest gap.
+    let mut contact: Option<(u64, Option<f32>)> = script.as_ref().map(|_| (0, None));
     for s in 0..total {
+        if let Some(script) = &mut script {
+            script.before_step(&mut world, params.dt)?;
+        }
         let t0 = Instant::now();
         report = world.step(&params)?;
         let elapsed = t0.elapsed().as_secs_f64() * 1e3;
         if s >= args.warmup {
             times.push(elapsed);
+        }
+        if let Some((worst, thinnest)) = &mut contact {
+            let surfaces: Vec<Surface> = world
+                .bodies()
+                .map(|b| {
+                    (
+                        &b.body().topology().triangles[..],
+                        &b.body().particles().x()[..],
+                    )
+                })
+                .collect();
+            *worst = (*worst).max(figures::intersecting_triangle_pairs(&surfaces)?);
+            if let Some((d, _, _)) = world.triangle_contacts().and_then(|t| t.thinnest()) {
+                *thinnest = Some(thinnest.map_or(d, |t: f32| t.min(d)));
+            }
         }
         stretch_sum += figures::stretch(world.bodies().next().expect("a body").body()).0 as f64;
     }
@@ -254,5 +302,7 @@ fn run_world(args: &StepArgs, mut world: World, gravity: Vec3) -> Result<StepRep
         skin_max_distance_violations: None,
         skin_backstop_violations: None,
         proxy_penetrations: None,
+        intersecting_pairs_max: contact.as_ref().map(|c| c.0),
+        thinnest_gap: contact.and_then(|c| c.1),
     })
 }
