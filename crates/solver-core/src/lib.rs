@@ -26,7 +26,7 @@
 //!    reference sequential [`GaussSeidel`]. [`figures`]: stretch, residual, energy, volume and
 //!    state hash of a state.
 //! 7. [`step`](mod@step): the step loop (forces → predict → solve with contacts → velocities),
-//!    its per-particle passes ([`step::passes`]) and the NaN guard's replay
+//!    its per-particle passes (`step::passes`, with their AVX2 twins) and the NaN guard's replay
 //!    ([`step::diagnose`]), which names the particle and stage a divergence began at.
 //! 8. [`build`]: builders for cloth, flags, ropes, closed soft bodies and tetrahedral bodies
 //!    from a size, a resolution, a placement, a mass, pins and compliances, checked; bodies from

@@ -517,3 +517,68 @@ fn each_body_keeps_the_report_of_its_last_substep() {
         report.stretch_mean
     );
 }
+
+/// A body that fails is restored, held and named by its handle, and the others finish the
+/// step with the bits they have in a world where nothing failed (issue 54, item 2).
+#[test]
+fn a_failing_body_is_restored_and_named_and_the_others_finish_the_step() {
+    use solver_core::{BodyHandle, Cloth, WobbleError};
+    let cloths = |world: &mut World| -> Vec<BodyHandle> {
+        [-5.0f32, 0.0, 5.0]
+            .into_iter()
+            .map(|x| {
+                let cloth = Cloth::new()
+                    .resolution(6, 6)
+                    .at(Vec3::new(x, 1.0, 0.0))
+                    .pin_corners()
+                    .build()
+                    .unwrap();
+                world.add_body(cloth, None).unwrap()
+            })
+            .collect()
+    };
+    let (mut world, mut reference) = (World::new(), World::new());
+    let handles = cloths(&mut world);
+    cloths(&mut reference);
+    let params = StepParams {
+        substeps: 4,
+        ..StepParams::default()
+    };
+    world.step(&params).unwrap();
+    reference.step(&params).unwrap();
+    let bad = handles[1];
+    let start = world.body(bad).unwrap().body().particles().x().to_vec();
+    // A push far beyond any speed the step accepts, on the middle cloth.
+    world
+        .body_mut(bad)
+        .unwrap()
+        .body_mut()
+        .particles_mut()
+        .add_force(20, Vec3::new(0.0, 1e15, 0.0))
+        .unwrap();
+    let err = world.step(&params).unwrap_err();
+    assert!(
+        matches!(&err, WobbleError::InBody { body, .. } if *body == bad),
+        "{err}"
+    );
+    assert!(err.to_string().contains("the other bodies finished the step"), "{err}");
+    assert_eq!(world.last_report().failed, vec![bad]);
+    assert!(matches!(
+        world.body(bad).unwrap().failure(),
+        Some(WobbleError::Diverged { .. })
+    ));
+    assert_eq!(world.body(bad).unwrap().body().particles().x(), &start[..]);
+    reference.step(&params).unwrap();
+    for (&h, r) in handles.iter().zip(reference.bodies()) {
+        if h != bad {
+            assert_eq!(
+                world.body(h).unwrap().body().particles().x(),
+                r.body().particles().x(),
+                "{h} stepped as if nothing had failed"
+            );
+        }
+    }
+    // The push was consumed with the failed step: the next one is healthy.
+    let report = world.step(&params).unwrap();
+    assert!(report.failed.is_empty() && world.body(bad).unwrap().failure().is_none());
+}

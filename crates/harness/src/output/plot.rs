@@ -24,7 +24,7 @@ pub fn register_font() -> Result<(), Error> {
 /// Tick labels asked of plotters on the x axis.
 const X_LABELS: usize = 9;
 
-/// The most measured x values a log x axis labels one by one (see [`Plot::x_ticks`]).
+/// The most measured x values a log x axis labels one by one (`Plot::x_ticks`).
 pub const MAX_MEASURED_TICKS: usize = 12;
 
 /// Size of every plot in pixels.

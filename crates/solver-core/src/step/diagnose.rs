@@ -2,7 +2,7 @@
 //!
 //! [`crate::step()`] checks the state once, at the end of the step, so a healthy step pays
 //! nothing for diagnosis. When that check finds a non-finite value or a particle faster than
-//! [`crate::step::MAX_SPEED`], [`diverged`] restores the state at the start of the step and
+//! [`crate::step::MAX_SPEED`], `diverged` restores the state at the start of the step and
 //! replays it ([`replay_checked`]) with a check after every stage: external forces, prediction,
 //! attachments, the solver's `begin` and each iteration (whose speed is the one its positions
 //! imply, `|x - x_prev| / h`), contacts, friction, the velocity update and restitution. When an

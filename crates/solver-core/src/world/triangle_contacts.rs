@@ -7,7 +7,7 @@
 //!
 //! Each substep of a world with triangle contacts:
 //!
-//! 1. [`TriangleContacts::begin_substep`], before any body moves: every participating body's
+//! 1. `TriangleContacts::begin_substep`, before any body moves: every participating body's
 //!    vertices at the substep's start, in the frame of the first body, in one array; a dense
 //!    grid of cells over them, each triangle (its box grown by the search radius `R`)
 //!    listed in every cell its box meets; each vertex tested against the triangles of its cell
