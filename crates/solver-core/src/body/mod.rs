@@ -156,6 +156,9 @@ pub struct Body {
     /// Reused buffers of the step loop.
     pub(crate) scratch: StepScratch,
     topology_id: u64,
+    /// The topology id [`Body::validate`] last passed for (0: none): a step validates the body
+    /// again when its tables have changed since.
+    validated_topology: u64,
     /// Where the body frame's zero is in the world (see the [module](self) doc).
     pub(crate) origin: DVec3,
     /// A sampled coordinate beyond this (m) recentres the body after a step.
@@ -174,6 +177,7 @@ impl Body {
             wind: None,
             scratch: StepScratch::default(),
             topology_id: fresh_topology_id(),
+            validated_topology: 0,
             origin: DVec3::ZERO,
             recentre_distance: 0.0,
         };
@@ -375,6 +379,18 @@ impl Body {
         if n == 0 {
             return Err(WobbleError::EmptyMesh("body".into()));
         }
+        let d = &self.constraints.distance;
+        if d.rest.len() != d.pairs.len() || d.compliance.len() != d.pairs.len() {
+            return Err(WobbleError::InvalidStructure {
+                what: "distance constraints",
+                detail: format!(
+                    "{} pairs, {} rest lengths and {} compliances: there must be one of each per constraint",
+                    d.pairs.len(),
+                    d.rest.len(),
+                    d.compliance.len()
+                ),
+            });
+        }
         for (k, p) in self.particles.x.iter().enumerate() {
             check_finite("position x", k, p.x)?;
             check_finite("position y", k, p.y)?;
@@ -415,6 +431,18 @@ impl Body {
     /// Process-unique id of the current topology; solvers rebuild their structures when it changes.
     pub fn topology_id(&self) -> u64 {
         self.topology_id
+    }
+
+    /// [`Body::validate`] when the body's tables changed since it last passed (a game may
+    /// have changed them through [`Body::constraints_mut`] or [`Body::topology_mut`]): what a
+    /// step does before it prepares its solver, so that a table left inconsistent is an error,
+    /// not a panic inside the solve.
+    pub(crate) fn validate_if_changed(&mut self) -> Result<()> {
+        if self.validated_topology != self.topology_id {
+            self.validate()?;
+            self.validated_topology = self.topology_id;
+        }
+        Ok(())
     }
 
     /// Declares that particles were added, removed or renumbered (changes made through

@@ -521,6 +521,7 @@ pub(crate) fn prepare_step(
     solver: &mut dyn Solver,
 ) -> Result<()> {
     params.validate()?;
+    body.validate_if_changed()?;
     crate::solver::prepare_solver(
         solver,
         &body.constraints,

@@ -281,6 +281,7 @@ impl WorldBody {
         if self.tables_of == self.body.topology_id() {
             return Ok(());
         }
+        self.body.validate_if_changed()?;
         self.surface = surface_of(&self.body, thickness, friction)?;
         if let Some(sc) = &mut self.self_collision {
             sc.refit(
