@@ -227,7 +227,9 @@ impl MeshBody {
             },
         };
         for (v, _) in pinned.iter().enumerate().filter(|(_, &p)| p) {
-            body.particles_mut().pin(remap[v] as usize);
+            body.particles_mut()
+                .pin(remap[v] as usize)
+                .map_err(|e| bad_mesh(e.to_string()))?;
         }
         Ok((body, remap))
     }

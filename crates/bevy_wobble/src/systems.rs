@@ -613,15 +613,23 @@ fn step_world(
         if t.synced.iter().eq(shapes.iter().map(|(e, _)| e)) {
             for (k, (_, c)) in shapes.iter().enumerate() {
                 let at = t.own_colliders + k;
-                body.colliders()[at].friction = c.friction;
+                body.colliders_mut()[at].friction = c.friction;
                 // A shape that changed kind (a component replaced) is put there anew.
                 if body.move_collider(at, c.shape).is_err() {
-                    body.colliders()[at] = *c;
+                    body.colliders_mut()[at] = *c;
                 }
             }
         } else {
-            body.colliders().truncate(t.own_colliders);
-            body.colliders().extend(shapes.iter().map(|(_, c)| *c));
+            while body.colliders().len() > t.own_colliders {
+                let last = body.colliders().len() - 1;
+                let _ = body.remove_collider(last);
+            }
+            for (_, c) in shapes.iter() {
+                // The shapes were checked when they were made from their components.
+                if let Err(e) = body.add_collider(*c) {
+                    warn!("bevy_wobble: a collider was refused: {e}");
+                }
+            }
             t.synced.clear();
             t.synced.extend(shapes.iter().map(|(e, _)| *e));
         }

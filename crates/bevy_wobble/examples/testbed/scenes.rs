@@ -199,7 +199,7 @@ pub fn draw_colliders(ww: Res<WobbleWorld>, mut gizmos: Gizmos) {
     let world = ww.world();
     let colour = Color::srgb(0.9, 0.9, 0.5);
     for b in world.bodies() {
-        for c in &b.body().colliders() {
+        for c in b.body().colliders() {
             match c.shape {
                 Shape::Sphere { center, radius } => {
                     gizmos.sphere(
