@@ -609,7 +609,7 @@ pub fn run(a: &RenderArgs) -> Result<Section, Error> {
         Frame {
             x: bodies
                 .iter()
-                .flat_map(|b| b.particles().x().iter().map(|p| p.xyz()))
+                .flat_map(|b| (0..b.len()).map(|i| b.world_position(i).as_vec3()))
                 .collect(),
             stretch: mean_stretch(&bodies),
         }

@@ -31,6 +31,17 @@ pub fn triangle_pairs(
 
 /// Writes the positions of `bodies` to `path` as OBJ, one object (`o body<k>`) per body with
 /// its surface triangles (bodies without triangles as bare vertices).
+/// A body's positions in the world (its origin added), for figures over several bodies, whose
+/// particles are each relative to their own origin.
+pub fn world_x(b: &Body) -> Vec<solver_core::Packed4> {
+    let origin = b.origin();
+    b.particles()
+        .x()
+        .iter()
+        .map(|p| solver_core::Packed4::new((p.xyz().as_dvec3() + origin).as_vec3(), p.w))
+        .collect()
+}
+
 pub fn dump_obj(path: &Path, bodies: &[&Body]) -> Result<(), Error> {
     let file = std::fs::File::create(path).map_err(|e| io_error(path, e))?;
     let mut out = std::io::BufWriter::new(file);
@@ -38,8 +49,10 @@ pub fn dump_obj(path: &Path, bodies: &[&Body]) -> Result<(), Error> {
     let mut write = || -> std::io::Result<()> {
         for (k, b) in bodies.iter().enumerate() {
             writeln!(out, "o body{k}")?;
-            for p in b.particles().x() {
-                writeln!(out, "v {} {} {}", p.x, p.y, p.z)?;
+            // World positions: a body's particles are relative to its origin.
+            for i in 0..b.len() {
+                let p = b.world_position(i);
+                writeln!(out, "v {} {} {}", p.x as f32, p.y as f32, p.z as f32)?;
             }
             for t in &b.topology().triangles {
                 let [i, j, l] = t.map(|v| v as usize + base);

@@ -3,7 +3,7 @@
 //! part).
 
 use super::args::{mesh_options, solver_kind, solver_options, StepArgs, StepReport};
-use super::surfaces::{dump_obj, triangle_pairs};
+use super::surfaces::{dump_obj, triangle_pairs, world_x};
 use crate::measure::stats::quantile;
 use crate::setup::{build_body_with, build_solver, Error, StepSceneArg};
 use solver_core::figures::{self, Surface};
@@ -188,14 +188,11 @@ fn run_world(
 ) -> Result<StepReport, Error> {
     world.set_executor(Some(sparse::Pool::new(args.threads)?.world_executor()));
     let at_load = {
+        let xs: Vec<_> = world.bodies().map(|b| world_x(b.body())).collect();
         let surfaces: Vec<Surface> = world
             .bodies()
-            .map(|b| {
-                (
-                    &b.body().topology().triangles[..],
-                    &b.body().particles().x()[..],
-                )
-            })
+            .zip(&xs)
+            .map(|(b, x)| (&b.body().topology().triangles[..], &x[..]))
             .collect();
         triangle_pairs(args, true, &surfaces)?
     };
@@ -224,14 +221,11 @@ fn run_world(
             times.push(elapsed);
         }
         if let Some((worst, thinnest)) = &mut contact {
+            let xs: Vec<_> = world.bodies().map(|b| world_x(b.body())).collect();
             let surfaces: Vec<Surface> = world
                 .bodies()
-                .map(|b| {
-                    (
-                        &b.body().topology().triangles[..],
-                        &b.body().particles().x()[..],
-                    )
-                })
+                .zip(&xs)
+                .map(|(b, x)| (&b.body().topology().triangles[..], &x[..]))
                 .collect();
             *worst = (*worst).max(figures::intersecting_triangle_pairs(&surfaces)?);
             if let Some((d, _, _)) = world.triangle_contacts().and_then(|t| t.thinnest()) {
@@ -241,9 +235,11 @@ fn run_world(
         stretch_sum += figures::stretch(world.bodies().next().expect("a body").body()).0 as f64;
     }
     let bodies: Vec<&Body> = world.bodies().map(|b| b.body()).collect();
+    let xs: Vec<_> = bodies.iter().map(|b| world_x(b)).collect();
     let surfaces: Vec<Surface> = bodies
         .iter()
-        .map(|b| (&b.topology().triangles[..], &b.particles().x()[..]))
+        .zip(&xs)
+        .map(|(b, x)| (&b.topology().triangles[..], &x[..]))
         .collect();
     let self_intersections = Some(figures::self_intersections(&surfaces)?);
     let intersecting_pairs = triangle_pairs(args, true, &surfaces)?;
