@@ -445,10 +445,12 @@ fn run(feature_name: &str, kind: SolverKind, way: &str, threads: usize) -> Optio
     })
 }
 
-/// The centre of the body's particles (all of equal mass in these rows).
+/// The centre of the body's particles in the world (all of equal mass in these rows).
 fn centre(body: &Body) -> Vec3 {
-    let x = &body.particles().x();
-    x.iter().map(|p| p.xyz()).sum::<Vec3>() / x.len() as f32
+    (0..body.len())
+        .map(|i| body.world_position(i).as_vec3())
+        .sum::<Vec3>()
+        / body.len() as f32
 }
 
 /// The kind the refused rows carry.

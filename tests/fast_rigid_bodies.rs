@@ -37,11 +37,12 @@ fn soft(kind: Soft) -> (Body, f32) {
         Soft::Jelly => {
             let mut body = scenes::jelly(2).expect("the jelly builds");
             body.clear_colliders();
-            for x in body.particles_mut().x_mut().iter_mut() {
+            let slices = body.particles_mut().slices_mut();
+            for x in slices.x.iter_mut() {
                 let p = x.xyz() - Vec3::new(0.0, 1.0, 0.0);
                 x.set_xyz(p);
             }
-            body.particles().x_prev().clone_from(&body.particles().x());
+            slices.x_prev.copy_from_slice(slices.x);
             (body, 0.25)
         }
         Soft::Cube => (
@@ -140,11 +141,14 @@ fn params() -> StepParams {
     }
 }
 
-/// The soft body's centre of mass.
+/// The soft body's centre of mass, in the world.
 fn com(body: &Body) -> Vec3 {
-    let p = &body.particles();
+    let p = body.particles();
     let m: f32 = p.mass().iter().sum();
-    (0..p.len()).map(|i| p.x()[i].xyz() * p.mass()[i]).sum::<Vec3>() / m
+    (0..p.len())
+        .map(|i| body.world_position(i).as_vec3() * p.mass()[i])
+        .sum::<Vec3>()
+        / m
 }
 
 /// What a run of `frames` frames showed.
