@@ -284,11 +284,9 @@ pub fn deepest_inside(
     handle: wobble::rapier3d::prelude::ColliderHandle,
 ) -> f32 {
     let collider = &coupling.rapier.colliders[handle];
-    coupling
-        .body()
-        .particles()
-        .x()
-        .iter()
+    let body = coupling.body();
+    (0..body.len())
+        .map(|i| body.world_position(i).as_vec3())
         .map(|p| {
             let point = wobble::rapier3d::prelude::Vector::new(p.x, p.y, p.z);
             let hit = collider
