@@ -379,18 +379,6 @@ impl Body {
         if n == 0 {
             return Err(WobbleError::EmptyMesh("body".into()));
         }
-        let d = &self.constraints.distance;
-        if d.rest.len() != d.pairs.len() || d.compliance.len() != d.pairs.len() {
-            return Err(WobbleError::InvalidStructure {
-                what: "distance constraints",
-                detail: format!(
-                    "{} pairs, {} rest lengths and {} compliances: there must be one of each per constraint",
-                    d.pairs.len(),
-                    d.rest.len(),
-                    d.compliance.len()
-                ),
-            });
-        }
         for (k, p) in self.particles.x.iter().enumerate() {
             check_finite("position x", k, p.x)?;
             check_finite("position y", k, p.y)?;
@@ -402,6 +390,26 @@ impl Body {
                     value: p.w,
                 });
             }
+        }
+        self.validate_tables()
+    }
+
+    /// The part of [`Body::validate`] that concerns the tables (constraints, triangles,
+    /// tetrahedra), not the particles' values, which the step's input check names and puts
+    /// back itself.
+    fn validate_tables(&self) -> Result<()> {
+        let n = self.particles.len();
+        let d = &self.constraints.distance;
+        if d.rest.len() != d.pairs.len() || d.compliance.len() != d.pairs.len() {
+            return Err(WobbleError::InvalidStructure {
+                what: "distance constraints",
+                detail: format!(
+                    "{} pairs, {} rest lengths and {} compliances: there must be one of each per constraint",
+                    d.pairs.len(),
+                    d.rest.len(),
+                    d.compliance.len()
+                ),
+            });
         }
         for kind in self.constraints.kinds() {
             for c in 0..kind.len() {
@@ -439,7 +447,7 @@ impl Body {
     /// not a panic inside the solve.
     pub(crate) fn validate_if_changed(&mut self) -> Result<()> {
         if self.validated_topology != self.topology_id {
-            self.validate()?;
+            self.validate_tables()?;
             self.validated_topology = self.topology_id;
         }
         Ok(())
