@@ -17,6 +17,7 @@
 mod common;
 
 use common::{check_cases, free_cloth, run};
+use solver_core::glam::Vec3;
 use solver_core::StepParams;
 
 const STEPS: usize = 60;
