@@ -218,19 +218,8 @@ impl ToConverged<'_> {
     }
 }
 
-/// (max - min) / mean of finite values.
-pub fn spread(v: &[f64]) -> f64 {
-    let f: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
-    if f.len() < 2 {
-        return f64::NAN;
-    }
-    let (lo, hi) = f
-        .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| {
-            (l.min(x), h.max(x))
-        });
-    (hi - lo) / mean(&f)
-}
+pub use super::engine::spread;
+
 
 /// The values with four decimals, comma-separated.
 pub fn fmt(v: &[f64]) -> String {

@@ -18,6 +18,7 @@ use crate::setup::{or_note, Error};
 use solver_core::{step, Body, StepParams};
 use sparse::{InnerSolve, SolverKind};
 use std::path::PathBuf;
+use super::errors::{newton_reference, position_error};
 
 /// The iteration budget the comparisons are anchored at.
 pub const K_REF: usize = 20;
@@ -109,19 +110,6 @@ fn solved(base: &Body, solver: &str, ctx: &Ctx, k: usize) -> Result<Result<Body,
     }
 }
 
-/// RMS distance between the free particles of two bodies, in mean rest lengths.
-pub fn position_error(a: &Body, b: &Body) -> f64 {
-    let rest = a.constraints().distance.mean_rest().max(1e-12) as f64;
-    let (mut sum, mut n) = (0.0f64, 0usize);
-    for (p, q) in a.particles().x().iter().zip(b.particles().x()) {
-        if p.w > 0.0 {
-            sum += (p.xyz() - q.xyz()).length_squared() as f64;
-            n += 1;
-        }
-    }
-    (sum / n.max(1) as f64).sqrt() / rest
-}
-
 /// Error to `reference` after k = 0..=max iterations of `solver` (k = 0: the prediction).
 fn error_curve(
     base: &Body,
@@ -166,21 +154,6 @@ fn contractions(curve: &[f64], n: usize) -> Vec<f64> {
 /// The edge compliance of C1's cloth (m/N): the claims' cloth with it is a well-posed step,
 /// which the rigid cloth is not (its rows are redundant; see `sparse::newton`).
 pub const C1_COMPLIANCE: f32 = 1e-6;
-
-/// Iterations the Newton reference may take.
-const REFERENCE_ITERATIONS: usize = 200;
-
-/// One step from `base` with the Newton reference: the body and what the solve reported.
-pub(super) fn newton_reference(base: &Body) -> Result<(Body, sparse::NewtonReport), Error> {
-    let mut newton = sparse::Newton::new(sparse::NewtonOptions::default())?;
-    let mut b = base.clone();
-    let params = StepParams {
-        iterations: REFERENCE_ITERATIONS,
-        ..Default::default()
-    };
-    step(&mut b, &params, &mut newton, None)?;
-    Ok((b, newton.report().clone()))
-}
 
 /// How a Newton report ended, in words.
 fn reference_outcome(r: &sparse::NewtonReport) -> String {

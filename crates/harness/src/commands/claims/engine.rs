@@ -1023,9 +1023,20 @@ fn c9(dir: &Path) -> Result<Measure, Error> {
 }
 
 /// (max - min) / mean of the finite values.
-fn spread(v: &[f64]) -> f64 {
-    super::behaviour::spread(v)
+/// (max - min) / mean of finite values.
+pub fn spread(v: &[f64]) -> f64 {
+    let f: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if f.len() < 2 {
+        return f64::NAN;
+    }
+    let (lo, hi) = f
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &x| {
+            (l.min(x), h.max(x))
+        });
+    (hi - lo) / (f.iter().sum::<f64>() / f.len() as f64)
 }
+
 
 fn c10(dir: &Path) -> Result<Measure, Error> {
     let t = read(dir, "c10.csv")?;

@@ -14,7 +14,6 @@
 //! errors and their total) and drawn against iterations and against milliseconds.
 
 use super::claim::Ctx;
-use super::convergence::position_error;
 use crate::output::csv::RowWriter;
 use crate::output::plot::{level, Plot, Series};
 use crate::setup::{or_note, Error};
@@ -88,7 +87,7 @@ pub fn split(ctx: &Ctx, state: &Body) -> Result<(Vec<PathBuf>, Vec<Split>, Vec<S
         .compliance
         .iter_mut()
         .for_each(|a| *a = SPLIT_COMPLIANCE);
-    let (exact, report) = super::convergence::newton_reference(&base)?;
+    let (exact, report) = newton_reference(&base)?;
     if !(report.converged || report.at_floor) {
         return Ok((
             Vec::new(),
@@ -208,3 +207,32 @@ pub fn split(ctx: &Ctx, state: &Body) -> Result<(Vec<PathBuf>, Vec<Split>, Vec<S
     }
     Ok((files, splits, notes))
 }
+
+/// RMS distance between the free particles of two bodies, in mean rest lengths.
+pub fn position_error(a: &Body, b: &Body) -> f64 {
+    let rest = a.constraints().distance.mean_rest().max(1e-12) as f64;
+    let (mut sum, mut n) = (0.0f64, 0usize);
+    for (p, q) in a.particles().x().iter().zip(b.particles().x()) {
+        if p.w > 0.0 {
+            sum += (p.xyz() - q.xyz()).length_squared() as f64;
+            n += 1;
+        }
+    }
+    (sum / n.max(1) as f64).sqrt() / rest
+}
+
+/// Iterations the Newton reference may take.
+const REFERENCE_ITERATIONS: usize = 200;
+
+/// One step from `base` with the Newton reference: the body and what the solve reported.
+pub(super) fn newton_reference(base: &Body) -> Result<(Body, sparse::NewtonReport), Error> {
+    let mut newton = sparse::Newton::new(sparse::NewtonOptions::default())?;
+    let mut b = base.clone();
+    let params = StepParams {
+        iterations: REFERENCE_ITERATIONS,
+        ..Default::default()
+    };
+    step(&mut b, &params, &mut newton, None)?;
+    Ok((b, newton.report().clone()))
+}
+

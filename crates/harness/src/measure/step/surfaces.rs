@@ -29,8 +29,6 @@ pub fn triangle_pairs(
     Ok(Some(figures::intersecting_triangle_pairs(surfaces)?))
 }
 
-/// Writes the positions of `bodies` to `path` as OBJ, one object (`o body<k>`) per body with
-/// its surface triangles (bodies without triangles as bare vertices).
 /// A body's positions in the world (its origin added), for figures over several bodies, whose
 /// particles are each relative to their own origin.
 pub fn world_x(b: &Body) -> Vec<solver_core::Packed4> {
@@ -42,6 +40,8 @@ pub fn world_x(b: &Body) -> Vec<solver_core::Packed4> {
         .collect()
 }
 
+/// Writes the positions of `bodies` to `path` as OBJ, one object (`o body<k>`) per body with
+/// its surface triangles (bodies without triangles as bare vertices).
 pub fn dump_obj(path: &Path, bodies: &[&Body]) -> Result<(), Error> {
     let file = std::fs::File::create(path).map_err(|e| io_error(path, e))?;
     let mut out = std::io::BufWriter::new(file);
