@@ -26,8 +26,8 @@ use solver_core::constraints::{
     project_tethers, ConstraintKind, DihedralBending, IsometricBending, TetherDistance, Tethers,
 };
 use solver_core::glam::Vec3;
-use sparse::colored::simd::{project_batch_with, BendBatch, Kernel, LaneBatch, TetherBatch};
 use solver_core::{step, Body, GaussSeidel, Packed4, StepParams};
+use sparse::colored::simd::{project_batch_with, BendBatch, Kernel, LaneBatch, TetherBatch};
 use sparse::{Coloring, Incidence, SolverKind, SolverOptions};
 use std::hint::black_box;
 
@@ -107,7 +107,13 @@ fn bends(c: &mut Criterion) {
         .iter()
         .map(|ids| BendBatch::dihedral(&table, ids, flag.len()).unwrap())
         .collect();
-    bench_bends(c, "dihedral_flag_32", &table, &batches, &flag.particles().x());
+    bench_bends(
+        c,
+        "dihedral_flag_32",
+        &table,
+        &batches,
+        &flag.particles().x(),
+    );
 
     // Isometric bending on the same flag.
     let mut iso_flag = scenes::flag(32).unwrap();

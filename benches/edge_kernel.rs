@@ -18,8 +18,8 @@ mod common;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use solver_core::constraints::{project_distance_scalar, DistanceConstraints};
-use sparse::colored::simd::{project_batch_with, EdgeBatch, Kernel};
 use solver_core::{step, GaussSeidel, Packed4, StepParams};
+use sparse::colored::simd::{project_batch_with, EdgeBatch, Kernel};
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -14,9 +14,9 @@ mod common;
 use criterion::{Criterion, Throughput};
 use solver_core::constraints::{project_distance_scalar, ConstraintKind, SkinConstraints};
 use solver_core::glam::{Mat4, Quat, Vec3};
-use sparse::colored::simd::{project_batch_with, Kernel};
 use solver_core::skin::{Skin, SkinDesc, SkinningMethod};
 use solver_core::{Body, Cloth, SkinnedVertex};
+use sparse::colored::simd::{project_batch_with, Kernel};
 use std::hint::black_box;
 
 const N: usize = 64;

@@ -82,7 +82,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         step(&mut cape, &params, &mut solver, None)?;
         // Positions and normals out, straight into the renderer's vertex buffers.
         cape.positions_into(&mut positions)?;
-        vertex_normals_into(&cape.topology().triangles, &cape.particles().x(), &mut normals)?;
+        vertex_normals_into(
+            &cape.topology().triangles,
+            &cape.particles().x(),
+            &mut normals,
+        )?;
         for (p, s) in positions.iter().zip(skin.skinned()) {
             farthest = farthest.max((Vec3::from(*p) - *s).length());
         }

@@ -31,7 +31,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..frames {
         step(&mut flag, &params, &mut solver, None)?;
         flag.particles().positions_into(&mut vertices)?;
-        vertex_normals_into(&flag.topology().triangles, &flag.particles().x(), &mut normals)?;
+        vertex_normals_into(
+            &flag.topology().triangles,
+            &flag.particles().x(),
+            &mut normals,
+        )?;
     }
 
     let (mean, max) = figures::stretch(&flag);

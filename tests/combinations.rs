@@ -161,9 +161,12 @@ fn feature_body(name: &str) -> (Body, Option<Hook>) {
             // A Neo-Hookean solid: the material's one table in place of the edges and volumes.
             let mut body = tet_cube().build().unwrap();
             let tets = body.topology().tets.clone();
-            let table =
-                NeoHookean::new(&body.particles().x(), &tets, &Material::new(2e4, 0.3).unwrap())
-                    .unwrap();
+            let table = NeoHookean::new(
+                &body.particles().x(),
+                &tets,
+                &Material::new(2e4, 0.3).unwrap(),
+            )
+            .unwrap();
             *body.constraints_mut() = Constraints::default();
             body.constraints_mut().push_kind(Box::new(table));
             Ok(body)
@@ -212,7 +215,9 @@ fn feature_body(name: &str) -> (Body, Option<Hook>) {
                 body.attach(j * 8).unwrap();
             }
             let right: Vec<usize> = (0..8).map(|j| body.attach(j * 8 + 7).unwrap()).collect();
-            let start: Vec<Vec3> = (0..8).map(|j| body.particles().position(j * 8 + 7)).collect();
+            let start: Vec<Vec3> = (0..8)
+                .map(|j| body.particles().position(j * 8 + 7))
+                .collect();
             let rule = Tearing {
                 threshold: 0.2,
                 max_per_step: 2,
@@ -250,7 +255,10 @@ fn feature_body(name: &str) -> (Body, Option<Hook>) {
         }
         "wind" => {
             let mut body = hanging().bending(Bending::Dihedral(1e-2)).build().unwrap();
-            body.set_wind(Some(Wind::new(Vec3::new(0.0, 0.0, 4.0), 1.2, 1.0, 0.2).unwrap())).unwrap();
+            body.set_wind(Some(
+                Wind::new(Vec3::new(0.0, 0.0, 4.0), 1.2, 1.0, 0.2).unwrap(),
+            ))
+            .unwrap();
             Ok(body)
         }
         // A free cloth falling onto each collider shape.

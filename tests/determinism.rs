@@ -116,7 +116,8 @@ fn chaotic_hash() -> u64 {
         friction: 0.3,
         restitution: 0.1,
         motion: None,
-    }).unwrap();
+    })
+    .unwrap();
     body.particles_mut().set_mass(0, 1.0 / 144.0).unwrap();
     let a = body.attach(11).unwrap();
     let mut gs = GaussSeidel::new();

@@ -114,7 +114,10 @@ fn jolt_soft_body_force_test_passes_with_default_settings() {
         2e-3,
     );
     for c in configs() {
-        velocity.row(&c.label, push(&c, StepParams::default().substeps).map(|r| r.0));
+        velocity.row(
+            &c.label,
+            push(&c, StepParams::default().substeps).map(|r| r.0),
+        );
     }
     velocity.check();
 }

@@ -25,7 +25,9 @@ const STEPS: usize = 60;
 /// The worst relative error of velocity and displacement against the closed form.
 fn fall_error(config: &common::Config, damping: f32) -> Result<f64, String> {
     let mut body = free_cloth(4).unwrap();
-    let x0: Vec<Vec3> = (0..body.len()).map(|i| body.world_position(i).as_vec3()).collect();
+    let x0: Vec<Vec3> = (0..body.len())
+        .map(|i| body.world_position(i).as_vec3())
+        .collect();
     let params = StepParams {
         damping,
         ..Default::default()
@@ -41,7 +43,10 @@ fn fall_error(config: &common::Config, damping: f32) -> Result<f64, String> {
     }
     let mut worst = 0.0f64;
     for (i, x0) in x0.iter().enumerate() {
-        let (x, u) = (body.world_position(i).as_vec3(), body.particles().velocity(i));
+        let (x, u) = (
+            body.world_position(i).as_vec3(),
+            body.particles().velocity(i),
+        );
         worst = worst
             .max(((u.y as f64) - v).abs() / v.abs())
             .max(((x.y - x0.y) as f64 - fall).abs() / fall.abs())

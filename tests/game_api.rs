@@ -31,7 +31,11 @@ fn a_flag_on_a_pole_flutters_in_the_wind_and_reads_back() -> Result<(), WobbleEr
     for _ in 0..120 {
         step(&mut flag, &params, &mut solver, None)?;
         flag.particles().positions_into(&mut vertices)?;
-        vertex_normals_into(&flag.topology().triangles, &flag.particles().x(), &mut normals)?;
+        vertex_normals_into(
+            &flag.topology().triangles,
+            &flag.particles().x(),
+            &mut normals,
+        )?;
     }
     assert!(vertices.iter().flatten().all(|c| c.is_finite()));
     for (j, p) in pole.iter().enumerate() {
@@ -185,8 +189,11 @@ fn read_back_refuses_buffers_of_the_wrong_length() -> Result<(), WobbleError> {
         "{err}"
     );
     let mut long = vec![Vec3::ZERO; 17];
-    assert!(
-        vertex_normals_into(&cloth.topology().triangles, &cloth.particles().x(), &mut long).is_err()
-    );
+    assert!(vertex_normals_into(
+        &cloth.topology().triangles,
+        &cloth.particles().x(),
+        &mut long
+    )
+    .is_err());
     Ok(())
 }

@@ -157,7 +157,11 @@ fn a_bad_value_written_between_steps_is_named_on_the_next_step_and_the_body_stay
             for i in 0..body.len() {
                 if !spoilt.contains(&i) {
                     assert_eq!(body.particles().x()[i], x[i], "{label}: particle {i} moved");
-                    assert_eq!(body.particles().v()[i], v[i], "{label}: particle {i} velocity");
+                    assert_eq!(
+                        body.particles().v()[i],
+                        v[i],
+                        "{label}: particle {i} velocity"
+                    );
                 }
             }
             if case.what != "drag constraint" && case.index != 9 {

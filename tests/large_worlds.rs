@@ -114,7 +114,8 @@ fn thrown(offset: DVec3) -> (Vec<DVec3>, f64, Body) {
             .unwrap()
             .with_friction(0.3)
             .unwrap(),
-    ).unwrap();
+    )
+    .unwrap();
     let params = StepParams {
         substeps: 4,
         ..Default::default()

@@ -29,7 +29,8 @@ fn cloth_on_a_box() -> (Body, Shape) {
         .unwrap()
         .with_friction(1.0)
         .unwrap(),
-    ).unwrap();
+    )
+    .unwrap();
     (body, shape)
 }
 
@@ -134,7 +135,8 @@ fn a_swinging_capsule_pushes_a_hanging_cloth_and_no_particle_ends_inside() {
     let Shape::Capsule { a, b, radius } = arm(0) else {
         unreachable!()
     };
-    body.add_collider(Collider::capsule(a, b, radius).unwrap()).unwrap();
+    body.add_collider(Collider::capsule(a, b, radius).unwrap())
+        .unwrap();
     let mut pushed = 0.0f32;
     for k in 1..=60 {
         body.move_collider(0, arm(k)).unwrap();
@@ -144,7 +146,12 @@ fn a_swinging_capsule_pushes_a_hanging_cloth_and_no_particle_ends_inside() {
             let (d, _) = shape.signed_distance(x.xyz());
             assert!(d > -1e-4, "step {k}: particle {i} {d} m inside the capsule");
         }
-        pushed = body.particles().x().iter().map(|x| x.z).fold(pushed, f32::max);
+        pushed = body
+            .particles()
+            .x()
+            .iter()
+            .map(|x| x.z)
+            .fold(pushed, f32::max);
     }
     assert!(
         pushed > 0.3,
@@ -169,7 +176,8 @@ fn a_collider_moved_to_another_kind_of_shape_is_refused() {
     };
     assert!(body.move_collider(0, bad).is_err());
     assert_eq!(
-        body.colliders()[0].motion, None,
+        body.colliders()[0].motion,
+        None,
         "nothing was set by the refused moves"
     );
 }

@@ -12,17 +12,32 @@ use wobble::prelude::*;
 type Mutation = (&'static str, fn(&mut World, BodyHandle) -> Result<()>);
 
 fn body_of(world: &mut World, h: BodyHandle) -> &mut Body {
-    world.body_mut(h).expect("the body is in the world").body_mut()
+    world
+        .body_mut(h)
+        .expect("the body is in the world")
+        .body_mut()
 }
 
 fn mutations() -> Vec<Mutation> {
     vec![
-        ("pin a particle", |w, h| body_of(w, h).particles_mut().pin(3)),
-        ("pin past the end", |w, h| body_of(w, h).particles_mut().pin(1 << 20)),
-        ("set a mass", |w, h| body_of(w, h).particles_mut().set_mass(5, 0.2)),
-        ("set a zero mass", |w, h| body_of(w, h).particles_mut().set_mass(5, 0.0)),
-        ("set a negative mass", |w, h| body_of(w, h).particles_mut().set_mass(5, -1.0)),
-        ("set a NaN mass", |w, h| body_of(w, h).particles_mut().set_mass(5, f32::NAN)),
+        ("pin a particle", |w, h| {
+            body_of(w, h).particles_mut().pin(3)
+        }),
+        ("pin past the end", |w, h| {
+            body_of(w, h).particles_mut().pin(1 << 20)
+        }),
+        ("set a mass", |w, h| {
+            body_of(w, h).particles_mut().set_mass(5, 0.2)
+        }),
+        ("set a zero mass", |w, h| {
+            body_of(w, h).particles_mut().set_mass(5, 0.0)
+        }),
+        ("set a negative mass", |w, h| {
+            body_of(w, h).particles_mut().set_mass(5, -1.0)
+        }),
+        ("set a NaN mass", |w, h| {
+            body_of(w, h).particles_mut().set_mass(5, f32::NAN)
+        }),
         ("set a mass past the end", |w, h| {
             body_of(w, h).particles_mut().set_mass(1 << 20, 1.0)
         }),
@@ -36,15 +51,21 @@ fn mutations() -> Vec<Mutation> {
             body_of(w, h).particles_mut().set_all_velocities(Vec3::Y)
         }),
         ("teleport", |w, h| {
-            body_of(w, h).particles_mut().teleport(9, Vec3::new(0.1, 2.0, 0.0))
+            body_of(w, h)
+                .particles_mut()
+                .teleport(9, Vec3::new(0.1, 2.0, 0.0))
         }),
         ("teleport to infinity", |w, h| {
             body_of(w, h).particles_mut().teleport(9, Vec3::INFINITY)
         }),
         ("teleport past the end", |w, h| {
-            body_of(w, h).particles_mut().teleport(usize::MAX, Vec3::ZERO)
+            body_of(w, h)
+                .particles_mut()
+                .teleport(usize::MAX, Vec3::ZERO)
         }),
-        ("add a force", |w, h| body_of(w, h).particles_mut().add_force(4, Vec3::Y)),
+        ("add a force", |w, h| {
+            body_of(w, h).particles_mut().add_force(4, Vec3::Y)
+        }),
         ("add a NaN force", |w, h| {
             body_of(w, h).particles_mut().add_force(4, Vec3::NAN)
         }),
@@ -71,9 +92,15 @@ fn mutations() -> Vec<Mutation> {
             body_of(w, h).particles_mut().x_prev_mut()[2].x = f32::NAN;
             Ok(())
         }),
-        ("translate", |w, h| body_of(w, h).translate(DVec3::new(1e4, 0.0, 0.0))),
-        ("translate by NaN", |w, h| body_of(w, h).translate(DVec3::NAN)),
-        ("set the origin", |w, h| body_of(w, h).set_origin(DVec3::new(0.0, 1.0, 0.0))),
+        ("translate", |w, h| {
+            body_of(w, h).translate(DVec3::new(1e4, 0.0, 0.0))
+        }),
+        ("translate by NaN", |w, h| {
+            body_of(w, h).translate(DVec3::NAN)
+        }),
+        ("set the origin", |w, h| {
+            body_of(w, h).set_origin(DVec3::new(0.0, 1.0, 0.0))
+        }),
         ("recentre", |w, h| body_of(w, h).recentre()),
         ("a negative recentre distance", |w, h| {
             body_of(w, h).set_recentre_distance(-1.0)
@@ -94,10 +121,13 @@ fn mutations() -> Vec<Mutation> {
             Ok(())
         }),
         ("move a collider past the end", |w, h| {
-            body_of(w, h).move_collider(99, Shape::Sphere {
-                center: Vec3::ZERO,
-                radius: 1.0,
-            })
+            body_of(w, h).move_collider(
+                99,
+                Shape::Sphere {
+                    center: Vec3::ZERO,
+                    radius: 1.0,
+                },
+            )
         }),
         ("remove a collider past the end", |w, h| {
             body_of(w, h).remove_collider(99).map(|_| ())
@@ -106,7 +136,9 @@ fn mutations() -> Vec<Mutation> {
             body_of(w, h).clear_colliders();
             Ok(())
         }),
-        ("attach past the end", |w, h| body_of(w, h).attach(1 << 20).map(|_| ())),
+        ("attach past the end", |w, h| {
+            body_of(w, h).attach(1 << 20).map(|_| ())
+        }),
         ("move an attachment", |w, h| {
             body_of(w, h).move_attachment(0, Vec3::new(0.0, 1.2, 0.0))
         }),
@@ -116,7 +148,9 @@ fn mutations() -> Vec<Mutation> {
         ("move an attachment past the end", |w, h| {
             body_of(w, h).move_attachment(7, Vec3::ZERO)
         }),
-        ("release an attachment", |w, h| body_of(w, h).release_attachment(0, 0.1)),
+        ("release an attachment", |w, h| {
+            body_of(w, h).release_attachment(0, 0.1)
+        }),
         ("release an attachment with no mass", |w, h| {
             body_of(w, h).release_attachment(0, 0.0)
         }),
@@ -158,7 +192,9 @@ fn mutations() -> Vec<Mutation> {
             w.enable_self_collision(h, 0.02)?;
             w.disable_self_collision(h)
         }),
-        ("a world collider", |w, _| w.add_collider(Collider::ground(0.5, 0.0))),
+        ("a world collider", |w, _| {
+            w.add_collider(Collider::ground(0.5, 0.0))
+        }),
         ("remove the body, then use its handle", |w, h| {
             w.remove_body(h)?;
             w.enable_self_collision(h, 0.01)
@@ -178,7 +214,9 @@ fn world() -> (World, BodyHandle) {
         .unwrap();
     cloth.attach(10).unwrap();
     cloth
-        .set_wind(Some(Wind::new(Vec3::new(0.0, 0.0, 3.0), 1.2, 1.0, 0.2).unwrap()))
+        .set_wind(Some(
+            Wind::new(Vec3::new(0.0, 0.0, 3.0), 1.2, 1.0, 0.2).unwrap(),
+        ))
         .unwrap();
     let rope = Rope::new().build().unwrap();
     let mut world = World::new();
@@ -203,7 +241,10 @@ fn every_public_mutation_between_two_steps_is_made_or_refused_and_no_step_panics
             let stepped = world.step(&params);
             if stepped.is_ok() {
                 for b in world.bodies() {
-                    assert!(figures::all_finite(b.body()), "{name}: Ok with a non-finite body");
+                    assert!(
+                        figures::all_finite(b.body()),
+                        "{name}: Ok with a non-finite body"
+                    );
                 }
             }
             // And the step after, whatever the last one said.
@@ -221,9 +262,15 @@ fn every_public_mutation_between_two_steps_is_made_or_refused_and_no_step_panics
             Err(_) => panics.push(name),
         }
     }
-    assert!(panics.is_empty(), "these mutations made something panic: {panics:?}");
+    assert!(
+        panics.is_empty(),
+        "these mutations made something panic: {panics:?}"
+    );
     // Both kinds are present, so the list tries changes and refusals alike.
-    assert!(refused >= 15 && made >= 15, "refused {refused}, made {made}");
+    assert!(
+        refused >= 15 && made >= 15,
+        "refused {refused}, made {made}"
+    );
 }
 
 #[test]
@@ -236,7 +283,9 @@ fn a_refused_call_leaves_the_body_as_it_was() {
     assert!(b.particles_mut().teleport(9, Vec3::NAN).is_err());
     assert!(b.particles_mut().set_velocity(1 << 20, Vec3::X).is_err());
     assert!(b.move_attachment(0, Vec3::NAN).is_err());
-    assert!(b.set_wind(Some(Wind::new(Vec3::X, 1.2, 1.0, 0.0).unwrap())).is_ok());
+    assert!(b
+        .set_wind(Some(Wind::new(Vec3::X, 1.2, 1.0, 0.0).unwrap()))
+        .is_ok());
     let after = figures::state_hash(world.body(h).unwrap().body().particles().x());
     assert_eq!(before, after);
 }

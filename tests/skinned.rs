@@ -253,7 +253,11 @@ fn a_hard_skin_puts_every_vertex_on_the_skin_at_rest() {
     let far = Mat4::from_translation(Vec3::new(500.0, 0.0, 0.0)) * pose(30);
     skin.hard_skin(&mut body, &[far]).unwrap();
     for i in 0..body.len() {
-        assert_eq!(body.particles().x()[i].xyz(), skin.skinned()[i], "particle {i}");
+        assert_eq!(
+            body.particles().x()[i].xyz(),
+            skin.skinned()[i],
+            "particle {i}"
+        );
         assert_eq!(body.particles().v()[i].xyz(), Vec3::ZERO, "particle {i}");
     }
     // The next step starts from there: no interpolation across the teleport.

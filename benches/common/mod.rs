@@ -5,8 +5,8 @@
 use criterion::measurement::WallTime;
 use criterion::{BatchSize, BenchmarkGroup, Criterion, Throughput};
 use solver_core::constraints::{project_generic, ConstraintKind};
-use sparse::colored::simd::{cpu_features, Kernel, DETERMINISTIC};
 use solver_core::Packed4;
+use sparse::colored::simd::{cpu_features, Kernel, DETERMINISTIC};
 use std::hint::black_box;
 use std::time::Duration;
 

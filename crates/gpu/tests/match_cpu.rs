@@ -88,7 +88,8 @@ fn cloth_on_sphere() -> Body {
     let mut body = scenes::cloth(16).unwrap();
     body.add_collider(Collider::ground(0.5, 0.3)).unwrap();
     let centre = solver_core::glam::Vec3::new(0.5, 0.6, 0.5);
-    body.add_collider(Collider::sphere(centre, 0.25).unwrap()).unwrap();
+    body.add_collider(Collider::sphere(centre, 0.25).unwrap())
+        .unwrap();
     body
 }
 

@@ -432,11 +432,10 @@ impl MassSpring {
         }
         p.x_prev.copy_from_slice(&self.backup_x);
         p.force.iter_mut().for_each(|f| *f = Packed4::default());
-        if let Some(bad) = p
-            .x
-            .iter()
-            .zip(p.v.iter())
-            .position(|(x, v)| !(x.is_finite() && v.is_finite()))
+        if let Some(bad) =
+            p.x.iter()
+                .zip(p.v.iter())
+                .position(|(x, v)| !(x.is_finite() && v.is_finite()))
         {
             p.x.copy_from_slice(&self.backup_x);
             p.x_prev.copy_from_slice(&self.backup_x);

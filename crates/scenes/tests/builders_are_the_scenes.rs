@@ -13,11 +13,19 @@ fn assert_same(a: &Body, b: &Body, structural: bool) {
             .map(|p| [p.x, p.y, p.z, p.w].map(f32::to_bits))
             .collect()
     };
-    assert_eq!(bits(&a.particles().x()), bits(&b.particles().x()), "positions");
+    assert_eq!(
+        bits(&a.particles().x()),
+        bits(&b.particles().x()),
+        "positions"
+    );
     assert_eq!(bits(&a.particles().x_prev()), bits(&b.particles().x_prev()));
     assert_eq!(bits(&a.particles().v()), bits(&b.particles().v()));
     let mass = |m: &[f32]| m.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-    assert_eq!(mass(&a.particles().mass()), mass(&b.particles().mass()), "masses");
+    assert_eq!(
+        mass(&a.particles().mass()),
+        mass(&b.particles().mass()),
+        "masses"
+    );
     assert_eq!(a.constraints().len(), b.constraints().len());
     let (ka, kb): (Vec<_>, Vec<_>) = (
         a.constraints().kinds().collect(),

@@ -276,7 +276,12 @@ fn teapot_lid_stays_on_pot_and_spout_outside_it() {
         );
         let b: Vec<_> = world.bodies().map(|b| b.body()).collect();
         let (pot, lid, spout) = (b[0], b[1], b[2]);
-        let rim = pot.particles().x().iter().map(|p| p.y).fold(f32::MIN, f32::max);
+        let rim = pot
+            .particles()
+            .x()
+            .iter()
+            .map(|p| p.y)
+            .fold(f32::MIN, f32::max);
         let lid_centre = centroid(&lid.particles().x());
         assert!(
             lid_centre.y > rim,

@@ -312,12 +312,14 @@ fn a_strip_droops_less_with_bending() {
     };
     let dihedral = with(&|b| {
         Box::new(
-            DihedralBending::from_triangles(&b.particles().x(), &b.topology().triangles, 0.0).unwrap(),
+            DihedralBending::from_triangles(&b.particles().x(), &b.topology().triangles, 0.0)
+                .unwrap(),
         )
     });
     let isometric = with(&|b| {
         Box::new(
-            IsometricBending::from_triangles(&b.particles().x(), &b.topology().triangles, 0.0).unwrap(),
+            IsometricBending::from_triangles(&b.particles().x(), &b.topology().triangles, 0.0)
+                .unwrap(),
         )
     });
     let mut linked = strip(12, 3);
@@ -374,7 +376,8 @@ fn surface_volume_matches_the_figure_and_its_projection_restores_volume() {
     let after = kind.evaluate(0, &x, &mut g);
     assert!(after.abs() < 1e-3 * v0 as f32, "{before} -> {after}");
     // Renumbering keeps the volume.
-    let mut table = SurfaceVolume::new(&body.particles().x(), &body.topology().triangles, 0.0).unwrap();
+    let mut table =
+        SurfaceVolume::new(&body.particles().x(), &body.topology().triangles, 0.0).unwrap();
     let n = body.len();
     let new_index: Vec<u32> = (0..n as u32).rev().collect();
     let mut xr = vec![Packed4::default(); n];
@@ -416,7 +419,9 @@ fn cube_lands_and_rests_with_no_inverted_tetrahedron() {
     let mut body = scenes::cube(4).unwrap();
     assert_eq!(body.len(), 125);
     assert_eq!(body.topology().tets.len(), 320);
-    assert!((figures::tet_volume(&body.topology().tets, &body.particles().x()) - 0.125).abs() < 1e-5);
+    assert!(
+        (figures::tet_volume(&body.topology().tets, &body.particles().x()) - 0.125).abs() < 1e-5
+    );
     // The boundary is the cube's 6 faces of 4x4 cells, two triangles each.
     assert_eq!(body.topology().triangles.len(), 6 * 16 * 2);
     assert!(

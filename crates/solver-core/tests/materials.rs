@@ -177,7 +177,10 @@ fn hang(mut body: Body) -> (f32, f32) {
         let ids: Vec<usize> = (0..rest.len())
             .filter(|&i| (rest[i] - y0).abs() < 1e-4)
             .collect();
-        ids.iter().map(|&i| y0 - body.particles().x()[i].y).sum::<f32>() / ids.len() as f32
+        ids.iter()
+            .map(|&i| y0 - body.particles().x()[i].y)
+            .sum::<f32>()
+            / ids.len() as f32
     };
     (drop_at(0.5), drop_at(0.0))
 }

@@ -44,7 +44,8 @@ fn a_non_finite_force_is_refused_naming_its_particle_and_is_cleared() {
         "{text}"
     );
     assert_eq!(
-        body.particles().x(), x,
+        body.particles().x(),
+        x,
         "positions as they were: nothing was stepped"
     );
     assert_eq!(body.particles().x_prev(), x);
@@ -64,7 +65,10 @@ fn the_replay_of_a_non_finite_body_names_the_bad_position_not_a_force_it_spreads
     // Wind spreads a position's NaN to the forces of every particle sharing a triangle with
     // it, lower indices among them; the replay checks the state before any force.
     let (mut body, _) = settled_cloth();
-    body.set_wind(Some(solver_core::wind::Wind::new(Vec3::X, 1.2, 1.0, 0.0).unwrap())).unwrap();
+    body.set_wind(Some(
+        solver_core::wind::Wind::new(Vec3::X, 1.2, 1.0, 0.0).unwrap(),
+    ))
+    .unwrap();
     body.particles_mut().x_mut()[10].y = f32::NAN;
     let finding = replay_checked(&mut body, &StepParams::default(), &mut GaussSeidel::new())
         .expect("a finding");
@@ -158,7 +162,8 @@ fn the_checked_replay_of_a_healthy_step_is_the_step_bit_for_bit() {
             friction: 0.5,
             restitution: 0.5,
             motion: None,
-        }).unwrap();
+        })
+        .unwrap();
         let a = body.attach(20).unwrap();
         body.move_attachment(a, Vec3::new(0.3, 1.2, 0.5)).unwrap();
         body.particles_mut().force_mut()[11] = Packed4::new(Vec3::new(0.5, -2.0, 0.1), 0.0);
@@ -217,9 +222,14 @@ fn a_finite_speed_above_the_bound_is_a_divergence_and_the_body_is_restored() {
         "{text}"
     );
     assert!(text.contains("above the speed bound of 1e6 m/s"), "{text}");
-    assert_eq!(body.particles().x(), x, "positions back at the last good state");
     assert_eq!(
-        body.particles().v(), v,
+        body.particles().x(),
+        x,
+        "positions back at the last good state"
+    );
+    assert_eq!(
+        body.particles().v(),
+        v,
         "velocities back at the last good state"
     );
     step(&mut body, &StepParams::default(), &mut gs, None).unwrap();

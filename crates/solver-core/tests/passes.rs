@@ -59,7 +59,8 @@ fn run(body: &mut Body, solver: &mut dyn Solver, params: &StepParams, steps: usi
         body.particles_mut().force_mut()[i].y = 2.0;
         step(body, params, solver, None).unwrap();
     }
-    figures::state_hash(&body.particles().x()) ^ figures::state_hash(&body.particles().v()).rotate_left(1)
+    figures::state_hash(&body.particles().x())
+        ^ figures::state_hash(&body.particles().v()).rotate_left(1)
 }
 
 #[test]

@@ -72,7 +72,9 @@ fn the_bvh_agrees_with_brute_force_after_deformation_and_refit() {
     for _ in 0..300 {
         let origin = Vec3::new(0.6 * rnd(), 1.0 + 0.4 * rnd(), 1.5);
         let dir = Vec3::new(rnd() * 0.2, rnd() * 0.2, -1.0);
-        let a = bvh.raycast(&body.particles().x(), origin, dir, 10.0).unwrap();
+        let a = bvh
+            .raycast(&body.particles().x(), origin, dir, 10.0)
+            .unwrap();
         let b = raycast_brute_force(
             &body.topology().triangles,
             &body.particles().x(),
@@ -163,7 +165,12 @@ fn an_impulse_at_a_point_conserves_momentum_and_teleport_keeps_velocity() {
     let mut body = scenes::cloth(5).unwrap();
     let bvh = TriangleBvh::build(&body.topology().triangles, &body.particles().x()).unwrap();
     let hit = bvh
-        .raycast(&body.particles().x(), Vec3::new(0.55, 3.0, 0.45), -Vec3::Y, 5.0)
+        .raycast(
+            &body.particles().x(),
+            Vec3::new(0.55, 3.0, 0.45),
+            -Vec3::Y,
+            5.0,
+        )
         .unwrap()
         .unwrap();
     impulse_at(&mut body, &hit, Vec3::new(0.0, 0.2, 0.0)).unwrap();

@@ -55,8 +55,9 @@ fn plastic_stretch_leaves_a_longer_rest_length_after_release() {
 #[test]
 fn a_bent_strip_keeps_a_dent() {
     let mut body = scenes::cloth(3).unwrap();
-    let bend = DihedralBending::from_triangles(&body.particles().x(), &body.topology().triangles, 0.0)
-        .unwrap();
+    let bend =
+        DihedralBending::from_triangles(&body.particles().x(), &body.topology().triangles, 0.0)
+            .unwrap();
     body.constraints_mut().push_kind(Box::new(bend));
     // Fold the last row up by 60 degrees about the row j = 1.
     for i in 0..3 {

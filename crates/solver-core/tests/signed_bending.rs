@@ -12,8 +12,8 @@ use solver_core::constraints::bending::{
 use solver_core::constraints::{ConstraintKind, DihedralBending, IsometricBending, MAX_ARITY};
 use solver_core::glam::Vec3;
 use solver_core::mesh::TriMesh;
-use sparse::colored::simd::Kernel;
 use solver_core::{step, Body, Packed4, StepParams};
+use sparse::colored::simd::Kernel;
 use sparse::{ColoredOptions, SolverKind, SolverOptions};
 use std::f32::consts::{FRAC_PI_2, FRAC_PI_4, PI};
 

@@ -55,7 +55,11 @@ fn drive(body: &mut Body, solver: &mut dyn Solver, id: GrabId, from: usize, coun
 
 fn hash(body: &Body) -> (u64, u64, u64) {
     let p = &body.particles();
-    (state_hash(&p.x()), state_hash(&p.v()), state_hash(&p.force()))
+    (
+        state_hash(&p.x()),
+        state_hash(&p.v()),
+        state_hash(&p.force()),
+    )
 }
 
 fn solver(kind: SolverKind) -> Box<dyn Solver> {

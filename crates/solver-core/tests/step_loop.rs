@@ -109,7 +109,8 @@ fn a_dropped_rope_rests_on_every_collider_shape() {
             friction: 0.5,
             restitution: 0.0,
             motion: None,
-        }).unwrap();
+        })
+        .unwrap();
         let mut gs = GaussSeidel::new();
         for _ in 0..300 {
             step(&mut body, &StepParams::default(), &mut gs, None).unwrap();
@@ -136,7 +137,8 @@ fn restitution_bounces_and_friction_stops_sliding() {
             friction: 0.0,
             restitution,
             motion: None,
-        }).unwrap();
+        })
+        .unwrap();
         let mut gs = GaussSeidel::new();
         let mut max_up = 0.0f32;
         for _ in 0..60 {
@@ -165,7 +167,8 @@ fn restitution_bounces_and_friction_stops_sliding() {
             friction,
             restitution: 0.0,
             motion: None,
-        }).unwrap();
+        })
+        .unwrap();
         let mut gs = GaussSeidel::new();
         for _ in 0..120 {
             step(&mut body, &StepParams::default(), &mut gs, None).unwrap();

@@ -79,7 +79,10 @@ fn the_flag_is_built_as_scenes_md_says() {
             < 1e-6
     );
     assert!((body.particles().mass()[1] - 1.0 / 276.0).abs() < 1e-9);
-    assert_eq!(body.wind().copied(), Some(solver_core::build::flag::flag_wind()));
+    assert_eq!(
+        body.wind().copied(),
+        Some(solver_core::build::flag::flag_wind())
+    );
 }
 
 #[test]

@@ -561,7 +561,11 @@ fn a_failing_body_is_restored_and_named_and_the_others_finish_the_step() {
         matches!(&err, WobbleError::InBody { body, .. } if *body == bad),
         "{err}"
     );
-    assert!(err.to_string().contains("the other bodies finished the step"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("the other bodies finished the step"),
+        "{err}"
+    );
     assert_eq!(world.last_report().failed, vec![bad]);
     assert!(matches!(
         world.body(bad).unwrap().failure(),

@@ -22,10 +22,10 @@
 //! Inside a color, distance constraints are cut into groups of [`LANES`] for the SIMD kernel;
 //! [`ColoringReport`] gives the color count, the balance and that split.
 
+use crate::colored::simd::LANES;
 use crate::incidence::Incidence;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
-use crate::colored::simd::LANES;
 use solver_core::WobbleError;
 
 const UNCOLORED: u32 = u32::MAX;

@@ -5,8 +5,8 @@ mod common;
 
 use common::{cloth_with_extra_kinds, Tuples};
 use proptest::prelude::*;
-use sparse::colored::simd::LANES;
 use solver_core::Constraints;
+use sparse::colored::simd::LANES;
 use sparse::{Coloring, CsrPattern, Incidence, LaneSplit};
 
 fn tuples(n: usize, ids: Vec<Vec<u32>>) -> (Constraints, usize) {

@@ -379,7 +379,9 @@ pub fn step_variant_for_bench(
         (true, true) => run_step::<NoCheck, true>(body, params, solver, None, Window::WHOLE),
         (true, false) => run_step::<NoCheck, false>(body, params, solver, None, Window::WHOLE),
         (false, true) => run_step::<NoInputCheck, true>(body, params, solver, None, Window::WHOLE),
-        (false, false) => run_step::<NoInputCheck, false>(body, params, solver, None, Window::WHOLE),
+        (false, false) => {
+            run_step::<NoInputCheck, false>(body, params, solver, None, Window::WHOLE)
+        }
     }
 }
 
@@ -405,7 +407,15 @@ fn run_step<C: StageCheck + Default, const STRETCH: bool>(
     let mut run = || {
         // Unchecked, the stages cannot fail: `NoCheck` compiles to nothing. `advance` saves
         // the state at the start of the step into the scratch backup as it predicts.
-        outcome = advance(body, params, solver, residuals.take(), window, &mut C::default()).ok();
+        outcome = advance(
+            body,
+            params,
+            solver,
+            residuals.take(),
+            window,
+            &mut C::default(),
+        )
+        .ok();
     };
     // On one of the solver's own threads, if it has any, so that its parallel sections do not
     // each pay for waking a pool from outside.
@@ -431,7 +441,9 @@ fn run_step<C: StageCheck + Default, const STRETCH: bool>(
                 .zip(&p.v)
                 .position(|(x, v)| diverged_at(*x, *v).is_some())
                 .unwrap_or(0);
-        return Err(crate::step::diagnose::diverged(body, params, solver, window, bad));
+        return Err(crate::step::diagnose::diverged(
+            body, params, solver, window, bad,
+        ));
     }
     // The frame's moving targets are reached at its end (a world's last substep).
     if window.ends_frame() {

@@ -114,8 +114,8 @@ use crate::constraints::{ConstraintKind, MAX_ARITY};
 use crate::error::{check_non_negative, check_parameter, Result};
 use crate::geometry::packed::Packed4;
 use crate::geometry::queries::closest_point_on_triangle;
-use crate::world::{World, WorldBody};
 use crate::step::Window;
+use crate::world::{World, WorldBody};
 use glam::{DVec3, Vec3};
 
 /// The settings of triangle contacts ([`crate::world::World::set_triangle_contacts`]).

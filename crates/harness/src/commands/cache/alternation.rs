@@ -85,7 +85,11 @@ fn rehomed(body: &Body, pad: usize) -> (Body, Vec<Vec<u8>>) {
 /// Offsets modulo 4096 of `x`, `x_prev` and `v`, and of `x_prev` and `v` relative to `x`.
 fn offsets(b: &Body) -> String {
     let a = |v: &[Packed4]| v.as_ptr() as usize % 4096;
-    let (x, p, v) = (a(b.particles().x()), a(b.particles().x_prev()), a(b.particles().v()));
+    let (x, p, v) = (
+        a(b.particles().x()),
+        a(b.particles().x_prev()),
+        a(b.particles().v()),
+    );
     format!(
         "x at {x}, x_prev at {p}, v at {v} (mod 4096); x_prev - x = {}, v - x = {} (mod 4096)",
         (p + 4096 - x) % 4096,

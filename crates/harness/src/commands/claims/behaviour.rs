@@ -220,7 +220,6 @@ impl ToConverged<'_> {
 
 pub use super::engine::spread;
 
-
 /// The values with four decimals, comma-separated.
 pub fn fmt(v: &[f64]) -> String {
     v.iter()
@@ -504,7 +503,12 @@ fn settle(sim: &mut Sim, seconds: f64) -> Result<f64, String> {
 /// two pins), scaled so that the fastest particle moves at 1 m/s; for the jelly (1, -2, 0) m/s.
 fn kick(sim: &mut Sim, start: Start) {
     let p = sim.body.particles_mut();
-    let pinned: Vec<Vec3> = p.x().iter().filter(|x| x.w == 0.0).map(|x| x.xyz()).collect();
+    let pinned: Vec<Vec3> = p
+        .x()
+        .iter()
+        .filter(|x| x.w == 0.0)
+        .map(|x| x.xyz())
+        .collect();
     let axis = pinned
         .iter()
         .flat_map(|a| pinned.iter().map(move |b| (*a, *b)))
@@ -515,11 +519,12 @@ fn kick(sim: &mut Sim, start: Start) {
         (_, Some((a, b))) => (b - a).normalize().cross(x - a),
         (_, None) => Vec3::Z,
     };
-    let fastest =
-        p.x().iter()
-            .filter(|x| x.w > 0.0)
-            .map(|x| field(x.xyz()).length())
-            .fold(0.0f32, f32::max);
+    let fastest = p
+        .x()
+        .iter()
+        .filter(|x| x.w > 0.0)
+        .map(|x| field(x.xyz()).length())
+        .fold(0.0f32, f32::max);
     let scale = if start == Start::Bouncing || fastest == 0.0 {
         1.0
     } else {

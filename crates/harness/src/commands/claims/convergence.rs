@@ -9,6 +9,7 @@
 //! late (Chebyshev runs plain Jacobi for its first iterations).
 
 use super::claim::{count_or_more, Claim, Ctx};
+use super::errors::{newton_reference, position_error};
 use super::timing::{time_arms, Arm, Plan};
 use crate::measure::paired::Interval;
 use crate::measure::residuals::write_curves;
@@ -18,7 +19,6 @@ use crate::setup::{or_note, Error};
 use solver_core::{step, Body, StepParams};
 use sparse::{InnerSolve, SolverKind};
 use std::path::PathBuf;
-use super::errors::{newton_reference, position_error};
 
 /// The iteration budget the comparisons are anchored at.
 pub const K_REF: usize = 20;

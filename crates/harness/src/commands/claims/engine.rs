@@ -1037,7 +1037,6 @@ pub fn spread(v: &[f64]) -> f64 {
     (hi - lo) / (f.iter().sum::<f64>() / f.len() as f64)
 }
 
-
 fn c10(dir: &Path) -> Result<Measure, Error> {
     let t = read(dir, "c10.csv")?;
     let part = |p: &str| t.curve("part", p, "stretch_late_avg");

@@ -235,4 +235,3 @@ pub(super) fn newton_reference(base: &Body) -> Result<(Body, sparse::NewtonRepor
     step(&mut b, &params, &mut newton, None)?;
     Ok((b, newton.report().clone()))
 }
-
