@@ -9,7 +9,7 @@
 //! late (Chebyshev runs plain Jacobi for its first iterations).
 
 use super::claim::{count_or_more, Claim, Ctx};
-use super::errors::{newton_reference, position_error};
+use super::errors::{newton_reference, position_error, run};
 use super::timing::{time_arms, Arm, Plan};
 use crate::measure::paired::Interval;
 use crate::measure::residuals::write_curves;
@@ -93,21 +93,10 @@ fn setting(ctx: &Ctx) -> String {
 
 const GODOT: &str = "Godot SoftBody3D article";
 
-/// Positions of one step from `base` after `k` iterations of `solver`.
+/// Positions of one step from `base` after `k` iterations of `solver` (errors.rs's timed run,
+/// its time left out).
 fn solved(base: &Body, solver: &str, ctx: &Ctx, k: usize) -> Result<Result<Body, String>, Error> {
-    let mut s = match or_note(ctx.tuning.build_named(solver, 1))? {
-        Ok(s) => s,
-        Err(note) => return Ok(Err(note)),
-    };
-    let mut b = base.clone();
-    let params = StepParams {
-        iterations: k,
-        ..Default::default()
-    };
-    match or_note(step(&mut b, &params, s.as_mut(), None).map_err(Error::from))? {
-        Ok(_) => Ok(Ok(b)),
-        Err(note) => Ok(Err(note)),
-    }
+    Ok(run(ctx, base, solver, k)?.map(|(b, _)| b))
 }
 
 /// Error to `reference` after k = 0..=max iterations of `solver` (k = 0: the prediction).

@@ -39,7 +39,7 @@ const COUNTS: [usize; 14] = [1, 2, 3, 5, 8, 12, 20, 30, 50, 80, 120, 200, 300, 5
 
 /// One step from `base` with `k` iterations of `solver`: its positions and wall seconds (None
 /// if this build cannot run the solver or the step fails, with why).
-fn run(
+pub(super) fn run(
     ctx: &Ctx,
     base: &Body,
     solver: &str,
