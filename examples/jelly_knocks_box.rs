@@ -29,7 +29,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut coupling = RapierCoupling::new(jelly, None)?;
     coupling.friction = 0.2;
 
-    let world = &mut coupling.rapier;
+    let world = coupling.rapier_mut();
     world.insert(
         RigidBodyBuilder::fixed().translation(Vector::new(0.0, -0.1, 0.0)),
         ColliderBuilder::cuboid(5.0, 0.1, 5.0),

@@ -74,8 +74,9 @@
 //! Feature `gpu` (off by default): `wobble::gpu`, the GPU backend (`colored`, `jacobi` and
 //! `chebyshev` as wgpu compute kernels on a body resident on the device).
 //!
-//! Feature `rapier` (off by default): `wobble::RapierCoupling`, a body stepped together with a
-//! rapier3d world, whose contacts push the rigid bodies back (example `jelly_knocks_box`).
+//! Feature `rapier` (off by default): `World::set_rapier` steps a rapier3d world with the
+//! world's soft bodies, whose contacts push the rigid bodies back (`tests/world_rapier.rs`);
+//! `wobble::RapierCoupling` is one body with a rapier world (example `jelly_knocks_box`).
 //!
 //! Feature `serde` (off by default): [`core::BodyState`], what [`core::Body::state`] saves and
 //! [`core::Body::restore`] puts back (to rewind in memory, with or without the feature), is

@@ -346,9 +346,9 @@ impl Sim {
                 let mut c = wobble::RapierCoupling::new(body, Some(solver())).unwrap();
                 let floor =
                     ColliderBuilder::cuboid(5.0, 0.1, 5.0).translation(Vector::new(0.0, -0.1, 0.0));
-                c.rapier.insert_collider(floor, None);
+                c.rapier_mut().insert_collider(floor, None);
                 let ball = RigidBodyBuilder::dynamic().translation(Vector::new(0.05, 0.8, 0.0));
-                c.rapier
+                c.rapier_mut()
                     .insert(ball, ColliderBuilder::ball(0.07).density(300.0));
                 Sim::Rapier(Box::new(c))
             }

@@ -112,16 +112,16 @@ fn scene_with_mass(
     let (body, soft_half) = soft(soft_kind);
     let mass = mass.unwrap_or_else(|| body.particles().mass().iter().sum::<f32>());
     let mut coupling = RapierCoupling::new(body, None).unwrap();
-    coupling.rapier.gravity = Vector::ZERO;
+    coupling.rapier_mut().gravity = Vector::ZERO;
     let (collider, half) = rigid(rigid_kind, soft_kind, mass);
     let start = soft_half + half + 2.0 * speed / 300.0 + 0.1;
     let rb = RigidBodyBuilder::dynamic()
         .translation(Vector::new(start, 0.0, 0.0))
         .linvel(Vector::new(-speed, 0.0, 0.0))
         .ccd_enabled(ccd);
-    let (body, collider) = coupling.rapier.insert(rb, collider);
+    let (body, collider) = coupling.rapier_mut().insert(rb, collider);
     coupling
-        .rapier
+        .rapier_mut()
         .integration_parameters
         .normalized_max_linear_velocity = f32::MAX;
     Run {

@@ -283,7 +283,7 @@ pub fn deepest_inside(
     coupling: &wobble::RapierCoupling,
     handle: wobble::rapier3d::prelude::ColliderHandle,
 ) -> f32 {
-    let collider = &coupling.rapier.colliders[handle];
+    let collider = &coupling.rapier().colliders[handle];
     let body = coupling.body();
     (0..body.len())
         .map(|i| body.world_position(i).as_vec3())

@@ -38,9 +38,10 @@
 //!    animation.
 //! 9. [`world`]: a [`World`] of several bodies (named by [`BodyHandle`]) stepped together, with
 //!    contacts between them, against triangle-mesh colliders ([`MeshCollider`]) and within a
-//!    cloth ([`SelfCollision`]).
-//! 10. `coupling` (feature `rapier`): two-way coupling of a body with rapier3d rigid bodies
-//!     (`coupling::rapier::RapierCoupling`).
+//!    cloth ([`SelfCollision`]), and (feature `rapier`, `World::set_rapier`) with the rigid
+//!    bodies of a rapier3d world, both ways (`world::rigid`).
+//! 10. `coupling` (feature `rapier`): `coupling::rapier::RapierCoupling`, one body and a
+//!     rapier3d world: a world of one body with rapier.
 //!
 //! Data flows one way: a builder or mesh builds a `Body`; [`step()`] advances it with any
 //! `Solver`; `figures` read the result. `glam::Vec3` appears at the API edges only; the hot

@@ -1,184 +1,20 @@
-//! Two-way coupling of a wobble [`Body`] with a rapier3d world of rigid bodies
-//! ([`RapierCoupling`], feature `rapier`): the soft body's contacts with rapier colliders push
-//! the rigid bodies back with impulses at the contact points, and moving rigid bodies push the
-//! soft body.
-//!
-//! Each substep `h` of [`RapierCoupling::step`] does, in order:
-//!
-//! 1. Contacts. Every rapier collider (sensors, disabled and [excluded](RapierCoupling::exclude)
-//!    ones aside) is placed at its body's predicted pose at the end of the substep (rapier's
-//!    `predict_position_using_velocity`, plus `h² g` for a dynamic body; the target pose of a
-//!    position-based kinematic body), and each free particle's predicted position
-//!    `x̃ = x + h (d v + h g)` is projected onto it with parry's point projection. A particle
-//!    within `thickness + search_distance` of the surface gets the plane contact
-//!    `C = o - n · x <= 0`, `o = n · s + thickness` (`s` the surface point, `n` its outward
-//!    normal), into a constraint table the step loop projects after every solver iteration.
-//!    A collider whose parent rigid body has CCD on (`ccd_enabled(true)`) gets the swept test
-//!    instead (Theory, below); one without keeps this discrete test, as rapier's own bodies
-//!    without CCD keep discrete contacts against other moving bodies.
-//! 2. The soft body steps one substep with wobble ([`crate::step()`]): the contact table is
-//!    solved Gauss-Seidel style with the body's own constraints.
-//! 3. Every contact that pushed gives the rigid body the opposite of the particle's momentum
-//!    change, at the contact point, with rapier's `apply_impulse_at_point` (friction likewise).
-//! 4. rapier steps `h` (with the same gravity), integrating the impulses and solving the
-//!    rigid bodies' own contacts and joints.
-//!
-//! Theory. A contact between particle `i` (inverse mass `w_i`) and a dynamic rigid body of mass
-//! `M` and world inverse inertia `I⁻¹`, at the point `r` from its centre of mass, is a
-//! two-body constraint with the generalized inverse masses `w_i` and
-//! `w_b = n · (M⁻¹ n) + (r × n)ᵀ I⁻¹ (r × n)` (`M⁻¹` per axis, so locked axes count as
-//! infinite mass; `w_b = 0` for fixed and kinematic bodies). Rather than move the rigid body
-//! inside wobble's iterations, the contact is given the XPBD compliance `α = w_b h²`, i.e.
-//! `α̃ = α / h² = w_b`: the update `Δλ = (-C - α̃ λ) / (w_i + α̃)` moves the particle by
-//! `w_i / (w_i + w_b)` of the penetration, the two-body split, and at convergence leaves the
-//! share `w_b |λ|` the rigid body would have moved. The rigid body then receives exactly the
-//! momentum the particle gained: the contact moved the particle by `-k w_i λ n` (`k` the PBD
-//! scale, 1 in XPBD), so its velocity `(x - x₀) / h` changed by that over `h` and its momentum
-//! by `p = -k λ n / h`; the body gets `-p` at the contact point. Wobble's internal constraints
-//! move particles by `w_j ∇_j C Δλ` with translation-invariant `C` (`Σ_j ∇_j C = 0`), so they
-//! change no linear momentum; the soft body's momentum therefore changes only by gravity, the
-//! body's own shape colliders ([`Body::colliders`], kinematic, one-sided) and these contacts,
-//! and the sum `Σ m_i v_i + Σ M V` is conserved by construction up to f32 rounding while the
-//! rigid bodies touch nothing else in rapier (a fixed ledge takes momentum, as it should).
-//! Friction (Coulomb, Macklin
-//! et al. 2014 §6.1 as in [`crate::collide`]) removes the tangential part of the particle's
-//! motion relative to the rigid surface, `Δx_t`, whole when `|Δx_t| < μ d` (`d` the normal
-//! push) and by `μ d / |Δx_t|` otherwise; the rigid body gets that momentum too. In PBD mode
-//! (`α̃ = 0`) a contact is rigid for the particle (it takes the whole correction); the impulse,
-//! and so the conservation, is the same.
-//!
-//! The swept test (CCD). A rigid body moving further than its own size in a substep is never
-//! seen by the test at its end pose, or is seen so deep that the nearest face is the far one.
-//! For a collider of a CCD-enabled body, every particle inside the AABB swept from the pose now
-//! `P₀` to the predicted pose `P₁` (padded by the reach) is followed in the collider's frame,
-//! from `a = P₀⁻¹ x` to `b = P₁⁻¹ x̃`: the straight segment is the relative motion, exact for
-//! a translating body and first order in its rotation. When `|b - a|` is within the reach the
-//! discrete test above is kept (bit for bit: slow CCD bodies cost only the wider AABB). Otherwise
-//! a ball of radius `thickness` is cast from `a` along `b - a` against the shape (parry's
-//! `cast_shapes`, time of impact `t ∈ [0, 1]`); a particle already within `thickness` takes its
-//! nearest surface point at `a` instead. The surface point `s` and outward normal `n` of the
-//! first touch, carried with the body to `P₁` (`P₁ s`, `R₁ n`), give the same plane contact as
-//! the discrete test, so the momentum hand-over is the two-body contact above: the particle is
-//! pushed ahead of the surface where it was first touched, and the body receives the opposite
-//! of the particle's momentum change before rapier integrates it. No pose clamp is needed, unlike
-//! rapier's CCD (which moves the body's next pose back to its time of impact and leaves the
-//! velocities to the next step): the contact is solved at the end pose within the same substep,
-//! so the body's end pose is `P₁` less its share `w_b λ`, where the contact assumed it.
-//! A particle the sweep misses can still be dragged into the body by its neighbours during the
-//! solve, as with the discrete test; `tests/fast_rigid_bodies.rs` bounds how deep.
-//!
-//! Why this order, and not a post-projection after the wobble step: projecting particles out of
-//! the rigid bodies after the solve moves them without their constraints (a jelly's surface
-//! particle is pushed in alone, its edges and volume left violated until the next step), while
-//! inside the iterations the body's constraints spread each push over the whole body the same
-//! substep. The conservation argument is the same for both. Both are measured in
-//! `tests/rapier_coupling.rs` on a jelly hitting a free box with no gravity and no friction:
-//! the total linear momentum must stay within 1% (it does for both), and the largest edge
-//! stretch during the collision must be no larger with the contacts inside the iterations
-//! than with the projection after the step (the test prints both, and the volume errors).
-//!
-//! Limits. The rigid pose is frozen at its prediction during the soft substep (Jacobi style):
-//! several particles touching one light body each take their split as if alone, so the body
-//! receives the sum and may move off further than the particles expected (a gap, not an
-//! overlap, which the next substep closes); a particle moving more than `thickness +
-//! search_distance` per substep into a thin collider of a body without CCD may tunnel (enable
-//! CCD or use more substeps); a
-//! particle already deep inside a collider at the start leaves through the nearest face.
-//! The contacts have no restitution (the bounce is the soft body's own elasticity). Rigid
-//! bodies get the torques of the impulses too, but only linear momentum is checked by the
-//! tests.
+//! Two-way coupling of one wobble [`Body`] with a rapier3d world of rigid bodies
+//! ([`RapierCoupling`], feature `rapier`): a [`World`] of that one body with the rapier world as
+//! its contact source ([`World::set_rapier`]). The contacts push the rigid bodies back with
+//! impulses at the contact points, and moving rigid bodies push the soft body; how, and the
+//! theory, is in [`crate::world::rigid`]. A game with several soft bodies uses a [`World`] with
+//! [`World::set_rapier`] directly ([`RapierCoupling::into_world`] turns a coupling into one).
 
 use crate::body::Body;
-use crate::constraints::{ConstraintKind, MAX_ARITY};
-use crate::error::{Result, WobbleError};
-use crate::geometry::packed::Packed4;
+use crate::error::Result;
 use crate::solver::{GaussSeidel, Solver};
-use crate::step::{step_window, StepParams, StepReport, Window};
+use crate::step::{StepParams, StepReport};
+use crate::world::{BodyHandle, World};
 use glam::Vec3;
-use rapier3d::math::{Pose, Vector};
-use rapier3d::parry::query::{cast_shapes, ShapeCastOptions};
-use rapier3d::parry::shape::{Ball, Shape};
-use rapier3d::prelude::{ColliderHandle, PhysicsWorld, RigidBody, RigidBodyHandle, RigidBodyType};
-use std::collections::HashSet;
+use rapier3d::prelude::{ColliderHandle, PhysicsWorld, RigidBody, RigidBodyHandle};
 
+pub use crate::world::rigid::{from_rapier, to_rapier, RigidContacts};
 pub use rapier3d;
-
-/// A wobble vector as rapier's (rapier uses its own glam version; converted by components).
-#[inline]
-pub fn to_rapier(v: Vec3) -> Vector {
-    Vector::new(v.x, v.y, v.z)
-}
-
-/// A rapier vector as wobble's.
-#[inline]
-pub fn from_rapier(v: Vector) -> Vec3 {
-    Vec3::new(v.x, v.y, v.z)
-}
-
-/// The plane contacts of one substep between the soft body's particles and rapier colliders,
-/// as a constraint table the step loop projects after every solver iteration.
-#[derive(Clone, Debug, Default)]
-pub struct RigidContacts {
-    /// The particle of each contact.
-    particle: Vec<u32>,
-    /// The outward normal of the rigid surface.
-    normal: Vec<Vec3>,
-    /// `o` of the free half-space `n · x >= o`.
-    offset: Vec<f32>,
-    /// `w_b h²`: the rigid body's generalized inverse mass as an XPBD compliance.
-    compliance: Vec<f32>,
-    /// The mean rest distance, the scale of the residual.
-    scale: f32,
-}
-
-impl RigidContacts {
-    fn clear(&mut self, scale: f32) {
-        self.particle.clear();
-        self.normal.clear();
-        self.offset.clear();
-        self.compliance.clear();
-        self.scale = scale;
-    }
-
-    fn push(&mut self, particle: u32, normal: Vec3, offset: f32, compliance: f32) {
-        self.particle.push(particle);
-        self.normal.push(normal);
-        self.offset.push(offset);
-        self.compliance.push(compliance);
-    }
-}
-
-impl ConstraintKind for RigidContacts {
-    fn name(&self) -> &'static str {
-        "rigid contact"
-    }
-    fn len(&self) -> usize {
-        self.particle.len()
-    }
-    fn particles(&self, c: usize) -> &[u32] {
-        std::slice::from_ref(&self.particle[c])
-    }
-    fn compliance(&self, c: usize) -> f32 {
-        self.compliance[c]
-    }
-    fn evaluate(&self, c: usize, x: &[Packed4], grad: &mut [Vec3; MAX_ARITY]) -> f32 {
-        let n = self.normal[c];
-        grad[0] = -n;
-        self.offset[c] - n.dot(x[self.particle[c] as usize].xyz())
-    }
-    crate::constraints::step_loop_contact_accessors!(particle);
-}
-
-/// The rigid side of one contact of the table (same index).
-#[derive(Clone, Copy, Debug)]
-struct RigidSide {
-    /// The dynamic body that takes the reaction (`None`: fixed, kinematic or parentless).
-    body: Option<RigidBodyHandle>,
-    /// The contact's material point on the body at the start of the substep (world coordinates).
-    point: Vec3,
-    /// How far that point moves over the substep (the surface's own motion, for friction).
-    motion: Vec3,
-}
 
 /// What a [`RapierCoupling::step`] did.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -195,12 +31,10 @@ pub struct CouplingReport {
 
 /// A soft body and a rapier world stepped together, with two-way contacts (module doc).
 pub struct RapierCoupling {
-    /// The soft body (its own shape colliders, [`Body::colliders`], still act, one-sided).
-    body: Body,
-    /// The solver that steps it.
-    solver: Box<dyn Solver>,
-    /// The rapier world; its gravity and `integration_parameters.dt` are set by every step.
-    pub rapier: PhysicsWorld,
+    /// The world of the one body, holding the rapier world.
+    world: World,
+    /// The body's handle in `world`.
+    handle: BodyHandle,
     /// Distance kept between a particle and a rigid surface (m, >= 0).
     pub thickness: f32,
     /// Coulomb friction between the soft body and the rigid bodies (>= 0).
@@ -208,34 +42,9 @@ pub struct RapierCoupling {
     /// How far beyond `thickness` a predicted position may be and still get a contact (m, >= 0;
     /// the step's `contact_margin` if larger): the solve moves particles off their prediction.
     pub search_distance: f32,
-    excluded: HashSet<ColliderHandle>,
-    sides: Vec<RigidSide>,
 }
 
 impl RapierCoupling {
-    /// The soft body.
-    #[must_use]
-    pub fn body(&self) -> &Body {
-        &self.body
-    }
-
-    /// The soft body, to change (its particles, colliders and attachments through their
-    /// methods; the contact table the coupling gave it must stay, or the next step says so).
-    pub fn body_mut(&mut self) -> &mut Body {
-        &mut self.body
-    }
-
-    /// The solver that steps the soft body.
-    #[must_use]
-    pub fn solver(&self) -> &dyn Solver {
-        self.solver.as_ref()
-    }
-
-    /// Replaces the solver that steps the soft body.
-    pub fn set_solver(&mut self, solver: Box<dyn Solver>) {
-        self.solver = solver;
-    }
-
     /// Couples `body`, stepped by `solver` (`None`: [`GaussSeidel`]), with an empty rapier
     /// world; thickness 1 cm, friction 0.5, search distance 2 cm.
     pub fn new(body: Body, solver: Option<Box<dyn Solver>>) -> Result<Self> {
@@ -244,46 +53,103 @@ impl RapierCoupling {
 
     /// Couples `body` with the rapier world `rapier`.
     pub fn with_world(
-        mut body: Body,
+        body: Body,
         solver: Option<Box<dyn Solver>>,
         rapier: PhysicsWorld,
     ) -> Result<Self> {
-        body.validate()?;
-        body.constraints
-            .push_kind(Box::new(RigidContacts::default()));
-        body.topology_changed();
-        Ok(RapierCoupling {
+        let mut world = World::new();
+        let handle = world.add_body(
             body,
-            solver: solver.unwrap_or_else(|| Box::new(GaussSeidel::default())),
-            rapier,
-            thickness: 0.01,
-            friction: 0.5,
-            search_distance: 0.02,
-            excluded: HashSet::new(),
-            sides: Vec::new(),
+            Some(solver.unwrap_or_else(|| Box::new(GaussSeidel::default()))),
+        )?;
+        world.set_rapier(rapier);
+        Ok(RapierCoupling {
+            thickness: world.thickness,
+            friction: world.friction,
+            search_distance: world.search_distance,
+            world,
+            handle,
         })
+    }
+
+    /// The world this coupling steps (its one body and the rapier world), with the coupling's
+    /// contact settings: to add more soft bodies, static meshes or self-collision.
+    #[must_use]
+    pub fn into_world(mut self) -> (World, BodyHandle) {
+        self.settle_settings();
+        (self.world, self.handle)
+    }
+
+    /// The coupling's contact settings written into its world.
+    fn settle_settings(&mut self) {
+        self.world.thickness = self.thickness;
+        self.world.friction = self.friction;
+        self.world.search_distance = self.search_distance;
+    }
+
+    fn entry(&self) -> &crate::world::WorldBody {
+        self.world
+            .body(self.handle)
+            .expect("the coupling's body stays in its world")
+    }
+
+    /// The soft body.
+    #[must_use]
+    pub fn body(&self) -> &Body {
+        self.entry().body()
+    }
+
+    /// The soft body, to change (its particles, colliders and attachments through their
+    /// methods; the contact tables the coupling gave it must stay, or the next step says so).
+    pub fn body_mut(&mut self) -> &mut Body {
+        self.world
+            .body_mut(self.handle)
+            .expect("the coupling's body stays in its world")
+            .body_mut()
+    }
+
+    /// The solver that steps the soft body.
+    #[must_use]
+    pub fn solver(&self) -> &dyn Solver {
+        self.entry().solver()
+    }
+
+    /// Replaces the solver that steps the soft body.
+    pub fn set_solver(&mut self, solver: Box<dyn Solver>) {
+        self.world
+            .body_mut(self.handle)
+            .expect("the coupling's body stays in its world")
+            .set_solver(solver);
+    }
+
+    /// The rapier world.
+    #[must_use]
+    pub fn rapier(&self) -> &PhysicsWorld {
+        self.world
+            .rapier()
+            .expect("a coupling holds a rapier world")
+    }
+
+    /// The rapier world, to add, move or remove rigid bodies (its gravity and
+    /// `integration_parameters.dt` are set by every step).
+    pub fn rapier_mut(&mut self) -> &mut PhysicsWorld {
+        self.world
+            .rapier_mut()
+            .expect("a coupling holds a rapier world")
     }
 
     /// The rigid body `handle`, or an error naming it when the world has none such.
     pub fn rigid_body(&self, handle: RigidBodyHandle) -> Result<&RigidBody> {
-        self.rapier
+        self.rapier()
             .bodies
             .get(handle)
-            .ok_or_else(|| unknown_handle("rapier rigid body handle", handle))
+            .ok_or_else(|| crate::world::rigid::unknown_handle("rapier rigid body handle", handle))
     }
 
     /// Stops (`coupled = false`) or resumes the contacts between the soft body and collider
     /// `handle`; an error when the world has no such collider.
     pub fn set_coupled(&mut self, handle: ColliderHandle, coupled: bool) -> Result<()> {
-        if !self.rapier.colliders.contains(handle) {
-            return Err(unknown_handle("rapier collider handle", handle));
-        }
-        if coupled {
-            self.excluded.remove(&handle);
-        } else {
-            self.excluded.insert(handle);
-        }
-        Ok(())
+        self.world.set_rapier_coupled(handle, coupled)
     }
 
     /// [`RapierCoupling::set_coupled`] with `false`: the soft body ignores collider `handle`.
@@ -292,421 +158,40 @@ impl RapierCoupling {
     }
 
     /// Linear momentum of the soft body, `Σ m_i v_i` over its free particles (kg m/s).
+    #[must_use]
     pub fn soft_momentum(&self) -> Vec3 {
-        let p = &self.body.particles;
-        let sum =
-            p.x.iter()
-                .zip(&p.v)
-                .filter(|(x, _)| x.w > 0.0)
-                .fold(glam::DVec3::ZERO, |s, (x, v)| {
-                    s + v.xyz().as_dvec3() / x.w as f64
-                });
-        sum.as_vec3()
+        self.world.soft_momentum()
     }
 
     /// Linear momentum of the dynamic rapier bodies, `Σ M V` (kg m/s).
+    #[must_use]
     pub fn rigid_momentum(&self) -> Vec3 {
-        let sum = self
-            .rapier
-            .bodies
-            .iter()
-            .filter(|(_, rb)| rb.is_dynamic())
-            .fold(glam::DVec3::ZERO, |s, (_, rb)| {
-                s + from_rapier(rb.linvel()).as_dvec3() * rb.mass() as f64
-            });
-        sum.as_vec3()
+        self.world.rigid_momentum()
     }
 
     /// Total linear momentum of the soft body and the dynamic rapier bodies (kg m/s).
+    #[must_use]
     pub fn momentum(&self) -> Vec3 {
-        self.soft_momentum() + self.rigid_momentum()
+        self.world.momentum()
     }
 
     /// Advances the soft body and the rapier world by `params.dt`, in substeps as
     /// [`crate::step()`] plans them (each one wobble substep and one rapier step of the same
-    /// length, gravity `params.gravity` for both).
+    /// length, gravity `params.gravity` for both): [`World::step`] on the coupling's world.
     ///
     /// Errors, before anything moves: bad step parameters (`dt <= 0`, NaN, ...), a negative or
     /// non-finite `thickness`, `friction` or `search_distance`, a rigid body with a non-finite
-    /// pose or velocity, and every error [`crate::step()`] gives for the soft body. A soft
-    /// substep that fails is rolled back by wobble and rapier is not stepped for it; earlier
-    /// substeps of the same step stay done.
+    /// pose or velocity. A soft substep that fails (every error [`crate::step()`] gives) is
+    /// rolled back by wobble and the body held there for the rest of the step while rapier
+    /// finishes it; the error is then [`crate::WobbleError::InBody`] with the cause.
     pub fn step(&mut self, params: &StepParams) -> Result<CouplingReport> {
-        let plan = params.planned()?;
-        crate::world::check_contact_settings(
-            [
-                "coupling thickness",
-                "coupling friction",
-                "coupling search_distance",
-            ],
-            [self.thickness, self.friction, self.search_distance],
-        )?;
-        self.check_rigid_state()?;
-        let kind = self.contacts_kind()?;
-        let h = plan.substep_dt();
-        let sub = plan.one_substep();
-        self.rapier.gravity = to_rapier(plan.gravity);
-        self.rapier.integration_parameters.dt = h;
-        let mut report = CouplingReport {
-            substeps: plan.substeps,
-            ..Default::default()
-        };
-        for k in 0..plan.substeps {
-            let window = Window::substep(k, plan.substeps);
-            let (contacts, impulse, soft) = self.substep(&sub, kind, window)?;
-            report.contacts = contacts;
-            report.impulse += impulse;
-            report.soft = soft;
-            self.rapier.step();
-            self.check_rigid_state()?;
-        }
-        Ok(report)
-    }
-
-    /// Where the contact table is in `body.constraints.extra` (looked up every step, so that
-    /// kinds added or removed since never make it stale).
-    fn contacts_kind(&self) -> Result<usize> {
-        self.body
-            .constraints
-            .position_of::<RigidContacts>()
-            .ok_or(WobbleError::UnsuitableBody {
-                what: "a rapier coupling step",
-                needs: "the contact table RapierCoupling::new gives the body (it was removed)",
-            })
-    }
-
-    /// An error naming the first rigid body whose pose or velocity is not finite.
-    fn check_rigid_state(&self) -> Result<()> {
-        for (handle, rb) in self.rapier.bodies.iter() {
-            let pose = rb.position();
-            let q = pose.rotation;
-            let (t, lin, ang) = (pose.translation, rb.linvel(), rb.angvel());
-            let values = [
-                ("rapier rigid body translation", [t.x, t.y, t.z, 0.0]),
-                ("rapier rigid body rotation", [q.x, q.y, q.z, q.w]),
-                (
-                    "rapier rigid body linear velocity",
-                    [lin.x, lin.y, lin.z, 0.0],
-                ),
-                (
-                    "rapier rigid body angular velocity",
-                    [ang.x, ang.y, ang.z, 0.0],
-                ),
-            ];
-            for (what, v) in values {
-                if let Some(&value) = v.iter().find(|c| !c.is_finite()) {
-                    return Err(WobbleError::NonFinite {
-                        what,
-                        index: handle.into_raw_parts().0 as usize,
-                        value,
-                    });
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Steps 1 to 3 of a substep (module doc); returns the contact count, the impulse given to
-    /// the dynamic bodies and wobble's report.
-    fn substep(
-        &mut self,
-        sub: &StepParams,
-        kind: usize,
-        window: Window,
-    ) -> Result<(usize, Vec3, StepReport)> {
-        let h = sub.dt;
-        let reach = self.thickness + self.search_distance.max(sub.contact_margin);
-        let count = self.find_contacts(sub, kind, reach);
-        let soft = step_window(&mut self.body, sub, self.solver.as_mut(), None, window)?;
-        let offset = self.body.constraints.offsets()[kind + 1];
-        let table: &RigidContacts = self.body.constraints.extra[kind]
-            .as_any()
-            .downcast_ref()
-            .expect("the coupling's contact table");
-        let lambda = &self.body.scratch.lambda[offset..offset + count];
-        let k = sub.correction_scale();
-        let inv_h = 1.0 / h;
-        let p = &mut self.body.particles;
-        let mut total = Vec3::ZERO;
-        for (c, (&l, side)) in lambda.iter().zip(&self.sides).enumerate() {
-            let i = table.particle[c] as usize;
-            let w = p.x[i].w;
-            let pushed = -k * w * l;
-            if !(pushed > 0.0 && w > 0.0) {
-                continue;
-            }
-            let n = table.normal[c];
-            // The particle's momentum change from the contact: m (pushed n) / h with m w = 1.
-            let mut gained = n * (pushed / w) * inv_h;
-            if self.friction > 0.0 {
-                let dx = p.x[i].xyz() - p.x_prev[i].xyz() - side.motion;
-                let tangential = dx - n * dx.dot(n);
-                let t_len = tangential.length();
-                if t_len > 0.0 {
-                    let removed = tangential * (self.friction * pushed / t_len).min(1.0);
-                    let (x, v) = (p.x[i].xyz(), p.v[i].xyz());
-                    p.x[i].set_xyz(x - removed);
-                    p.v[i].set_xyz(v - removed * inv_h);
-                    gained -= removed / w * inv_h;
-                }
-            }
-            if let Some(rb) = side.body.and_then(|b| self.rapier.bodies.get_mut(b)) {
-                rb.apply_impulse_at_point(to_rapier(-gained), to_rapier(side.point), true);
-                total -= gained;
-            }
-        }
-        Ok((count, total, soft))
-    }
-
-    /// Step 1 of a substep: fills the contact table and `sides`; returns the contact count.
-    fn find_contacts(&mut self, sub: &StepParams, kind: usize, reach: f32) -> usize {
-        let h = sub.dt;
-        let damp = (1.0 - sub.damping * h).max(0.0);
-        let g = sub.gravity;
-        let scale = self.body.constraints.distance.mean_rest();
-        let origin = self.body.origin();
-        let Body {
-            particles,
-            constraints,
-            ..
-        } = &mut self.body;
-        let table: &mut RigidContacts = constraints.extra[kind]
-            .as_any_mut()
-            .downcast_mut()
-            .expect("the coupling's contact table");
-        table.clear(scale);
-        self.sides.clear();
-        for (handle, collider) in self.rapier.colliders.iter() {
-            if collider.is_sensor() || !collider.is_enabled() || self.excluded.contains(&handle) {
-                continue;
-            }
-            let parent = collider
-                .parent()
-                .and_then(|b| self.rapier.bodies.get(b).map(|rb| (b, rb)));
-            let (now, next, dynamic) = match parent {
-                Some((b, rb)) => {
-                    let local = collider.position_wrt_parent().copied().unwrap_or_default();
-                    let next = predicted_pose(rb, h, g);
-                    (
-                        *rb.position() * local,
-                        next * local,
-                        rb.is_dynamic().then_some((b, rb)),
-                    )
-                }
-                None => (*collider.position(), *collider.position(), None),
-            };
-            let (now, next) = (into_frame(now, origin), into_frame(next, origin));
-            let shape = collider.shape();
-            // A CCD-enabled parent sweeps its collider over the substep (module doc, the swept
-            // test); a collider whose parent does not is tested at its predicted pose only.
-            let swept = parent.is_some_and(|(_, rb)| rb.is_ccd_enabled());
-            let (mut lo, mut hi) = aabb_bounds(shape.compute_aabb(&next));
-            if swept {
-                let (lo_now, hi_now) = aabb_bounds(shape.compute_aabb(&now));
-                lo = lo.min(lo_now);
-                hi = hi.max(hi_now);
-            }
-            lo -= Vec3::splat(reach);
-            hi += Vec3::splat(reach);
-            // Takes a point of the collider at its predicted pose back to where it is now.
-            let back = now * next.inverse();
-            let w_b = |point: Vec3, n: Vec3| {
-                dynamic.map_or(0.0, |(_, rb)| generalized_inverse_mass(rb, point, n))
-            };
-            for (i, (x, v)) in particles.x.iter().zip(&particles.v).enumerate() {
-                if x.w == 0.0 {
-                    continue;
-                }
-                let predicted = x.xyz() + h * (v.xyz() * damp + h * g);
-                let (seg_lo, seg_hi) = if swept {
-                    (predicted.min(x.xyz()), predicted.max(x.xyz()))
-                } else {
-                    (predicted, predicted)
-                };
-                if seg_hi.cmplt(lo).any() || seg_lo.cmpgt(hi).any() {
-                    continue;
-                }
-                if swept {
-                    if let Some(hit) = swept_contact(
-                        shape,
-                        &now,
-                        &next,
-                        x.xyz(),
-                        predicted,
-                        self.thickness,
-                        reach,
-                    ) {
-                        let n = hit.normal;
-                        // Rapier's impulses and inertia are in world coordinates.
-                        let point = (origin + hit.point.as_dvec3()).as_vec3();
-                        table.push(
-                            i as u32,
-                            n,
-                            n.dot(hit.surface) + self.thickness,
-                            w_b(point, n) * h * h,
-                        );
-                        self.sides.push(RigidSide {
-                            body: dynamic.map(|(b, _)| b),
-                            point,
-                            motion: hit.surface - hit.point,
-                        });
-                        continue;
-                    }
-                }
-                let projection = shape.project_point(&next, to_rapier(predicted), false);
-                let surface = from_rapier(projection.point);
-                let d = predicted - surface;
-                let len = d.length();
-                // On the surface exactly the normal is undefined (the next substep sees it); a NaN
-                // (a bad particle, which the step refuses) gets no contact.
-                if len.is_nan() || len <= 1e-9 {
-                    continue;
-                }
-                let (distance, n) = if projection.is_inside {
-                    (-len, -d / len)
-                } else {
-                    (len, d / len)
-                };
-                if distance > reach {
-                    continue;
-                }
-                let local_point = from_rapier(back * projection.point);
-                // Rapier's impulses and inertia are in world coordinates.
-                let point = (origin + local_point.as_dvec3()).as_vec3();
-                table.push(
-                    i as u32,
-                    n,
-                    n.dot(surface) + self.thickness,
-                    w_b(point, n) * h * h,
-                );
-                self.sides.push(RigidSide {
-                    body: dynamic.map(|(b, _)| b),
-                    point,
-                    motion: surface - local_point,
-                });
-            }
-        }
-        table.len()
-    }
-}
-
-/// The contact a swept test found: the surface point hit and its outward normal, both carried
-/// with the rigid body to its predicted pose, and that material point where it is now.
-struct SweptHit {
-    surface: Vec3,
-    normal: Vec3,
-    point: Vec3,
-}
-
-/// The swept test of one particle against a collider moving from pose `now` to `next` over the
-/// substep (module doc): in the collider's frame the particle goes from `a` (its position now)
-/// to `b` (its prediction); `None` when that relative motion is within `reach` (the discrete
-/// test at `next` is exact enough, as for a collider without CCD) or when a ball of radius
-/// `thickness` moving from `a` to `b` never touches the shape (the discrete test decides
-/// whether the prediction is near enough for a contact).
-fn swept_contact(
-    shape: &dyn Shape,
-    now: &Pose,
-    next: &Pose,
-    x: Vec3,
-    predicted: Vec3,
-    thickness: f32,
-    reach: f32,
-) -> Option<SweptHit> {
-    let a = now.inverse_transform_point(to_rapier(x));
-    let b = next.inverse_transform_point(to_rapier(predicted));
-    let motion = b - a;
-    let travel = motion.length();
-    if travel.is_nan() || travel <= reach {
-        return None;
-    }
-    let start = shape.project_local_point(a, false);
-    let depth = (start.point - a).length();
-    let (local_point, local_normal) = if start.is_inside || depth <= thickness {
-        // Touching already: the contact keeps the normal of where the particle touches now.
-        let out = if start.is_inside {
-            start.point - a
-        } else {
-            a - start.point
-        };
-        if depth.is_nan() || depth <= 1e-9 {
-            return None;
-        }
-        (start.point, out / depth)
-    } else {
-        let ball = Ball::new(thickness);
-        let options = ShapeCastOptions {
-            max_time_of_impact: 1.0,
-            target_distance: 0.0,
-            stop_at_penetration: true,
-            compute_impact_geometry_on_penetration: true,
-        };
-        let hit = cast_shapes(
-            &Pose::IDENTITY,
-            Vector::ZERO,
-            shape,
-            &Pose::from_translation(a),
-            motion,
-            &ball,
-            options,
-        )
-        .ok()??;
-        let n = hit.normal1;
-        let n2 = n.length_squared();
-        if n2.is_nan() || n2 <= 0.5 {
-            return None;
-        }
-        (hit.witness1, n)
-    };
-    Some(SweptHit {
-        surface: from_rapier(next.transform_point(local_point)),
-        normal: from_rapier(next.rotation * local_normal),
-        point: from_rapier(now.transform_point(local_point)),
-    })
-}
-
-/// The corners of a parry AABB as wobble vectors.
-fn aabb_bounds(aabb: rapier3d::parry::bounding_volume::Aabb) -> (Vec3, Vec3) {
-    (from_rapier(aabb.mins), from_rapier(aabb.maxs))
-}
-
-/// A rapier pose (world coordinates) in the frame of a body whose origin is `origin`: the
-/// translation less the origin, in `f64`, rounded once (unchanged for the world's origin).
-fn into_frame(mut pose: Pose, origin: glam::DVec3) -> Pose {
-    let t = from_rapier(pose.translation).as_dvec3() - origin;
-    pose.translation = to_rapier(t.as_vec3());
-    pose
-}
-
-/// Where rigid body `rb` will be after `h` with gravity `g`: a position-based kinematic body at
-/// its target, a dynamic one as rapier integrates it (velocity plus `h g`, then the pose).
-fn predicted_pose(rb: &RigidBody, h: f32, g: Vec3) -> Pose {
-    match rb.body_type() {
-        RigidBodyType::KinematicPositionBased => *rb.next_position(),
-        RigidBodyType::Dynamic => {
-            let mut pose = rb.predict_position_using_velocity(h);
-            pose.translation += to_rapier(g * (rb.gravity_scale() * h * h));
-            pose
-        }
-        _ => rb.predict_position_using_velocity(h),
-    }
-}
-
-/// `w_b = n · (M⁻¹ n) + (r × n)ᵀ I⁻¹ (r × n)` of dynamic body `rb` at world point `point`
-/// along unit `n` (locked axes count as infinite mass).
-fn generalized_inverse_mass(rb: &RigidBody, point: Vec3, n: Vec3) -> f32 {
-    let mp = rb.mass_properties();
-    let linear = (n * n * from_rapier(mp.effective_inv_mass)).element_sum();
-    let rn = (point - from_rapier(mp.world_com)).cross(n);
-    let angular = rn.dot(from_rapier(mp.effective_world_inv_inertia * to_rapier(rn)));
-    (linear + angular).max(0.0)
-}
-
-/// The error for a rapier handle the world does not hold.
-fn unknown_handle(what: &'static str, handle: impl std::fmt::Debug) -> WobbleError {
-    WobbleError::UnknownName {
-        what,
-        name: format!("{handle:?}"),
-        expected: "a handle of the coupling's rapier world (inserted and not removed)".into(),
+        self.settle_settings();
+        let report = self.world.step(params)?;
+        Ok(CouplingReport {
+            substeps: report.substeps,
+            contacts: report.rigid_contacts,
+            impulse: report.rigid_impulse,
+            soft: self.entry().last_report().clone(),
+        })
     }
 }

@@ -18,6 +18,11 @@
 //!    against tunnelling, [`crate::collide`]), apply the contacts' friction, and then move
 //!    its surface to its solved positions.
 //!
+//! With a rapier world ([`World::set_rapier`], feature `rapier`), step 2 is followed by each
+//! body's contacts with the rapier colliders at their predicted poses (all bodies at once),
+//! and step 3 by the rigid bodies receiving the contacts' reactions, in body order, and rapier
+//! stepping the substep ([`crate::world::rigid`]).
+//!
 //! Theory. Inside a body the contacts are solved Gauss-Seidel style with its constraints
 //! (after each solver iteration). Between bodies that may touch, the coupling is Gauss-Seidel
 //! too, in index order: a body sees the bodies before it at their solved positions for the
@@ -81,17 +86,25 @@
 //! one; resting bodies keep a jitter of about 1 to 3 cm/s in their particles' mean speed (a
 //! few hundredths of a millimetre per substep; the `stack` test bounds the motion over a
 //! second instead); balls on balls roll off, as they should; a chain of bodies in contact is
-//! solved one after the other, so a pile of many bodies loses the parallelism; see also [`crate::world::mesh_collider`] and
+//! solved one after the other, so a pile of many bodies loses the parallelism; two bodies
+//! colliding fast do not exchange equal momenta: the later body takes the penetration the
+//! earlier one leaves as its own velocity, with no reaction on the earlier one (a soft ball
+//! hitting a soft cube at rest launches the cube faster than the ball came;
+//! `tests/world_rapier.rs`, the ignored `two_soft_bodies_colliding_keep_their_momentum`); see also [`crate::world::mesh_collider`] and
 //! [`crate::world::self_collision`].
 
 pub mod contacts;
 pub mod mesh_collider;
+#[cfg(feature = "rapier")]
+pub mod rigid;
 pub mod self_collision;
 // Triangle contacts: world/triangle_contacts.rs.
 pub mod triangle_contacts;
 
 pub use contacts::WorldContacts;
 pub use mesh_collider::{MeshCollider, PlaneHit};
+#[cfg(feature = "rapier")]
+pub use rigid::RigidContacts;
 pub use self_collision::SelfCollision;
 pub use triangle_contacts::{TriangleContactSettings, TriangleContactTable, TriangleContacts};
 
@@ -150,6 +163,9 @@ struct SubstepScratch {
     motion: Vec<Vec3>,
     /// The box of the particles' paths `x → x̃` (own frame, not grown).
     swept: (Vec3, Vec3),
+    /// The rigid sides of its contacts with rapier bodies and the impulses they give.
+    #[cfg(feature = "rapier")]
+    rigid: rigid::RigidScratch,
 }
 
 /// A particle of one body found inside another body's closed surface when
@@ -332,6 +348,11 @@ pub struct WorldReport {
     /// The bodies that failed, in step order (each one's error is
     /// [`WorldBody::failure`]); empty for a healthy step.
     pub failed: Vec<BodyHandle>,
+    /// Contacts of the last substep between the bodies and rapier colliders (also counted in
+    /// `contacts`; 0 without rapier, [`World::set_rapier`]).
+    pub rigid_contacts: usize,
+    /// Total linear impulse the bodies gave the dynamic rapier bodies over the step (N s).
+    pub rigid_impulse: Vec3,
 }
 
 /// Several bodies and static colliders stepped together. Bodies and mesh colliders are named
@@ -364,6 +385,9 @@ pub struct World {
     last_report: WorldReport,
     /// Triangle contacts ([`World::set_triangle_contacts`]).
     triangle_contacts: Option<TriangleContacts>,
+    /// The rapier rigid bodies stepped with the soft bodies ([`World::set_rapier`]).
+    #[cfg(feature = "rapier")]
+    rigid: Option<rigid::RigidBodies>,
 }
 
 impl Default for World {
@@ -386,6 +410,8 @@ impl World {
             executor: None,
             last_report: WorldReport::default(),
             triangle_contacts: None,
+            #[cfg(feature = "rapier")]
+            rigid: None,
         }
     }
 
@@ -413,6 +439,10 @@ impl World {
         body.validate()?;
         body.constraints_mut()
             .push_kind(Box::new(WorldContacts::default()));
+        #[cfg(feature = "rapier")]
+        if self.rigid.is_some() {
+            rigid::give_table(&mut body);
+        }
         let surface = surface_of(&body, self.thickness, self.friction)?;
         let handle = BodyHandle(self.next_handle);
         self.next_handle += 1;
@@ -440,6 +470,8 @@ impl World {
         if let Some(k) = body.constraints.position_of::<WorldContacts>() {
             body.constraints_mut().extra.remove(k);
         }
+        #[cfg(feature = "rapier")]
+        rigid::take_table(&mut body);
         Ok(body)
     }
 
@@ -625,8 +657,93 @@ impl World {
         &self.last_report
     }
 
+    /// Steps `physics`, a rapier world of rigid bodies, together with the soft bodies (feature
+    /// `rapier`, [`crate::world::rigid`]): every body meets every rapier collider, both ways,
+    /// and rapier steps once per substep, after the soft bodies, with the step's gravity and the
+    /// substep's length. Returns the rapier world it replaces, if any.
+    #[cfg(feature = "rapier")]
+    pub fn set_rapier(
+        &mut self,
+        physics: rapier3d::prelude::PhysicsWorld,
+    ) -> Option<rapier3d::prelude::PhysicsWorld> {
+        for b in &mut self.bodies {
+            rigid::give_table(&mut b.body);
+        }
+        self.rigid
+            .replace(rigid::RigidBodies::new(physics))
+            .map(|r| r.physics)
+    }
+
+    /// Takes the rapier world away from the soft bodies and gives it back.
+    #[cfg(feature = "rapier")]
+    pub fn take_rapier(&mut self) -> Option<rapier3d::prelude::PhysicsWorld> {
+        for b in &mut self.bodies {
+            rigid::take_table(&mut b.body);
+        }
+        self.rigid.take().map(|r| r.physics)
+    }
+
+    /// The rapier world stepped with the bodies ([`World::set_rapier`]).
+    #[cfg(feature = "rapier")]
+    #[must_use]
+    pub fn rapier(&self) -> Option<&rapier3d::prelude::PhysicsWorld> {
+        self.rigid.as_ref().map(|r| &r.physics)
+    }
+
+    /// The rapier world, to add, move or remove rigid bodies between steps (its gravity and
+    /// `integration_parameters.dt` are set by every step).
+    #[cfg(feature = "rapier")]
+    pub fn rapier_mut(&mut self) -> Option<&mut rapier3d::prelude::PhysicsWorld> {
+        self.rigid.as_mut().map(|r| &mut r.physics)
+    }
+
+    /// Stops (`coupled = false`) or resumes the contacts between the soft bodies and rapier
+    /// collider `handle`; an error when the world has no rapier world or it no such collider.
+    #[cfg(feature = "rapier")]
+    pub fn set_rapier_coupled(
+        &mut self,
+        handle: rapier3d::prelude::ColliderHandle,
+        coupled: bool,
+    ) -> Result<()> {
+        self.rigid
+            .as_mut()
+            .ok_or_else(|| {
+                rigid::unknown_handle("rapier collider handle (no rapier world)", handle)
+            })?
+            .set_coupled(handle, coupled)
+    }
+
+    /// Linear momentum of the bodies, `Σ m_i v_i` over their free particles (kg m/s).
+    #[must_use]
+    pub fn soft_momentum(&self) -> Vec3 {
+        let sum = self.bodies.iter().fold(glam::DVec3::ZERO, |s, b| {
+            let p = &b.body.particles;
+            p.x.iter()
+                .zip(&p.v)
+                .filter(|(x, _)| x.w > 0.0)
+                .fold(s, |s, (x, v)| s + v.xyz().as_dvec3() / x.w as f64)
+        });
+        sum.as_vec3()
+    }
+
+    /// Linear momentum of the dynamic rapier bodies, `Σ M V` (kg m/s; zero without rapier).
+    #[must_use]
+    pub fn rigid_momentum(&self) -> Vec3 {
+        #[cfg(feature = "rapier")]
+        if let Some(r) = &self.rigid {
+            return r.momentum();
+        }
+        Vec3::ZERO
+    }
+
+    /// Total linear momentum of the bodies and the dynamic rapier bodies (kg m/s).
+    #[must_use]
+    pub fn momentum(&self) -> Vec3 {
+        self.soft_momentum() + self.rigid_momentum()
+    }
+
     /// Advances every body by `params.dt` (split into substeps as [`crate::step()`] splits
-    /// them).
+    /// them), and the rapier world with them when there is one ([`World::set_rapier`]).
     ///
     /// A body that fails (a divergence, a bad value in its state) is restored to its state at
     /// the start of the substep that failed and held there, as a still surface the others
@@ -657,6 +774,11 @@ impl World {
         )?;
         check_non_negative("world depenetration_speed", self.depenetration_speed)?;
         let sub = plan.one_substep();
+        #[cfg(feature = "rapier")]
+        if let Some(r) = &mut self.rigid {
+            r.check_state()?;
+            r.prepare(&sub);
+        }
         for b in &mut self.bodies {
             b.refresh(self.thickness, self.friction)?;
             if let Some(r) = &mut b.residuals {
@@ -666,11 +788,13 @@ impl World {
         }
         let mut report = WorldReport {
             substeps: plan.substeps,
-            contacts: 0,
-            failed: Vec::new(),
+            ..WorldReport::default()
         };
         for k in 0..plan.substeps {
-            report.contacts = self.substep(&sub, Window::substep(k, plan.substeps))?;
+            let counts = self.substep(&sub, Window::substep(k, plan.substeps))?;
+            report.contacts = counts.contacts;
+            report.rigid_contacts = counts.rigid_contacts;
+            report.rigid_impulse += counts.rigid_impulse;
         }
         report.failed = self
             .bodies
@@ -689,8 +813,8 @@ impl World {
     }
 
     /// One substep of `sub` (one substep of h = `sub.dt`), the fraction `window` of the
-    /// frame; returns the contact count.
-    fn substep(&mut self, sub: &StepParams, window: Window) -> Result<usize> {
+    /// frame; returns its contact counts.
+    fn substep(&mut self, sub: &StepParams, window: Window) -> Result<SubstepCounts> {
         let h = sub.dt;
         let damp = (1.0 - sub.damping * h).max(0.0);
         let g = sub.gravity;
@@ -753,6 +877,39 @@ impl World {
             })
             .collect();
         let levels = solve_levels(&boxes);
+        let mut counts = SubstepCounts::default();
+        // Each body's contacts with the rapier colliders, from its prediction, in parallel
+        // (each reads the rapier world and writes only its own table).
+        #[cfg(feature = "rapier")]
+        if let Some(rigid) = self.rigid.as_ref().map(|r| r.view()) {
+            let found: Vec<Result<usize>> =
+                for_each_body(executor, &mut self.bodies, &all, |_, b| {
+                    let kind = rigid::contacts_kind(&b.body)?;
+                    let WorldBody {
+                        body,
+                        scratch,
+                        failure,
+                        ..
+                    } = b;
+                    Ok(rigid.find_contacts(
+                        body,
+                        kind,
+                        &scratch.predicted,
+                        failure.is_some(),
+                        sub,
+                        thickness,
+                        reach,
+                        &mut scratch.rigid,
+                    ))
+                });
+            for n in found {
+                counts.rigid_contacts += n?;
+            }
+        }
+        #[cfg(feature = "rapier")]
+        let rigid_friction = self.rigid.as_ref().map(|_| friction);
+        #[cfg(not(feature = "rapier"))]
+        let rigid_friction = None;
         // A body whose box meets no other body's box has no contact with another body this
         // substep (every path of one stays more than twice the reach from the other's), so
         // its surface is neither moved nor lent to the others; the others' surfaces move to
@@ -809,6 +966,7 @@ impl World {
                         k,
                         &predict,
                         window,
+                        rigid_friction,
                     );
                     (index, r)
                 });
@@ -833,8 +991,28 @@ impl World {
                 });
             solved.into_iter().collect::<Result<()>>()?;
         }
-        Ok(total)
+        counts.contacts = total;
+        // The reactions of every body's rigid contacts, in body order, then rapier's substep.
+        #[cfg(feature = "rapier")]
+        if let Some(rigid) = &mut self.rigid {
+            counts.rigid_impulse =
+                rigid.apply(self.bodies.iter().map(|b| &b.scratch.rigid.reactions[..]));
+            rigid.physics.step();
+            rigid.check_state()?;
+        }
+        Ok(counts)
     }
+}
+
+/// The contact counts of one substep.
+#[derive(Default)]
+struct SubstepCounts {
+    /// Every contact of every body.
+    contacts: usize,
+    /// Those with rapier colliders.
+    rigid_contacts: usize,
+    /// The impulse given to the dynamic rapier bodies.
+    rigid_impulse: Vec3,
 }
 
 /// `f(index, body)` for each body of `selected` (increasing, distinct indices into `bodies`),
@@ -878,7 +1056,7 @@ fn for_each_body<R: Send>(
 
 /// Checks the contact settings a world or a coupling steps with (thickness, friction, search
 /// distance, under the names given): each finite and >= 0.
-pub(crate) fn check_contact_settings(names: [&'static str; 3], values: [f32; 3]) -> Result<()> {
+fn check_contact_settings(names: [&'static str; 3], values: [f32; 3]) -> Result<()> {
     names
         .into_iter()
         .zip(values)
@@ -1003,6 +1181,7 @@ fn step_one(
     k: f32,
     predict: &(dyn Fn(Packed4, Packed4) -> Vec3 + Sync),
     window: Window,
+    rigid_friction: Option<f32>,
 ) -> Result<usize> {
     let WorldBody {
         body,
@@ -1185,5 +1364,14 @@ fn step_one(
     let lambda = &body.scratch.lambda[offset..offset + count];
     let p = &mut body.particles;
     table.apply_friction(lambda, k, 1.0 / sub.dt, &mut p.x, &p.x_prev, &mut p.v);
-    Ok(count + triangle_count + body.scratch.contacts.len())
+    // Friction on the contacts with rapier colliders and the impulses they give back.
+    let rigid_count = match rigid_friction {
+        #[cfg(feature = "rapier")]
+        Some(mu) => {
+            let kind = rigid::contacts_kind(body)?;
+            rigid::reactions(body, kind, sub, mu, &mut scratch.rigid)
+        }
+        _ => 0,
+    };
+    Ok(count + triangle_count + rigid_count + body.scratch.contacts.len())
 }
