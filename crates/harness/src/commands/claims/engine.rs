@@ -583,15 +583,12 @@ fn c1(dir: &Path) -> Result<Measure, Error> {
             .iter()
             .filter_map(|(n, c)| iterations_to(c, level).map(|k| (*n, k)))
             .min_by_key(|p| p.1);
+        // The article asserts a count of iterations, not a time: the time is reported only.
         let iters = yes(best.is_some_and(|b| b.1 <= 6));
-        let mut p = vec![iters];
-        if let Some((_, _, iv)) = &time {
-            p.push(side_holds(iv, 1.0, false));
-        }
         Outcome {
-            verdict: parts(&p),
+            verdict: verdict_of(iters),
             figure: format!(
-                "fewest global-solve iterations within {} of gs's error after 20 ({target:.3e} rest lengths): {}; {}; newton reference's local convergence orders before its floor: {orders_text}",
+                "fewest global-solve iterations within {} of gs's error after 20 ({target:.3e} rest lengths): {}; reported, not judged: {}; newton reference's local convergence orders before its floor: {orders_text}",
                 Fmt::Percent.show(tol),
                 best.map_or("none within the run".into(), |(n, k)| format!("{n} {k}")),
                 time.as_ref().map_or("no equal-quality time measured".into(), |(n, k, iv)| format!(
@@ -1368,10 +1365,10 @@ pub const SPECS: &[Spec] = &[
         id: "C1",
         section: "the article's section on the global CSR solve",
         asserts: "at 500 vertices the global CSR solve keeps the shape after 4-6 iterations as well as edge constraints do after 20",
-        scope: "one measurement on the article's own machine and cloth; it says nothing of time per iteration, and calls the global solve better",
+        scope: "one measurement on the article's own machine and cloth, in iterations; it asserts nothing of time, so the equal-quality time is reported, not judged",
         errors: "the total distance to the exact step after a fixed count (\"shape preservation\"): the iteration error and the formulation error together, which is what the comparison judges; c1_errors.csv and the c1_errors plots split them per solver on the same state at a softer compliance (given in the measured text), where the iterative solvers come closer to settling, with how far each converged point still moved (reported, not judged)",
         quantity: "RMS distance of the free particles to the exact implicit step (sparse::newton, f64) after k iterations, in mean rest lengths (c1.csv); the equal-quality time ratio (c1_time.csv)",
-        comparison: "parts: the fewest gauss-newton-* iterations within the tolerance of gs's distance after 20 is at most 6 (the claim's 4-6); at that count the global solve takes less time than gs at 20 (interval below 1)",
+        comparison: "the fewest gauss-newton-* iterations within the tolerance of gs's distance after 20 is at most 6 (the claim's 4-6); the time at that count over gs's at 20 is reported beside it, not judged",
         tolerance: Some(Tolerance {
             what: "slack on \"as close as gs after 20\" (fraction of gs's distance)",
             value: 0.0,
