@@ -1834,6 +1834,70 @@ mod tests {
         }
     }
 
+    /// Writes `text` to `dir`/`name`.
+    fn write(dir: &Path, name: &str, text: &str) {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+
+    /// Claim `id` judged from `dir` at its stated tolerance.
+    fn stated(id: &str, dir: &Path) -> Verdict {
+        judge(spec(id).unwrap(), dir).unwrap().stated.verdict
+    }
+
+    /// A converge.csv-layout file of gs's and jacobi's residual curves.
+    fn residual_csv(gs: f64, jacobi: f64) -> String {
+        let mut s = String::from("scene,n,solver,iteration,residual,elapsed_us\n");
+        for (name, rate) in [("gs", gs), ("jacobi", jacobi)] {
+            for k in 0..400 {
+                s.push_str(&format!("cloth,23,{name},{k},{},NaN\n", rate.powi(k)));
+            }
+        }
+        s
+    }
+
+    #[test]
+    fn the_level_rule_and_convergence_measure_decide_a_claim_both_ways_from_its_csv() {
+        let dir = tempfile::tempdir().unwrap();
+        // Jacobi losing a hundredth per iteration against gs's tenth: far more than twice the
+        // iterations to gs's level after 20 (C2 confirmed).
+        write(dir.path(), "c2.csv", &residual_csv(0.9, 0.99));
+        assert_eq!(stated("C2", dir.path()), Verdict::Confirmed);
+        // Jacobi as fast as gs: the same 20 iterations (C2 refuted).
+        write(dir.path(), "c2.csv", &residual_csv(0.9, 0.9));
+        assert_eq!(stated("C2", dir.path()), Verdict::Refuted);
+    }
+
+    /// A c5.csv with the converged run at 1% stretch and `excess` above it at `its`.
+    fn stretch_csv(its: &[usize], excess: &[f64]) -> String {
+        let mut s = String::from(
+            "role,iterations,steps,distance_to_reference_m,stretch_mean_avg,status\nreference,256,120,0,0.01,ok\n",
+        );
+        for (k, e) in its.iter().zip(excess) {
+            s.push_str(&format!("run,{k},120,0.1,{},ok\n", 0.01 + e));
+        }
+        s
+    }
+
+    #[test]
+    fn the_crossing_rule_decides_a_claim_both_ways_from_its_csv() {
+        let dir = tempfile::tempdir().unwrap();
+        let its = [4, 8, 16, 32, 64];
+        // Within 5% from between 8 and 16 iterations on: ten-odd (C5 confirmed).
+        write(
+            dir.path(),
+            "c5.csv",
+            &stretch_csv(&its, &[0.3, 0.08, 0.03, 0.01, 0.005]),
+        );
+        assert_eq!(stated("C5", dir.path()), Verdict::Confirmed);
+        // Within 5% only from between 32 and 64 (C5 refuted).
+        write(
+            dir.path(),
+            "c5.csv",
+            &stretch_csv(&its, &[0.3, 0.2, 0.15, 0.08, 0.01]),
+        );
+        assert_eq!(stated("C5", dir.path()), Verdict::Refuted);
+    }
+
     #[test]
     fn verify_reads_the_verdict_line_of_each_claim_section() {
         let md = "# x\n\n## C1\n\n- **Verdict:** refuted over the whole sweep (0% to 25%) (at the stated 0%: refuted)\n## C2\n- **Rule:** r\n- **Verdict:** confirmed\n## Machine\n- **Verdict:** no\n";
