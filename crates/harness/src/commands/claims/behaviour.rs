@@ -596,6 +596,10 @@ struct EnergyRun {
     growth: f64,
 }
 
+/// One of gs's C6 runs for the stretch plot: its label, (time, largest stretch) points, the
+/// growth of its largest stretch over the second half, and whether it stopped early.
+type StretchRun = (String, Vec<(f64, f64)>, f64, bool);
+
 /// The rise bound drawn on C6's energy plot: the engine's stated tolerance.
 fn c6_rise_bound() -> f64 {
     super::engine::spec("C6")
@@ -651,7 +655,7 @@ pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
     // The energy of the run that rose most, and gs's largest stretch per run: the plots of the
     // runs the stability rule decides on.
     let mut worst_curve: Vec<(f64, f64)> = Vec::new();
-    let mut gs_stretch: Vec<(String, Vec<(f64, f64)>, f64, bool)> = Vec::new();
+    let mut gs_stretch: Vec<StretchRun> = Vec::new();
     'solvers: for solver in &ctx.solvers {
         let gs = solver == "gs";
         for start in Start::ALL {
@@ -815,7 +819,7 @@ pub fn c6(ctx: &Ctx) -> Result<Claim, Error> {
     // bound (or that diverged), drawn with the bound's reference, and the run that rose most.
     let deciding: Vec<Series> = gs_stretch
         .iter()
-        .filter(|g| g.3 || !(g.2 <= super::engine::STRETCH_GROWTH))
+        .filter(|g| g.3 || !super::engine::within_bound(g.2, super::engine::STRETCH_GROWTH))
         .enumerate()
         .map(|(i, g)| Series {
             name: format!("{} (growth {:.2}x)", g.0, g.2),

@@ -121,21 +121,30 @@ pub fn stable(h: &Health, rise_bound: f64) -> bool {
     unstable_because(h, rise_bound).is_none()
 }
 
+/// Whether `x` is at most `bound`; false for a NaN, so that a figure that could not be
+/// measured fails the check it is put to.
+pub fn within_bound(x: f64, bound: f64) -> bool {
+    x <= bound
+}
+
 /// Why [`stable`] fails a run, in words; None if it is stable.
 pub fn unstable_because(h: &Health, rise_bound: f64) -> Option<String> {
     if !h.finished {
         Some("diverged".into())
-    } else if !(h.stretch_growth <= STRETCH_GROWTH) {
+    } else if !within_bound(h.stretch_growth, STRETCH_GROWTH) {
         Some(format!(
             "largest stretch still growing, {:.2}x over the second half",
             h.stretch_growth
         ))
-    } else if h.energy_growth.is_some_and(|g| !(g <= ENERGY_GROWTH)) {
+    } else if h
+        .energy_growth
+        .is_some_and(|g| !within_bound(g, ENERGY_GROWTH))
+    {
         Some(format!(
             "energy growing, {:.3}x over the second half",
             h.energy_growth.unwrap_or(f64::NAN)
         ))
-    } else if !(h.rise <= rise_bound) {
+    } else if !within_bound(h.rise, rise_bound) {
         Some(format!("energy rose {:.3e} above the start", h.rise))
     } else {
         None
