@@ -107,7 +107,7 @@ pub fn late_cells((iterations, dt): (usize, f32), t: &Trace, s: f64) -> [String;
     ]
 }
 
-/// A run with the free particles' positions after every step.
+/// A run with the free particles' world positions after every step.
 pub struct Tracked {
     /// The figures of the run.
     pub trace: Trace,
@@ -146,13 +146,16 @@ pub fn tracked(spec: &Spec, steps: usize) -> Result<Result<Tracked, String>, Err
             trace.diverged = failed;
             break;
         }
+        // World positions: a body follows itself (its origin moves when it travels), so two
+        // runs' body-frame coordinates are not comparable once either has recentred.
+        let body = &sim.body;
         x.push(
-            sim.body
-                .particles()
+            body.particles()
                 .x()
                 .iter()
-                .filter(|p| p.w > 0.0)
-                .map(|p| p.xyz())
+                .enumerate()
+                .filter(|(_, p)| p.w > 0.0)
+                .map(|(i, _)| body.world_position(i).as_vec3())
                 .collect(),
         );
     }
