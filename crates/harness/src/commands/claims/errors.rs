@@ -1,17 +1,17 @@
-//! Iteration error and formulation error, apart (C1's common state at [`SPLIT_COMPLIANCE`], one
-//! step). At C1's own compliance (1e-6) the iterative solvers are far from settled after
-//! thousands of iterations (their "converged" point still moves by a tenth of a rest length),
-//! so the split is taken where they come closer. An iterative XPBD solver converges, if at all, to a fixed point of its own: the
-//! accumulated multipliers make that point depend on the path the iteration took, so it is not
-//! the exact implicit step that `sparse::newton` solves. The distance of a solver's positions
-//! to the exact step after k iterations is the sum (as vectors) of two parts measured here:
+//! Iteration error and formulation error, apart, for the claims whose figure is a distance to
+//! a converged answer (C1's common state, C5's hanging cloth, C10's XPBD cloth; one step each).
+//! An iterative XPBD solver converges, if at all, to a fixed point of its own: the accumulated
+//! multipliers make that point depend on the path the iteration took, so it is not the exact
+//! implicit step that `sparse::newton` solves. The distance of a solver's positions to the
+//! exact step after k iterations is the sum (as vectors) of two parts measured here:
 //! - the iteration error: the distance to the solver's own converged point (the same step after
 //!   many iterations), which more iterations remove;
 //! - the formulation error: that converged point's distance to the exact step, which no number
 //!   of iterations removes.
 //!
-//! Written to `c1_errors.csv` (per solver and iteration count: wall time of the step, both
-//! errors and their total) and drawn against iterations and against milliseconds.
+//! Each claim's split ([`SplitSpec`]) is written to `<stem>.csv` (per solver and iteration
+//! count: wall time of the step, both errors and their total) and drawn against iterations
+//! (`<stem>.svg|png`) and against milliseconds (`<stem>_ms.svg|png`).
 
 use super::claim::Ctx;
 use crate::output::csv::RowWriter;
@@ -21,27 +21,68 @@ use solver_core::{step, Body, StepParams};
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// The edge compliance of the split (m/N): soft enough that gs and colored nearly settle within
-/// their converged counts (c1_errors.csv gives how far each point still moved), stiff enough
-/// that the step still stretches edges.
+/// The edge compliance C1's split runs at (m/N), and the one a split falls back to where the
+/// Newton reference does not converge at the scene's own (the rigid cloth): soft enough that gs
+/// and colored nearly settle within their converged counts (each CSV gives how far each point
+/// still moved), stiff enough that the step still stretches edges.
 pub const SPLIT_COMPLIANCE: f32 = 1e-4;
 
-/// The solvers split, and the iterations of their converged point (Jacobi converges slowest).
-const SOLVERS: [(&str, usize); 4] = [
+/// The solvers C1 splits, and the iterations of their converged point (Jacobi converges
+/// slowest).
+pub const SOLVERS: [(&str, usize); 4] = [
     ("gs", 4000),
     ("colored", 4000),
     ("jacobi", 20000),
     ("chebyshev", 4000),
 ];
 
-/// Iteration counts at which the errors are measured.
-const COUNTS: [usize; 14] = [1, 2, 3, 5, 8, 12, 20, 30, 50, 80, 120, 200, 300, 500];
+/// Iteration counts at which the errors are measured (the claims' own counts among them: 4-6
+/// and 20 of C1, ten-odd of C5, 4-32 of C10).
+pub const COUNTS: [usize; 18] = [
+    1, 2, 3, 4, 5, 6, 8, 10, 12, 16, 20, 32, 50, 80, 120, 200, 300, 500,
+];
 
-/// One step from `base` with `k` iterations of `solver`: its positions and wall seconds (None
-/// if this build cannot run the solver or the step fails, with why).
+/// The largest residual reduction at which a Newton reference that stopped before its
+/// tolerance (no step lowered the residual by a tenth) still counts as the exact step: below a
+/// millionth of its start it stopped at the floor of f64; above, it is stuck (on the rigid
+/// cloth it stops near a tenth).
+const REFERENCE_STUCK: f64 = 1e-6;
+
+/// One split: which claim, which state, which solvers.
+pub struct SplitSpec<'a> {
+    /// The claim it belongs to (the plots' titles).
+    pub claim: &'a str,
+    /// File stem: `<stem>.csv`, `<stem>.svg|png`, `<stem>_ms.svg|png`.
+    pub stem: &'a str,
+    /// The scene in words (the plots' titles).
+    pub scene: String,
+    /// The step's parameters (the iterations are set per run).
+    pub params: StepParams,
+    /// The distance constraints' compliances to try, in order (None: the state's own); the
+    /// first at which the Newton reference converges is used.
+    pub compliances: &'a [Option<f32>],
+    /// The solvers split and the iterations of each one's converged point (a quarter in
+    /// --quick).
+    pub solvers: &'a [(&'static str, usize)],
+}
+
+/// One step from `base` with `k` iterations of `solver` at the default step parameters: its
+/// positions and wall seconds (Err: this build cannot run the solver or the step failed, with
+/// why).
 pub(super) fn run(
     ctx: &Ctx,
     base: &Body,
+    solver: &str,
+    k: usize,
+) -> Result<Result<(Body, f64), String>, Error> {
+    run_with(ctx, base, &StepParams::default(), solver, k)
+}
+
+/// [`run`] at `params` (their iterations replaced by `k`).
+fn run_with(
+    ctx: &Ctx,
+    base: &Body,
+    params: &StepParams,
     solver: &str,
     k: usize,
 ) -> Result<Result<(Body, f64), String>, Error> {
@@ -52,7 +93,7 @@ pub(super) fn run(
     let mut b = base.clone();
     let params = StepParams {
         iterations: k,
-        ..Default::default()
+        ..*params
     };
     let t0 = Instant::now();
     let r = step(&mut b, &params, s.as_mut(), None).map_err(Error::from);
@@ -76,36 +117,115 @@ pub struct Split {
     pub rows: Vec<(usize, f64, f64, f64)>,
 }
 
-/// Measures the split for each solver on `state` with every edge at [`SPLIT_COMPLIANCE`]
-/// against the exact step there (`sparse::newton`), writes `c1_errors.csv` and its two plots;
-/// returns the files and the splits (solvers this build cannot run are left out, with why in
-/// the returned notes).
-pub fn split(ctx: &Ctx, state: &Body) -> Result<(Vec<PathBuf>, Vec<Split>, Vec<String>), Error> {
-    let mut base = state.clone();
-    base.constraints_mut()
-        .distance
-        .compliance
-        .iter_mut()
-        .for_each(|a| *a = SPLIT_COMPLIANCE);
-    let (exact, report) = newton_reference(&base)?;
-    if !(report.converged || report.at_floor) {
-        return Ok((
-            Vec::new(),
-            Vec::new(),
-            vec![format!(
-                "the newton reference at compliance {SPLIT_COMPLIANCE:e} did not converge"
-            )],
+impl Split {
+    /// The iteration error after `k` iterations (NaN where not measured).
+    pub fn iteration_error(&self, k: usize) -> f64 {
+        self.rows
+            .iter()
+            .find(|r| r.0 == k)
+            .map_or(f64::NAN, |r| r.2)
+    }
+}
+
+/// Everything one [`split`] produced.
+pub struct Splits {
+    /// The CSV and the plots (none where no compliance gave a converged reference).
+    pub files: Vec<PathBuf>,
+    /// Per solver split.
+    pub splits: Vec<Split>,
+    /// What could not be split, and why (solvers this build cannot run, references that did
+    /// not converge).
+    pub notes: Vec<String>,
+    /// The compliance the split ran at: None for the state's own.
+    pub compliance: Option<f32>,
+}
+
+impl Splits {
+    /// In words, for a claim's measured text: the compliance, then per solver its formulation
+    /// error, how far its converged point still moved, and its iteration error at `counts`;
+    /// then what was not split.
+    pub fn describe(&self, counts: &[usize]) -> String {
+        let at = match self.compliance {
+            Some(a) => format!("at edge compliance {a:e} m/N"),
+            None => "at the scene's own compliance".into(),
+        };
+        let solvers = self.splits.iter().map(|s| {
+            let its = counts
+                .iter()
+                .map(|&k| format!("{:.3e} after {k}", s.iteration_error(k)))
+                .collect::<Vec<_>>()
+                .join(" and ");
+            format!(
+                "{}: formulation error {:.3e} (its point after {} iterations; it moved {:.1e} over the last half of them), iteration error {its}",
+                s.solver, s.formulation, s.converged_its, s.unsettled
+            )
+        });
+        let body = solvers
+            .chain(self.notes.iter().map(|n| format!("not split: {n}")))
+            .collect::<Vec<_>>()
+            .join("; ");
+        if self.splits.is_empty() {
+            body
+        } else {
+            format!("{at}: {body}")
+        }
+    }
+}
+
+/// `base` with every distance constraint at `compliance` (None: unchanged).
+fn with_compliance(base: &Body, compliance: Option<f32>) -> Body {
+    let mut b = base.clone();
+    if let Some(a) = compliance {
+        b.constraints_mut()
+            .distance
+            .compliance
+            .iter_mut()
+            .for_each(|c| *c = a);
+    }
+    b
+}
+
+/// `compliance` in words, for notes and titles.
+fn compliance_words(compliance: Option<f32>) -> String {
+    compliance.map_or("the scene's own compliance".into(), |a| {
+        format!("compliance {a:e}")
+    })
+}
+
+/// Measures the split `spec` describes on `state`: the first of its compliances at which the
+/// exact step (`sparse::newton`) converges, then for each solver its converged point and the
+/// errors at [`COUNTS`]; writes `<stem>.csv` and its two plots. Solvers this build cannot run
+/// are left out, with why in the notes.
+pub fn split(ctx: &Ctx, state: &Body, spec: &SplitSpec) -> Result<Splits, Error> {
+    let mut notes = Vec::new();
+    let mut found = None;
+    for &c in spec.compliances {
+        let base = with_compliance(state, c);
+        let (exact, report) = newton_reference_with(&base, &spec.params)?;
+        if accepted(&report) {
+            found = Some((c, base, exact));
+            break;
+        }
+        notes.push(format!(
+            "at {} the newton reference {}",
+            compliance_words(c),
+            reference_outcome(&report)
         ));
     }
+    let Some((compliance, base, exact)) = found else {
+        return Ok(Splits {
+            files: Vec::new(),
+            splits: Vec::new(),
+            notes,
+            compliance: None,
+        });
+    };
     let (base, exact) = (&base, &exact);
     let mut splits = Vec::new();
-    let mut notes = Vec::new();
-    'solvers: for (solver, long) in SOLVERS {
+    'solvers: for &(solver, long) in spec.solvers {
         let long = if ctx.quick { long / 4 } else { long };
-        let (fixed, half) = match (
-            run(ctx, base, solver, long)?,
-            run(ctx, base, solver, long / 2)?,
-        ) {
+        let run = |k| run_with(ctx, base, &spec.params, solver, k);
+        let (fixed, half) = match (run(long)?, run(long / 2)?) {
             (Ok(a), Ok(b)) => (a.0, b.0),
             (Err(n), _) | (_, Err(n)) => {
                 notes.push(format!("{solver}: {n}"));
@@ -114,7 +234,7 @@ pub fn split(ctx: &Ctx, state: &Body) -> Result<(Vec<PathBuf>, Vec<Split>, Vec<S
         };
         let mut rows = Vec::new();
         for k in COUNTS {
-            match run(ctx, base, solver, k)? {
+            match run(k)? {
                 Ok((b, secs)) => rows.push((
                     k,
                     secs * 1e3,
@@ -135,7 +255,23 @@ pub fn split(ctx: &Ctx, state: &Body) -> Result<(Vec<PathBuf>, Vec<Split>, Vec<S
             rows,
         });
     }
-    let csv = ctx.path("c1_errors.csv");
+    let files = write(ctx, spec, compliance, &splits)?;
+    Ok(Splits {
+        files,
+        splits,
+        notes,
+        compliance,
+    })
+}
+
+/// Writes `<stem>.csv` and the plots against iterations and against milliseconds.
+fn write(
+    ctx: &Ctx,
+    spec: &SplitSpec,
+    compliance: Option<f32>,
+    splits: &[Split],
+) -> Result<Vec<PathBuf>, Error> {
+    let csv = ctx.path(&format!("{}.csv", spec.stem));
     let mut w = RowWriter::create(
         &csv,
         &[
@@ -147,9 +283,12 @@ pub fn split(ctx: &Ctx, state: &Body) -> Result<(Vec<PathBuf>, Vec<Split>, Vec<S
             "total_error_rest_lengths",
             "converged_iterations",
             "converged_unsettled_rest_lengths",
+            "edge_compliance",
         ],
     )?;
-    for s in &splits {
+    // An empty cell: the scene's own compliance.
+    let compliance_cell = compliance.map_or(String::new(), |a| a.to_string());
+    for s in splits {
         for &(k, ms, it, total) in &s.rows {
             w.record(&[
                 s.solver.to_string(),
@@ -160,15 +299,23 @@ pub fn split(ctx: &Ctx, state: &Body) -> Result<(Vec<PathBuf>, Vec<Split>, Vec<S
                 total.to_string(),
                 s.converged_its.to_string(),
                 s.unsettled.to_string(),
+                compliance_cell.clone(),
             ])?;
         }
     }
     let mut files = vec![csv];
+    let ms_stem = format!("{}_ms", spec.stem);
+    // The title names the split; the state goes under the axis, where a long line fits.
+    let state = format!("{}, {}", spec.scene, compliance_words(compliance));
     for (stem, x_label, by_ms) in [
-        ("c1_errors", "iterations in the step", false),
         (
-            "c1_errors_ms",
-            "wall time of the step (ms, one run each)",
+            spec.stem,
+            format!("iterations in the step ({state})"),
+            false,
+        ),
+        (
+            ms_stem.as_str(),
+            format!("wall time of the step, ms, one run each ({state})"),
             true,
         ),
     ] {
@@ -194,10 +341,10 @@ pub fn split(ctx: &Ctx, state: &Body) -> Result<(Vec<PathBuf>, Vec<Split>, Vec<S
         }
         let plot = Plot::new(
             format!(
-                "C1: iteration error (solid), formulation error (dashed), {}, compliance {SPLIT_COMPLIANCE:e}",
-                ctx.conv_cloth()
+                "{}: iteration error (solid), formulation error (dashed)",
+                spec.claim
             ),
-            x_label,
+            &x_label,
             "RMS distance (mean rest lengths)",
             series,
         )
@@ -205,16 +352,19 @@ pub fn split(ctx: &Ctx, state: &Body) -> Result<(Vec<PathBuf>, Vec<Split>, Vec<S
         .log_y();
         files.extend(plot.save(&ctx.path(stem))?);
     }
-    Ok((files, splits, notes))
+    Ok(files)
 }
 
-/// RMS distance between the free particles of two bodies, in mean rest lengths.
+/// RMS distance between the free particles of two bodies, in mean rest lengths. Measured in
+/// world positions: each body follows itself (its origin moves when it travels far), so two
+/// bodies stepped from one state may hold their particles in different frames.
 pub fn position_error(a: &Body, b: &Body) -> f64 {
     let rest = a.constraints().distance.mean_rest().max(1e-12) as f64;
     let (mut sum, mut n) = (0.0f64, 0usize);
-    for (p, q) in a.particles().x().iter().zip(b.particles().x()) {
+    let count = a.particles().len().min(b.particles().len());
+    for (i, p) in a.particles().x().iter().enumerate().take(count) {
         if p.w > 0.0 {
-            sum += (p.xyz() - q.xyz()).length_squared() as f64;
+            sum += (a.world_position(i) - b.world_position(i)).length_squared();
             n += 1;
         }
     }
@@ -224,14 +374,70 @@ pub fn position_error(a: &Body, b: &Body) -> f64 {
 /// Iterations the Newton reference may take.
 const REFERENCE_ITERATIONS: usize = 200;
 
-/// One step from `base` with the Newton reference: the body and what the solve reported.
+/// Whether a Newton reference is the exact step: converged to its tolerance, or stopped at the
+/// floor of f64 below [`REFERENCE_STUCK`] of its starting residual.
+pub(super) fn accepted(r: &sparse::NewtonReport) -> bool {
+    r.converged || (r.at_floor && r.reduction() <= REFERENCE_STUCK)
+}
+
+/// What a Newton reference did, in words.
+pub(super) fn reference_outcome(r: &sparse::NewtonReport) -> String {
+    let k = r.residuals.len().saturating_sub(1);
+    if r.converged {
+        format!(
+            "converged to {:.1e} of the starting residual in {k} iterations",
+            r.reduction()
+        )
+    } else if r.at_floor {
+        format!(
+            "stopped at {:.1e} of the starting residual after {k} iterations (no step lowered it by a tenth)",
+            r.reduction()
+        )
+    } else {
+        format!(
+            "reached {:.1e} of the starting residual in {k} iterations, not converged",
+            r.reduction()
+        )
+    }
+}
+
+/// One step from `base` with the Newton reference at the default step parameters: the body and
+/// what the solve reported.
 pub(super) fn newton_reference(base: &Body) -> Result<(Body, sparse::NewtonReport), Error> {
+    newton_reference_with(base, &StepParams::default())
+}
+
+/// [`newton_reference`] at `params` (their iterations replaced by the reference's).
+fn newton_reference_with(
+    base: &Body,
+    params: &StepParams,
+) -> Result<(Body, sparse::NewtonReport), Error> {
     let mut newton = sparse::Newton::new(sparse::NewtonOptions::default())?;
     let mut b = base.clone();
     let params = StepParams {
         iterations: REFERENCE_ITERATIONS,
-        ..Default::default()
+        ..*params
     };
     step(&mut b, &params, &mut newton, None)?;
     Ok((b, newton.report().clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::position_error;
+    use solver_core::glam::DVec3;
+
+    #[test]
+    fn the_position_error_reads_world_positions_whatever_each_bodys_frame() {
+        let a = scenes::cloth(6).unwrap();
+        // The same body re-expressed about another origin (what a recentre does): no motion.
+        let mut b = a.clone();
+        b.set_origin(DVec3::new(5.0, -3.0, 2.0)).unwrap();
+        assert!(position_error(&a, &b) < 1e-5, "{}", position_error(&a, &b));
+        // The body moved by 1 m in the world: every free particle is 1 m away.
+        let mut c = a.clone();
+        c.translate(DVec3::new(0.0, 1.0, 0.0)).unwrap();
+        let rest = a.constraints().distance.mean_rest() as f64;
+        assert!((position_error(&a, &c) * rest - 1.0).abs() < 1e-5);
+    }
 }

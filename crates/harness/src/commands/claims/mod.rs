@@ -17,7 +17,7 @@
 //!   tolerance with its reason and sweep) and the one engine that decides every verdict from
 //!   the CSVs alone, with the shared rules (stability, convergence measure, level, crossing);
 //!   `--verify DIR` runs it on a results directory and compares with its CLAIMS.md.
-//! - [`errors`]: C1's iteration error and formulation error, apart.
+//! - [`errors`]: iteration error and formulation error, apart (C1, C5, C10).
 //! - [`rules`]: the claim-specific comparisons the engine applies, as pure functions;
 //!   [`timing`]: interleaved timing; [`sources`]: the quotes and citations.
 //!
