@@ -139,9 +139,28 @@ impl WorldContacts {
         (self.len() - pairs, pairs)
     }
 
+    /// The linear momentum times `h` (kg m) contact `c` gave this body's particles over the
+    /// substep, from its multiplier `lambda` and the PBD scale `k`: every projection moved
+    /// particle `j` by `k w_j Δλ ∇_j C`, so the momentum moved by `k λ Σ_j ∇_j C`
+    /// (`-k λ n` for a plane contact, `k λ n Σ b_k` for a triangle contact, zero for a pair).
+    #[must_use]
+    pub fn pushed_momentum(&self, c: usize, lambda: f32, k: f32) -> Vec3 {
+        let SurfaceTerms {
+            normal: n, bary: b, ..
+        } = self.surface[c];
+        match self.particles(c).len() {
+            1 => -n * (k * lambda),
+            3 => n * (k * lambda * (b.x + b.y + b.z)),
+            _ => Vec3::ZERO,
+        }
+    }
+
     /// Friction on the plane contacts that pushed during the substep: `lambda` holds the
     /// table's multipliers, `k` the PBD correction scale, `inv_h` = 1/h; moves `x` and `v` back
-    /// by the friction's share of the tangential motion since `x_prev`.
+    /// by the friction's share of the tangential motion since `x_prev`, and tells `removed`
+    /// each contact's momentum change, `-m Δx_t / h` (kg m/s), so that the surface's body can
+    /// be given the opposite.
+    #[allow(clippy::too_many_arguments)]
     pub fn apply_friction(
         &self,
         lambda: &[f32],
@@ -150,6 +169,7 @@ impl WorldContacts {
         x: &mut [Packed4],
         x_prev: &[Packed4],
         v: &mut [Packed4],
+        mut removed_momentum: impl FnMut(usize, Vec3),
     ) {
         for (c, &l) in lambda.iter().enumerate().take(self.len()) {
             let ids = self.particles(c);
@@ -176,6 +196,7 @@ impl WorldContacts {
             let removed = tangential * (mu * pushed / t_len).min(1.0);
             x[i].set_xyz(x[i].xyz() - removed);
             v[i].set_xyz(v[i].xyz() - removed * inv_h);
+            removed_momentum(c, -removed * (inv_h / x[i].w));
         }
     }
 }
