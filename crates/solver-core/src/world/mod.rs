@@ -104,9 +104,9 @@
 //! few hundredths of a millimetre per substep; the `stack` test bounds the motion over a
 //! second instead); balls on balls roll off, as they should; a chain of bodies in contact is
 //! solved one after the other, so a pile of many bodies loses the parallelism; two bodies
-//! colliding keep their total momentum (a 1 kg soft ball at 3 m/s hitting a 1 kg soft cube
-//! at rest leaves at about 0.56 m/s and the cube at 2.44 m/s, the total within 1e-4 of
-//! 3 kg m/s; `tests/world_rapier.rs`, `two_soft_bodies_colliding_keep_their_momentum`), but
+//! colliding keep their total momentum (a soft ball hitting a soft cube at rest:
+//! `tests/world_rapier.rs`, `two_soft_bodies_colliding_keep_their_momentum`, which prints the
+//! momenta with `--nocapture`), but
 //! how they share it follows the solve order (the later body takes the penetration left to
 //! it, the earlier one gets that reaction only as a velocity, from the next substep on), not
 //! a restitution; tangled particles' contacts ([`World::find_tangles`]) give no reaction; see
