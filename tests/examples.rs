@@ -120,3 +120,26 @@ fn cape_runs() {
         ],
     );
 }
+
+#[test]
+fn step_instructions_runs_and_refuses_a_bad_scene() {
+    let exe = example("step_instructions");
+    for scene in ["cloth64-gs", "crowd"] {
+        let out = Command::new(&exe)
+            .args([scene, "1"])
+            .output()
+            .expect("the example runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{scene}: {out:?}");
+        assert!(stdout.contains(&format!("{scene}: 1 steps")), "{stdout}");
+    }
+    let out = Command::new(&exe)
+        .args(["nowhere", "1"])
+        .output()
+        .expect("the example runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("no scene"),
+        "{stderr}"
+    );
+}

@@ -44,8 +44,10 @@ enum Arrangement {
 /// from the back; three rapier balls and boxes flying at the cube from above, below and the
 /// front. No gravity, so nothing but the bodies themselves changes the momentum.
 fn world(kind: SolverKind, threads: usize, arrangement: Arrangement) -> World {
+    // Without the `parallel` feature a solver refuses more than one thread; the world's own
+    // pool (`run`) still differs.
     let options = SolverOptions {
-        threads,
+        threads: if cfg!(feature = "parallel") { threads } else { 1 },
         ..SolverOptions::default()
     };
     let solver = || kind.build(&options).expect("the solver builds");
