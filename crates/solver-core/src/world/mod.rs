@@ -18,10 +18,10 @@
 //!    against tunnelling, [`crate::collide`]), apply the contacts' friction, and then move
 //!    its surface to its solved positions.
 //!
-//! With a rapier world ([`World::set_rapier`], feature `rapier`), step 2 is followed by each
+//! With a rapier world (`World::set_rapier`, feature `rapier`), step 2 is followed by each
 //! body's contacts with the rapier colliders at their predicted poses (all bodies at once),
 //! and step 3 by the rigid bodies receiving the contacts' reactions, in body order, and rapier
-//! stepping the substep ([`crate::world::rigid`]).
+//! stepping the substep (module `world::rigid`).
 //!
 //! Theory. Inside a body the contacts are solved Gauss-Seidel style with its constraints
 //! (after each solver iteration). Between bodies that may touch, the coupling is Gauss-Seidel
@@ -397,7 +397,7 @@ pub struct WorldReport {
     /// [`WorldBody::failure`]); empty for a healthy step.
     pub failed: Vec<BodyHandle>,
     /// Contacts of the last substep between the bodies and rapier colliders (also counted in
-    /// `contacts`; 0 without rapier, [`World::set_rapier`]).
+    /// `contacts`; 0 without rapier, `World::set_rapier`).
     pub rigid_contacts: usize,
     /// Total linear impulse the bodies gave the dynamic rapier bodies over the step (N s).
     pub rigid_impulse: Vec3,
@@ -791,7 +791,7 @@ impl World {
     }
 
     /// Advances every body by `params.dt` (split into substeps as [`crate::step()`] splits
-    /// them), and the rapier world with them when there is one ([`World::set_rapier`]).
+    /// them), and the rapier world with them when there is one (`World::set_rapier`, feature `rapier`).
     ///
     /// A body that fails (a divergence, a bad value in its state) is restored to its state at
     /// the start of the substep that failed and held there, as a still surface the others
