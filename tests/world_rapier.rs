@@ -28,6 +28,15 @@ fn soft_ball(at: Vec3, velocity: Vec3) -> Body {
     body
 }
 
+/// A soft cube of 0.3 m and 1 kg centred at the origin, at rest.
+fn soft_cube() -> Body {
+    TetBody::cube(0.3, 2)
+        .at(Vec3::new(-0.15, -0.15, -0.15))
+        .mass(1.0)
+        .build()
+        .expect("the cube builds")
+}
+
 /// How the bodies meet.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Arrangement {
@@ -58,11 +67,7 @@ fn world(kind: SolverKind, threads: usize, arrangement: Arrangement) -> World {
             Some(solver()),
         )
         .unwrap();
-    let cube = TetBody::cube(0.3, 2)
-        .at(Vec3::new(-0.15, -0.15, -0.15))
-        .mass(1.0)
-        .build()
-        .expect("the cube builds");
+    let cube = soft_cube();
     world.add_body(cube, Some(solver())).unwrap();
     world
         .add_body(
@@ -283,11 +288,7 @@ fn two_soft_bodies_colliding_keep_their_momentum() {
             None,
         )
         .unwrap();
-    let cube = TetBody::cube(0.3, 2)
-        .at(Vec3::new(-0.15, -0.15, -0.15))
-        .mass(1.0)
-        .build()
-        .expect("the cube builds");
+    let cube = soft_cube();
     world.add_body(cube, None).unwrap();
     let params = StepParams {
         gravity: Vec3::ZERO,
