@@ -56,7 +56,11 @@ fn world(kind: SolverKind, threads: usize, arrangement: Arrangement) -> World {
     // Without the `parallel` feature a solver refuses more than one thread; the world's own
     // pool (`run`) still differs.
     let options = SolverOptions {
-        threads: if cfg!(feature = "parallel") { threads } else { 1 },
+        threads: if cfg!(feature = "parallel") {
+            threads
+        } else {
+            1
+        },
         ..SolverOptions::default()
     };
     let solver = || kind.build(&options).expect("the solver builds");

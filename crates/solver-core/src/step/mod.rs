@@ -456,7 +456,9 @@ fn run_step<C: StageCheck + Default, const STRETCH: bool>(
             }
         }
     }
-    if outcome.forces {
+    // The forces act over the whole frame: a world steps a frame one substep window at a
+    // time, so they are cleared after the window that ends it.
+    if outcome.forces && window.ends_frame() {
         passes::clear(executor_or_serial(&executor), &mut p.force);
     }
     let mut report = StepReport {

@@ -5,8 +5,9 @@
 //! Each substep of [`World::step`] does:
 //!
 //! 1. clamp the velocities of self-colliding bodies ([`SelfCollision`], bounded travel);
-//! 2. predict every body's surface, `x̃ = x + h (d v + h g)` (the step loop's prediction
-//!    without the external forces), as a [`MeshCollider`] the other bodies collide with, and
+//! 2. predict every body's surface, `x̃ = x + h (d v + h (g + w f))` (the step loop's
+//!    prediction, `f` the particle's force and wind), as a [`MeshCollider`] the other bodies
+//!    collide with, and
 //!    the box its particles sweep; give each body a level, one more than the last body
 //!    before it whose box, grown by the contact reach, it overlaps (0 if none);
 //! 3. level by level, for the bodies of the level at once: find each one's contacts into its
@@ -182,6 +183,8 @@ struct SubstepScratch {
     motion: Vec<Vec3>,
     /// The box of the particles' paths `x → x̃` (own frame, not grown).
     swept: (Vec3, Vec3),
+    /// The wind force on each particle at the substep's start (empty without wind).
+    wind: Vec<Packed4>,
     /// The rigid sides of its contacts with rapier bodies and the impulses they give.
     #[cfg(feature = "rapier")]
     rigid: rigid::RigidScratch,
@@ -871,11 +874,14 @@ impl World {
                 sc.clamp_velocities(&mut b.body.particles.v, h);
             }
         }
-        let predict = |x: Packed4, v: Packed4| -> Vec3 {
+        // The step loop's prediction (`step::passes::predict`), with the external force `f`
+        // (the body's forces and wind) the step integrates: the contacts are searched along
+        // the path the step will take.
+        let predict = |x: Packed4, v: Packed4, f: Vec3| -> Vec3 {
             if x.w == 0.0 {
                 x.xyz()
             } else {
-                x.xyz() + h * (v.xyz() * damp + h * g)
+                x.xyz() + h * (v.xyz() * damp + h * (g + f * x.w))
             }
         };
         let reach = self.thickness + sub.contact_margin.max(self.search_distance);
@@ -901,9 +907,18 @@ impl World {
             scratch.reactions.clear();
             scratch.predicted.clear();
             scratch.motion.clear();
+            scratch.wind.clear();
+            if let (Some(w), false) = (&body.wind, held) {
+                scratch.wind.resize(p.x.len(), Packed4::default());
+                w.accumulate(&body.topology.triangles, &p.x, &p.v, &mut scratch.wind);
+            }
             let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
-            for (x, v) in p.x.iter().zip(&p.v) {
-                let to = if held { x.xyz() } else { predict(*x, *v) };
+            for (i, (x, v)) in p.x.iter().zip(&p.v).enumerate() {
+                let to = if held {
+                    x.xyz()
+                } else {
+                    predict(*x, *v, external_force(&p.force, &scratch.wind, i))
+                };
                 lo = lo.min(to.min(x.xyz()));
                 hi = hi.max(to.max(x.xyz()));
                 scratch.predicted.push(Packed4::new(to, x.w));
@@ -1072,6 +1087,17 @@ impl World {
             rigid.check_state()?;
         }
         Ok(counts)
+    }
+}
+
+/// The external force on particle `i` the step integrates: its force, plus its wind force
+/// when the body has wind (`wind` empty otherwise), summed as the step's prediction sums them.
+#[inline]
+fn external_force(force: &[Packed4], wind: &[Packed4], i: usize) -> Vec3 {
+    let f = force[i].xyz();
+    match wind.get(i) {
+        Some(w) => f + w.xyz(),
+        None => f,
     }
 }
 
@@ -1250,7 +1276,7 @@ fn step_one(
     sub: &StepParams,
     margin: f32,
     k: f32,
-    predict: &(dyn Fn(Packed4, Packed4) -> Vec3 + Sync),
+    predict: &(dyn Fn(Packed4, Packed4, Vec3) -> Vec3 + Sync),
     window: Window,
     rigid_friction: Option<f32>,
 ) -> Result<usize> {
@@ -1341,7 +1367,8 @@ fn step_one(
             if x.w == 0.0 {
                 continue;
             }
-            let (from, to) = (x.xyz(), predict(*x, *v));
+            let f = external_force(&p.force, &scratch.wind, i);
+            let (from, to) = (x.xyz(), predict(*x, *v, f));
             for &(c, d, o) in &colliders {
                 if o.is_some_and(|o| tangles.tangled(index, i as u32, o)) {
                     continue;
