@@ -198,21 +198,10 @@ fn run(kind: SolverKind, threads: usize, frames: usize, arrangement: Arrangement
 
 /// How far the total momentum may move over the frames whose contacts are all with rigid
 /// bodies, summed, and over the whole run, as a fraction of the momentum the bodies carry at
-/// the start: the hand-over, rigid and soft-soft, is exact up to f32 rounding for every solver
-/// that moves a particle only through its constraints' multipliers.
+/// the start: the hand-over, rigid and soft-soft, is exact up to f32 rounding for every
+/// solver: each moves a particle only through its constraints' multipliers, or (chebyshev)
+/// extrapolates the multipliers, the contacts' among them, with the positions.
 const MOMENTUM_TOLERANCE: f32 = 0.02;
-
-/// The solvers whose momentum is not held to [`MOMENTUM_TOLERANCE`], and why. Chebyshev
-/// extrapolates every iteration's positions (`x = ω (x̂ - x_prev) + x_prev`), which moves the
-/// particles in contact further than the contacts' multipliers record, so the rigid bodies
-/// receive a different momentum than the particles gained (`cargo test --release --features
-/// rapier --test world_rapier -- --nocapture` prints how far it moves). The run still checks
-/// everything else.
-fn known_defect(kind: SolverKind) -> Option<&'static str> {
-    matches!(kind, SolverKind::Chebyshev(_)).then_some(
-        "chebyshev's extrapolation moves contact particles beyond what the rigid bodies are given",
-    )
-}
 
 /// The momentum the bodies carry at the start, each at its own speed (kg m/s): two soft balls
 /// of 1 kg at 3 m/s, and four rapier bodies of 0.5 kg at 2 or 3 m/s.
@@ -243,21 +232,16 @@ fn three_soft_and_five_rapier_bodies_step_600_frames_with_every_solver() {
                 "{name}: too few frames with rigid contacts only: {}",
                 one.rigid_frames.1
             );
-            match known_defect(kind) {
-                Some(why) => println!("{name}: momentum not judged: {why}"),
-                None => {
-                    assert!(
-                        drift < MOMENTUM_TOLERANCE,
-                        "{name}, {arrangement:?}: the momentum moved by {drift:.3e} over the rigid contacts"
-                    );
-                    // Over the whole run, the soft-soft contacts included.
-                    let moved = (after - before).length() / carried;
-                    assert!(
-                        moved < MOMENTUM_TOLERANCE,
-                        "{name}, {arrangement:?}: the momentum moved by {moved:.3e} over the run"
-                    );
-                }
-            }
+            assert!(
+                drift < MOMENTUM_TOLERANCE,
+                "{name}, {arrangement:?}: the momentum moved by {drift:.3e} over the rigid contacts"
+            );
+            // Over the whole run, the soft-soft contacts included.
+            let moved = (after - before).length() / carried;
+            assert!(
+                moved < MOMENTUM_TOLERANCE,
+                "{name}, {arrangement:?}: the momentum moved by {moved:.3e} over the run"
+            );
             // The soft balls carry 3 kg m/s each into the rigid bodies before them.
             assert!(
                 one.rigid > 2.0,

@@ -81,9 +81,12 @@ pub struct Chebyshev {
     prev_lambda: Vec<f32>,
     /// λ⁽ᵏ⁾ during an iteration.
     lambda_k: Vec<f32>,
-    /// Global-id ranges of the kinds this solver projects: only their multipliers are
-    /// extrapolated (the step loop owns the others).
+    /// Global-id ranges of the kinds this solver projects, whose multipliers are extrapolated
+    /// with the positions (module doc); the step-loop tables after them (contacts, a drag) are
+    /// extrapolated too, from `solver_len` to the end of the substep's multipliers.
     owned: Vec<std::ops::Range<usize>>,
+    /// Where the step-loop tables after the solver's begin in the multipliers.
+    solver_len: usize,
     /// Block partial sums of the squared Jacobi step.
     partials: Vec<f64>,
     /// The last two Jacobi step lengths of the probe substep.
@@ -114,6 +117,7 @@ impl Chebyshev {
             prev_lambda: Vec::new(),
             lambda_k: Vec::new(),
             owned: Vec::new(),
+            solver_len: 0,
             partials: Vec::new(),
             step_norms: [0.0; 2],
             probing: false,
@@ -177,8 +181,9 @@ impl Solver for Chebyshev {
         self.prev = vec![Packed4::default(); particles];
         // The multipliers of the tables a solver sees; the step-loop tables after them
         // (contacts, a drag) change size without a prepare.
-        self.prev_lambda = vec![0.0; constraints.solver_len()];
-        self.lambda_k = vec![0.0; constraints.solver_len()];
+        self.solver_len = constraints.solver_len();
+        self.prev_lambda = vec![0.0; self.solver_len];
+        self.lambda_k = vec![0.0; self.solver_len];
         let offsets = constraints.solver_offsets();
         self.owned = constraints
             .kinds()
@@ -199,10 +204,12 @@ impl Solver for Chebyshev {
     fn begin(&mut self, s: &mut SolveState) {
         s.lambda.fill(0.0);
         self.prev.copy_from_slice(s.x);
-        // The step-loop tables after the solver's (contacts, a drag) change size without a
-        // prepare: only the prepared prefix is this solver's.
-        let m = self.prev_lambda.len();
-        self.prev_lambda.copy_from_slice(&s.lambda[..m]);
+        // The step-loop tables after the solver's (contacts, a drag) change size from substep
+        // to substep without a prepare, but not within one: the histories take this substep's.
+        let m = s.lambda.len().max(self.solver_len);
+        self.prev_lambda.resize(m, 0.0);
+        self.lambda_k.resize(m, 0.0);
+        self.prev_lambda[..s.lambda.len()].copy_from_slice(s.lambda);
         self.omega = 1.0;
         self.step_norms = [0.0; 2];
         self.probing = self.rho.is_none();
@@ -215,8 +222,8 @@ impl Solver for Chebyshev {
         // substep long) needs no history.
         let extrapolating = !self.probing && self.rho.is_some();
         if extrapolating {
-            let m = self.lambda_k.len();
-            self.lambda_k.copy_from_slice(&s.lambda[..m]);
+            let m = self.lambda_k.len().min(s.lambda.len());
+            self.lambda_k[..m].copy_from_slice(&s.lambda[..m]);
         }
         self.core.corrections(s);
         if self.probing {
@@ -278,7 +285,12 @@ impl Solver for Chebyshev {
         );
         if extrapolating {
             if omega != 1.0 {
-                for r in &self.owned {
+                // The step-loop tables' multipliers too: their projections' displacements are
+                // in the positions' difference, so their multipliers must follow for
+                // `x - x̃ = M⁻¹ ∇Cᵀ λ` to hold (a contact's reaction on another body is read
+                // from its multiplier).
+                let tail = self.solver_len..s.lambda.len().min(self.prev_lambda.len());
+                for r in self.owned.iter().chain(std::iter::once(&tail)) {
                     let prev = &self.prev_lambda[r.clone()];
                     for (l, &p) in s.lambda[r.clone()].iter_mut().zip(prev) {
                         *l = omega * (*l - p) + p;
