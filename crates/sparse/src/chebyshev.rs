@@ -46,17 +46,17 @@
 //! slack cloth (close to 1 at dt = 1/240) over-extrapolated later substeps and pumped energy in:
 //! the stability matrix caught the 8 x 8 cloth gaining over 200 J in 2000 steps.
 //!
-//! The step-loop tables after the solver's (contacts, a drag) are projected by the step loop
-//! after the extrapolation, on `x⁽ᵏ⁺¹⁾`: their displacement is part of `x⁽ᵏ⁺¹⁾` and so of the
-//! next extrapolated difference, and their multipliers are extrapolated with the positions as
-//! this solver's own are, so that the invariant holds for them too (a contact's reaction on
-//! another body, `k λ ∇C / h`, is read from its multiplier: without this, a contact in
-//! chebyshev gave another body a different momentum than its particles gained;
-//! `tests/world_rapier.rs`). Global kinds (a closed surface's volume) are projected by the
-//! step loop after the extrapolation too, and their displacement is likewise part of the
-//! next difference; their multipliers are not extrapolated. Projecting the volume inside
-//! `x̂` before extrapolating, or taking its displacement out of the next difference, made no
-//! measurable difference to the jelly's energy or stretch once ρ was estimated from a real
+//! The tables the step loop projects (contacts, a drag, global kinds such as a closed
+//! surface's volume, skinned constraints) are projected after the extrapolation, on `x⁽ᵏ⁺¹⁾`:
+//! their displacement is part of `x⁽ᵏ⁺¹⁾` and so of the next extrapolated difference. The
+//! multipliers of those after the solver's own tables (every contact and drag, and a global
+//! kind stored last) are extrapolated with the positions as this solver's own are, so that
+//! the invariant holds for them too: a contact's reaction on another body, `k λ ∇C / h`, is
+//! read from its multiplier, and without this a contact in chebyshev gave another body a
+//! different momentum than its particles gained (`tests/world_rapier.rs`). A step-loop table
+//! stored between the solver's own keeps its multipliers as the step loop leaves them.
+//! Projecting the volume inside `x̂` before extrapolating, or taking its displacement out of
+//! the next difference, made no measurable difference to the jelly's energy or stretch once ρ was estimated from a real
 //! signal, and did not cure the bogus ρ = 0.999 either; the simpler order stays.
 
 use crate::jacobi::JacobiCore;
