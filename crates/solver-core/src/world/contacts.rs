@@ -188,17 +188,25 @@ impl WorldContacts {
                 continue;
             }
             let dx = x[i].xyz() - x_prev[i].xyz() - motion;
-            let tangential = dx - n * dx.dot(n);
-            let t_len = tangential.length();
-            if t_len <= 0.0 {
+            let Some(removed) = friction_removal(dx, n, mu, pushed) else {
                 continue;
-            }
-            let removed = tangential * (mu * pushed / t_len).min(1.0);
+            };
             x[i].set_xyz(x[i].xyz() - removed);
             v[i].set_xyz(v[i].xyz() - removed * inv_h);
             removed_momentum(c, -removed * (inv_h / x[i].w));
         }
     }
+}
+
+/// Coulomb friction on one contact (Macklin et al. 2014, §6.1, module doc): of `dx`, the
+/// particle's motion over the substep relative to the surface, the tangential part friction
+/// takes off, all of it when shorter than `mu pushed` (`pushed` the normal correction) and
+/// that length otherwise; `None` when the particle moved along `n` only.
+#[inline]
+pub(crate) fn friction_removal(dx: Vec3, n: Vec3, mu: f32, pushed: f32) -> Option<Vec3> {
+    let tangential = dx - n * dx.dot(n);
+    let t_len = tangential.length();
+    (t_len > 0.0).then(|| tangential * (mu * pushed / t_len).min(1.0))
 }
 
 /// A pair contact whose squared distance exceeds its bound squared by this factor is

@@ -193,6 +193,8 @@ struct SubstepScratch {
     links: Vec<Link>,
     /// The reactions of its last substep's contacts with other bodies, for those bodies.
     reactions: Vec<Reaction>,
+    /// The momentum each of `links`' contacts gave the body this substep.
+    gained: Vec<Vec3>,
 }
 
 /// A contact of a body's table with another body: the other body's particles its reaction is
@@ -1480,21 +1482,27 @@ fn step_one(
     // The momentum each contact with another body gave this one, `k λ Σ ∇C / h`, plus its
     // friction's; the other body gets the opposite, shared by the link's weights.
     let inv_h = 1.0 / sub.dt;
-    let mut gained: Vec<Vec3> = scratch
-        .links
-        .iter()
-        .map(|l| table.pushed_momentum(l.contact as usize, lambda[l.contact as usize], k) * inv_h)
-        .collect();
-    let links = &scratch.links;
+    let SubstepScratch {
+        links,
+        gained,
+        reactions,
+        ..
+    } = &mut *scratch;
+    gained.clear();
+    gained.extend(
+        links.iter().map(|l| {
+            table.pushed_momentum(l.contact as usize, lambda[l.contact as usize], k) * inv_h
+        }),
+    );
     table.apply_friction(lambda, k, inv_h, &mut p.x, &p.x_prev, &mut p.v, |c, dp| {
         if let Ok(at) = links.binary_search_by_key(&(c as u32), |l| l.contact) {
             gained[at] += dp;
         }
     });
-    for (l, g) in links.iter().zip(&gained) {
+    for (l, g) in links.iter().zip(gained.iter()) {
         for (particle, weight) in l.particles.into_iter().zip(l.weights.to_array()) {
             if weight != 0.0 {
-                scratch.reactions.push(Reaction {
+                reactions.push(Reaction {
                     other: l.other,
                     particle,
                     impulse: -*g * weight,

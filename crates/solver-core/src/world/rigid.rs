@@ -96,6 +96,7 @@ use crate::constraints::{ConstraintKind, MAX_ARITY};
 use crate::error::{Result, WobbleError};
 use crate::geometry::packed::Packed4;
 use crate::step::StepParams;
+use crate::world::contacts::friction_removal;
 use glam::Vec3;
 use rapier3d::math::{Pose, Vector};
 use rapier3d::parry::query::{cast_shapes, ShapeCastOptions};
@@ -488,10 +489,7 @@ pub(crate) fn reactions(
         let mut gained = n * (pushed / w) * inv_h;
         if friction > 0.0 {
             let dx = p.x[i].xyz() - p.x_prev[i].xyz() - side.motion;
-            let tangential = dx - n * dx.dot(n);
-            let t_len = tangential.length();
-            if t_len > 0.0 {
-                let removed = tangential * (friction * pushed / t_len).min(1.0);
+            if let Some(removed) = friction_removal(dx, n, friction, pushed) {
                 let (x, v) = (p.x[i].xyz(), p.v[i].xyz());
                 p.x[i].set_xyz(x - removed);
                 p.v[i].set_xyz(v - removed * inv_h);
